@@ -248,3 +248,13 @@ func (e *InputError) Error() string {
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Message)
 }
+
+// Options configure a compatibility check from files (the `compat` command).
+type Options struct {
+	Level Level
+	// Rules selects stricter rule sets where the engine has them (Protobuf: WIRE,
+	// WIRE_JSON); empty for none.
+	Rules string
+	// ImportPaths are directories searched for imports (Protobuf), in order.
+	ImportPaths []string
+}

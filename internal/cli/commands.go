@@ -1,0 +1,8 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// commands lists the subcommands in the order --help shows them.
+func commands() []*cobra.Command {
+	return []*cobra.Command{}
+}
