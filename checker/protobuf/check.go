@@ -1,0 +1,160 @@
+package protobuf
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contractbot/contractbot/checker"
+)
+
+// Rule sets selectable beside the registry level: buf's breaking categories.
+const (
+	RulesWire     = "WIRE"
+	RulesWireJSON = "WIRE_JSON"
+)
+
+// ParseRules reads a rule-set name ("" for none), case-insensitively.
+func ParseRules(s string) (string, error) {
+	switch u := strings.ToUpper(strings.TrimSpace(s)); u {
+	case "", RulesWire, RulesWireJSON:
+		return u, nil
+	}
+	return "", fmt.Errorf("unknown Protobuf rule set %q: use WIRE or WIRE_JSON, or leave it empty", s)
+}
+
+// Check checks next against the earlier versions (oldest first) with the registry's
+// Protobuf semantics for level, plus buf's breaking rules of the category rules names
+// ("", WIRE or WIRE_JSON; anything else counts as ""). Non-transitive levels compare
+// with the latest version only. The result's Changes are the field changes from the
+// latest version to next.
+func Check(previous []*Schema, next *Schema, level checker.Level, rules string) *checker.Result {
+	res := &checker.Result{Level: level}
+	if next == nil {
+		res.Compatible = true
+		return res
+	}
+	rules, _ = ParseRules(rules)
+	first := 0
+	if !level.Transitive() && len(previous) > 0 {
+		first = len(previous) - 1
+	}
+	seen := map[string]bool{}
+	addFinding := func(f checker.Finding) {
+		key := fmt.Sprintf("%s|%s|%d|%s:%d:%d", f.Rule, f.Path, f.Against, f.File, f.Line, f.Column)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		res.Findings = append(res.Findings, f)
+	}
+	for i := first; i < len(previous); i++ {
+		prev := previous[i]
+		if prev == nil {
+			continue
+		}
+		against := i + 1
+		if level.Backward() {
+			for _, d := range confluentDiff(prev.file, next.file) {
+				if !compatibleDifferences[d.Kind] {
+					addFinding(levelFinding(d, prev, next, false, against))
+				}
+			}
+		}
+		if level.Forward() {
+			for _, d := range confluentDiff(next.file, prev.file) {
+				if !compatibleDifferences[d.Kind] {
+					addFinding(levelFinding(d, prev, next, true, against))
+				}
+			}
+		}
+		if rules != "" {
+			for _, f := range runRules(rules, prev, next) {
+				f.Against = against
+				addFinding(f)
+			}
+		}
+	}
+	if len(previous) > 0 && previous[len(previous)-1] != nil {
+		res.Changes = Diff(previous[len(previous)-1], next)
+	}
+	res.Compatible = len(res.Findings) == 0
+	res.Sort()
+	return res
+}
+
+// levelFinding turns a registry difference into a finding located in the new file
+// when the element is there, in the old one otherwise. forward says the comparison
+// ran with next as the original (earlier readers of new data).
+func levelFinding(d difference, prev, next *Schema, forward bool, against int) checker.Finding {
+	newSide, oldSide := d.upd, d.orig
+	dir := checker.NewReadsOld
+	if forward {
+		newSide, oldSide = d.orig, d.upd
+		dir = checker.OldReadsNew
+	}
+	var p pos
+	if newSide != nil {
+		p = next.locate(newSide)
+	}
+	if p.line == 0 && oldSide != nil {
+		p = prev.locate(oldSide)
+	}
+	return checker.Finding{
+		Rule: d.Kind, Path: d.Path, File: p.file, Line: p.line, Column: p.col,
+		Against: against, Direction: dir, Message: levelMessage(d, forward),
+	}
+}
+
+func describe(d protoreflect.Descriptor) string {
+	if d == nil {
+		return ""
+	}
+	if fd, ok := d.(protoreflect.FieldDescriptor); ok {
+		return fmt.Sprintf("field %q (number %d)", fd.Name(), fd.Number())
+	}
+	if _, ok := d.(protoreflect.FileDescriptor); ok {
+		return "the package"
+	}
+	return fmt.Sprintf("%q", d.FullName())
+}
+
+func levelMessage(d difference, forward bool) string {
+	who := "consumers on the new schema cannot read data written with the earlier version"
+	if forward {
+		who = "consumers on the earlier version cannot read data written with the new schema"
+	}
+	el := describe(d.upd)
+	if el == "" {
+		el = describe(d.orig)
+	}
+	var what string
+	switch d.Kind {
+	case PackageChanged:
+		what = "the package changed"
+	case MessageRemoved:
+		what = fmt.Sprintf("message %s was removed", describe(d.orig))
+	case FieldKindChanged:
+		what = fmt.Sprintf("%s changed between scalar, message and map", el)
+	case FieldScalarKindChanged:
+		what = fmt.Sprintf("%s changed to a scalar type with another wire encoding", el)
+	case FieldNamedTypeChanged:
+		what = fmt.Sprintf("%s now holds another message type, or its message type changed incompatibly", el)
+	case FieldNumericLabelChanged:
+		what = fmt.Sprintf("%s changed its label (optional/repeated/required) on a numeric type", el)
+	case RequiredFieldAdded:
+		what = fmt.Sprintf("required %s was added", el)
+	case RequiredFieldRemoved:
+		what = fmt.Sprintf("required %s was removed", el)
+	case OneofFieldRemoved:
+		what = fmt.Sprintf("%s was removed from its oneof", describe(d.orig))
+	case MultipleFieldsMovedToOneof:
+		what = fmt.Sprintf("several existing fields were moved into oneof %s", el)
+	case FieldMovedToExistingOneof:
+		what = fmt.Sprintf("fields that could be set together were put in one oneof %s", el)
+	default:
+		what = strings.ToLower(strings.ReplaceAll(d.Kind, "_", " "))
+	}
+	return fmt.Sprintf("%s (%s at %s); %s. Undo the change, or choose a looser compatibility level and plan it with the consumers.", what, d.Kind, d.Path, who)
+}

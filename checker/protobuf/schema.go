@@ -1,0 +1,355 @@
+// Package protobuf checks Protobuf schema changes: the Confluent Schema Registry's
+// compatibility levels (with its difference kinds and paths), buf's WIRE and WIRE_JSON
+// breaking rules, and a field-level change list. Schemas are compiled with
+// github.com/bufbuild/protocompile, keeping source info so every finding has a
+// line and column.
+package protobuf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
+	"github.com/bufbuild/protocompile/reporter"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contractbot/contractbot/checker"
+)
+
+// MaxSchemaBytes is the largest schema file (the checked file or any import) Parse
+// accepts.
+const MaxSchemaBytes = 8 << 20
+
+// Resolver returns the content of an import path, or an error wrapping fs.ErrNotExist.
+type Resolver func(importPath string) ([]byte, error)
+
+// Schema is one compiled Protobuf file and the record message chosen in it.
+type Schema struct {
+	path    string // import path of the file
+	display string // name used in findings for the file itself
+	file    linker.File
+	record  protoreflect.MessageDescriptor
+}
+
+// File returns the compiled file descriptor.
+func (s *Schema) File() protoreflect.FileDescriptor { return s.file }
+
+// Record returns the record message: the one named in Parse, or the file's first.
+func (s *Schema) Record() protoreflect.MessageDescriptor { return s.record }
+
+// Parse compiles the file at importPath, reading it and its imports through resolve
+// plus the well-known types (google/protobuf/*.proto); nothing else is read. message
+// names the record message, fully qualified or simple; "" means the file's first
+// message. Errors are *checker.InputError values (joined with errors.Join when there
+// are several), each with file, line and column.
+func Parse(importPath string, resolve Resolver, message string) (*Schema, error) {
+	return parse(importPath, importPath, resolve, message)
+}
+
+func parse(importPath, display string, resolve Resolver, message string) (*Schema, error) {
+	if resolve == nil {
+		return nil, &checker.InputError{File: display, Message: "no resolver was given to read the schema; pass a Resolver"}
+	}
+	var errs []error
+	rep := reporter.NewReporter(func(err reporter.ErrorWithPos) error {
+		errs = append(errs, err)
+		return nil // keep going: report every error, not only the first
+	}, nil)
+	comp := protocompile.Compiler{
+		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve)),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+		Reporter:       rep,
+		MaxParallelism: 1,
+	}
+	files, err := comp.Compile(context.Background(), importPath)
+	if err != nil && !errors.Is(err, reporter.ErrInvalidSource) {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, inputErrors(importPath, display, errs)
+	}
+	if len(files) != 1 {
+		return nil, &checker.InputError{File: display, Message: "the compiler returned no file"}
+	}
+	s := &Schema{path: importPath, display: display, file: files[0]}
+	if err := rejectEditions(s); err != nil {
+		return nil, err
+	}
+	rec, err := s.findRecord(message)
+	if err != nil {
+		return nil, err
+	}
+	s.record = rec
+	return s, nil
+}
+
+// sourceResolver adapts a Resolver to protocompile, enforcing MaxSchemaBytes.
+func sourceResolver(resolve Resolver) protocompile.Resolver {
+	return protocompile.ResolverFunc(func(name string) (protocompile.SearchResult, error) {
+		data, err := resolve(name)
+		if err != nil {
+			return protocompile.SearchResult{}, err
+		}
+		if len(data) > MaxSchemaBytes {
+			return protocompile.SearchResult{}, fmt.Errorf("%s is %d bytes, over the limit of %d bytes (MaxSchemaBytes); split the schema into smaller files", name, len(data), MaxSchemaBytes)
+		}
+		return protocompile.SearchResult{Source: bytes.NewReader(data)}, nil
+	})
+}
+
+// inputErrors turns compiler errors into *checker.InputError values.
+func inputErrors(importPath, display string, errs []error) error {
+	out := make([]error, 0, len(errs))
+	seen := map[string]bool{}
+	for _, err := range errs {
+		ie := &checker.InputError{File: display, Message: err.Error()}
+		var ewp reporter.ErrorWithPos
+		if errors.As(err, &ewp) {
+			pos := ewp.GetPosition()
+			ie.File = displayName(pos.Filename, importPath, display)
+			ie.Line, ie.Column = pos.Line, pos.Col
+			ie.Message = ewp.Unwrap().Error()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			ie.Message = strings.TrimSuffix(ie.Message, ".") + "; add the file to the contract tree or fix the import path"
+		}
+		if k := ie.Error(); !seen[k] {
+			seen[k] = true
+			out = append(out, ie)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return errors.Join(out...)
+}
+
+func displayName(file, importPath, display string) string {
+	if file == importPath || file == "" {
+		return display
+	}
+	return file
+}
+
+// rejectEditions refuses files written with `edition = ...`: the registry semantics
+// implemented here are defined for proto2 and proto3 only.
+func rejectEditions(s *Schema) error {
+	check := func(f protoreflect.FileDescriptor) error {
+		if f.Syntax() != protoreflect.Editions {
+			return nil
+		}
+		ie := &checker.InputError{File: displayName(f.Path(), s.path, s.display), Line: 1, Column: 1,
+			Message: "Protobuf editions are not supported; write the file with syntax = \"proto3\" or \"proto2\""}
+		if loc, ok := location(f, []int32{12}); ok { // FileDescriptorProto.edition = 14, syntax = 12
+			ie.Line, ie.Column = loc[0], loc[1]
+		}
+		if loc, ok := location(f, []int32{14}); ok {
+			ie.Line, ie.Column = loc[0], loc[1]
+		}
+		return ie
+	}
+	if err := check(s.file); err != nil {
+		return err
+	}
+	imps := s.file.Imports()
+	for i := 0; i < imps.Len(); i++ {
+		if err := check(imps.Get(i).FileDescriptor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func location(f protoreflect.FileDescriptor, path protoreflect.SourcePath) ([2]int, bool) {
+	loc := f.SourceLocations().ByPath(path)
+	if loc.Path == nil && loc.StartLine == 0 && loc.StartColumn == 0 && loc.EndLine == 0 {
+		return [2]int{}, false
+	}
+	return [2]int{loc.StartLine + 1, loc.StartColumn + 1}, true
+}
+
+func (s *Schema) findRecord(name string) (protoreflect.MessageDescriptor, error) {
+	msgs := s.file.Messages()
+	if name == "" {
+		if msgs.Len() == 0 {
+			return nil, &checker.InputError{File: s.display, Line: 1, Column: 1,
+				Message: "the file declares no message; declare the record message in it"}
+		}
+		return msgs.Get(0), nil
+	}
+	name = strings.TrimPrefix(name, ".")
+	if d := s.file.FindDescriptorByName(protoreflect.FullName(name)); d != nil {
+		if md, ok := d.(protoreflect.MessageDescriptor); ok {
+			return md, nil
+		}
+	}
+	if pkg := s.file.Package(); pkg != "" {
+		if d := s.file.FindDescriptorByName(pkg.Append(protoreflect.Name(name))); d != nil {
+			if md, ok := d.(protoreflect.MessageDescriptor); ok {
+				return md, nil
+			}
+		}
+	}
+	var found protoreflect.MessageDescriptor
+	walkMessages(msgs, func(md protoreflect.MessageDescriptor) {
+		if found == nil && string(md.Name()) == name {
+			found = md
+		}
+	})
+	if found != nil {
+		return found, nil
+	}
+	var names []string
+	walkMessages(msgs, func(md protoreflect.MessageDescriptor) {
+		if !md.IsMapEntry() {
+			names = append(names, string(md.FullName()))
+		}
+	})
+	return nil, &checker.InputError{File: s.display, Line: 1, Column: 1,
+		Message: fmt.Sprintf("message %q is not declared in the file; name one of: %s", name, strings.Join(names, ", "))}
+}
+
+func walkMessages(msgs protoreflect.MessageDescriptors, fn func(protoreflect.MessageDescriptor)) {
+	for i := 0; i < msgs.Len(); i++ {
+		md := msgs.Get(i)
+		fn(md)
+		walkMessages(md.Messages(), fn)
+	}
+}
+
+// FieldPaths returns the dotted field paths of the record message: nested message
+// fields are joined by field name (`items.sku`), map values and oneofs are transparent,
+// and recursion stops at the first repeat of a message type. Sorted.
+func (s *Schema) FieldPaths() []string {
+	var out []string
+	walkFieldPaths(s.record, "", map[protoreflect.FullName]bool{}, func(p string, _ protoreflect.FieldDescriptor) {
+		out = append(out, p)
+	})
+	sort.Strings(out)
+	return out
+}
+
+// walkFieldPaths calls fn for every dotted field path under md.
+func walkFieldPaths(md protoreflect.MessageDescriptor, prefix string, onStack map[protoreflect.FullName]bool, fn func(string, protoreflect.FieldDescriptor)) {
+	if md == nil || onStack[md.FullName()] {
+		return
+	}
+	onStack[md.FullName()] = true
+	defer delete(onStack, md.FullName())
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		p := string(fd.Name())
+		if prefix != "" {
+			p = prefix + "." + p
+		}
+		fn(p, fd)
+		if sub := valueMessage(fd); sub != nil {
+			walkFieldPaths(sub, p, onStack, fn)
+		}
+	}
+}
+
+// valueMessage returns the message a field holds (the value of a map), or nil.
+func valueMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescriptor {
+	if fd.IsMap() {
+		fd = fd.MapValue()
+	}
+	if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+		return fd.Message()
+	}
+	return nil
+}
+
+// fieldByPath finds the field named by a dotted path under the record message.
+func (s *Schema) fieldByPath(path string) protoreflect.FieldDescriptor {
+	md := s.record
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		if md == nil {
+			return nil
+		}
+		fd := md.Fields().ByName(protoreflect.Name(part))
+		if fd == nil {
+			return nil
+		}
+		if i == len(parts)-1 {
+			return fd
+		}
+		md = valueMessage(fd)
+	}
+	return nil
+}
+
+// Pos returns the 1-based line and column of the field named by a dotted path.
+func (s *Schema) Pos(fieldPath string) (line, col int, ok bool) {
+	fd := s.fieldByPath(fieldPath)
+	if fd == nil {
+		return 0, 0, false
+	}
+	l := s.locate(fd)
+	if l.line == 0 {
+		return 0, 0, false
+	}
+	return l.line, l.col, true
+}
+
+// Imports returns the import paths the file depends on directly, leaving out the
+// well-known types (google/protobuf/...). In registry terms they are the schema's
+// references.
+func (s *Schema) Imports() []string {
+	var out []string
+	imps := s.file.Imports()
+	for i := 0; i < imps.Len(); i++ {
+		p := imps.Get(i).Path()
+		if isWellKnown(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isWellKnown(path string) bool { return strings.HasPrefix(path, "google/protobuf/") }
+
+// pos is a place in a schema file.
+type pos struct {
+	file      string
+	line, col int
+}
+
+// locate returns where a descriptor is declared: its file (the display name for the
+// schema's own file) and 1-based line and column; zero when unknown.
+func (s *Schema) locate(d protoreflect.Descriptor) pos {
+	if d == nil {
+		return pos{}
+	}
+	f := d.ParentFile()
+	if f == nil {
+		return pos{}
+	}
+	p := pos{file: displayName(f.Path(), s.path, s.display)}
+	if _, ok := d.(protoreflect.FileDescriptor); ok {
+		p.line, p.col = 1, 1
+		for _, path := range []protoreflect.SourcePath{{2}, {12}} { // package, syntax
+			if l, ok := location(f, path); ok {
+				p.line, p.col = l[0], l[1]
+				break
+			}
+		}
+		return p
+	}
+	loc := f.SourceLocations().ByDescriptor(d)
+	if loc.StartLine == 0 && loc.StartColumn == 0 && loc.EndLine == 0 && loc.Path == nil {
+		return p
+	}
+	p.line, p.col = loc.StartLine+1, loc.StartColumn+1
+	return p
+}
