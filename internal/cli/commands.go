@@ -4,5 +4,6 @@ import "github.com/spf13/cobra"
 
 // commands lists the subcommands in the order --help shows them.
 func commands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{
+		newLintCmd()}
 }

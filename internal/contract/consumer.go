@@ -1,0 +1,118 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+)
+
+// loadConsumers reads every consumers/<name>.yaml of a subject, sorted by name.
+func (l *loader) loadConsumers(s *Subject, ds *Diagnostics) []*Consumer {
+	dir := s.Dir + "/" + ConsumersDir
+	entries, ok := l.listDir(dir)
+	if !ok {
+		return nil
+	}
+	var out []*Consumer
+	for _, e := range entries {
+		p := dir + "/" + e.Name
+		f := &file{path: p, diags: ds}
+		switch {
+		case e.Symlink:
+			f.report(Pos{1, 1}, CodeSymlink, "%s is a symbolic link; the loader never follows links. Replace it with the real file.", p)
+			continue
+		case e.Dir || !strings.HasSuffix(e.Name, ".yaml"):
+			if !isDoc(e.Name) {
+				hint := ""
+				if strings.HasSuffix(e.Name, ".yml") {
+					hint = fmt.Sprintf(" Rename it to %s.yaml.", strings.TrimSuffix(e.Name, ".yml"))
+				}
+				f.report(Pos{1, 1}, CodeLayout, "consumers/ holds one <consumer>.yaml file per consumer; %s is not one.%s", e.Name, hint)
+			}
+			continue
+		}
+		if c := l.loadConsumer(f, s, strings.TrimSuffix(e.Name, ".yaml")); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// loadConsumer reads one consumer file.
+func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
+	data, _, ok := l.read(f, f.path, MaxYAMLBytes)
+	if !ok {
+		return nil
+	}
+	o := f.parse(data)
+	if o == nil {
+		return nil
+	}
+	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces"})
+	c := &Consumer{File: f.path, Subject: s.Subject, KeyPos: o.keys, Name: stem}
+	if v, ok := o.str("name"); ok {
+		switch {
+		case !reSlug.MatchString(v):
+			f.report(o.valuePos("name"), CodeInvalidValue, "consumer name %q must be lower case letters, digits, '-' or '_'.", v)
+		case v != stem:
+			f.report(o.valuePos("name"), CodeNameMismatch, "consumer name %q does not match the file name %s.yaml; make them the same.", v, stem)
+		}
+	}
+	if v, ok := o.str("owner"); ok && l.checkTeam(f, o.valuePos("owner"), v, "owner") {
+		c.Owner = v
+	}
+	if v, ok := o.str("kind"); ok && o.oneOfValue("kind", v, ConsumerKinds) {
+		c.Kind = v
+	}
+	c.System, _ = o.str("system")
+	c.Description, _ = o.str("description")
+	paths := s.FieldPaths()
+	if reads, ok := o.strList("reads"); ok {
+		if len(reads) == 0 {
+			f.report(o.valuePos("reads"), CodeInvalidValue, "reads is empty; list the fields this consumer reads, or [\"*\"] for every field.")
+		}
+		for _, r := range reads {
+			c.Reads = append(c.Reads, r.val)
+			c.ReadPos = append(c.ReadPos, r.pos)
+			if r.val != "*" && paths != nil && !hasPath(paths, r.val) {
+				f.report(r.pos, CodeUnknownField, "reads field %q, which does not exist in %s.%s", r.val, s.SchemaFile, didYouMean(r.val, paths))
+			}
+		}
+	}
+	l.loadProduces(f, o, s, c, paths)
+	return c
+}
+
+// loadProduces reads the lineage mappings; the targets are checked in crossCheck.
+func (l *loader) loadProduces(f *file, o *object, s *Subject, c *Consumer, paths []string) {
+	po := o.child("produces", "produces")
+	if po == nil {
+		return
+	}
+	c.Produces = map[string]map[string][]string{}
+	for _, target := range po.names() {
+		c.KeyPos["produces."+target] = po.keys[target]
+		mo := po.child(target, fmt.Sprintf("the lineage of %s", target))
+		if mo == nil {
+			continue
+		}
+		mapping := map[string][]string{}
+		pending := pendingProduce{file: f.path, from: s, target: target, tpos: po.keys[target]}
+		for _, out := range mo.names() {
+			pending.outputs = append(pending.outputs, item{out, mo.keys[out]})
+			inputs, ok := mo.strList(out)
+			if !ok {
+				continue
+			}
+			for _, in := range inputs {
+				mapping[out] = append(mapping[out], in.val)
+				if paths != nil && !hasPath(paths, in.val) {
+					f.report(in.pos, CodeUnknownField, "lineage input %q does not exist in %s.%s", in.val, s.SchemaFile, didYouMean(in.val, paths))
+				}
+			}
+		}
+		c.Produces[target] = mapping
+		l.mu.Lock()
+		l.produces = append(l.produces, pending)
+		l.mu.Unlock()
+	}
+}

@@ -1,0 +1,161 @@
+package contract
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity of a diagnostic.
+type Severity string
+
+// Severities: an error fails lint, a warning is shown only.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Diagnostic is one problem in a file of the tree: where, which kind (Code) and a
+// sentence that says what is wrong and what to write instead.
+type Diagnostic struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Column   int      `json:"column"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+}
+
+// String formats the diagnostic as `file:line:col: message [code]`.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.File, d.Line, d.Column, d.Severity, d.Message, d.Code)
+}
+
+// Diagnostics is a list of problems.
+type Diagnostics []Diagnostic
+
+// Sort orders by file, line, column, code and message, so output is deterministic.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+}
+
+// Errors counts the diagnostics of severity error.
+func (ds Diagnostics) Errors() int {
+	n := 0
+	for _, d := range ds {
+		if d.Severity == Error {
+			n++
+		}
+	}
+	return n
+}
+
+// ForFile returns the diagnostics of one file.
+func (ds Diagnostics) ForFile(file string) Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.File == file {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// The diagnostic codes. Each is one kind of mistake; docs/contract-format.md lists them.
+const (
+	CodeYAMLSyntax       = "yaml-syntax"
+	CodeUnknownKey       = "unknown-key"
+	CodeMissingKey       = "missing-key"
+	CodeWrongType        = "wrong-type"
+	CodeInvalidValue     = "invalid-value"
+	CodeDuplicateSubject = "duplicate-subject"
+	CodeSchemaMissing    = "schema-missing"
+	CodeSchemaInvalid    = "schema-invalid"
+	CodeSchemaExtension  = "schema-extension"
+	CodeUnknownTeam      = "unknown-team"
+	CodeUnknownField     = "unknown-field"
+	CodeUnknownSubject   = "unknown-subject"
+	CodeUnknownOutput    = "unknown-output-field"
+	CodePathEscape       = "path-escape"
+	CodeSymlink          = "symlink"
+	CodeTooLarge         = "file-too-large"
+	CodeNameMismatch     = "name-mismatch"
+	CodeBadTime          = "invalid-time"
+	CodeWindowOrder      = "window-order"
+	CodeLayout           = "layout"
+	CodeFormatOption     = "format-option"
+	CodeDuplicateName    = "duplicate-name"
+	CodeFileName         = "file-name"
+	CodeAlias            = "yaml-alias"
+	CodeLineageCycle     = "lineage-cycle"
+	CodeMissingFile      = "missing-file"
+)
+
+// didYouMean returns ` Did you mean "x"?` for the closest candidate within a small
+// edit distance, or "".
+func didYouMean(got string, candidates []string) string {
+	best, bestD := "", -1
+	limit := len(got)/3 + 1
+	if limit > 3 {
+		limit = 3
+	}
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(got), strings.ToLower(c))
+		if d <= limit && (bestD < 0 || d < bestD || (d == bestD && c < best)) {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// oneOf lists allowed values for a message: `"a", "b" or "c"`.
+func oneOf(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

@@ -1,0 +1,202 @@
+// Package contract loads and validates a contract repository: teams, subjects with
+// their schemas and consumers, and the change calendar. It reads the tree from a
+// working directory or at any Git revision (go-git, no checkout) and reports every
+// problem at once, each with file:line:column and what to write instead.
+package contract
+
+import (
+	"sort"
+	"time"
+
+	avroschema "github.com/contractbot/contractbot/checker/avro"
+	protoschema "github.com/contractbot/contractbot/checker/protobuf"
+)
+
+// Well-known places in a contract repository.
+const (
+	ContractsDir  = "contracts"
+	CalendarDir   = "calendar"
+	TeamsFile     = "contracts/teams.yaml"
+	FreezesFile   = "calendar/freezes.yaml"
+	ContractFile  = "contract.yaml"
+	ConsumersDir  = "consumers"
+	CodeownersFile = "CODEOWNERS"
+)
+
+// Pos is a 1-based line and column in a file.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Tree is a whole contract repository, loaded and validated.
+type Tree struct {
+	// Teams by id.
+	Teams map[string]*Team
+	// Subjects sorted by subject name.
+	Subjects []*Subject
+	// Calendar entries sorted by window start, then file; freezes in file order.
+	Entries []*Entry
+	Freezes []*Freeze
+	// Diagnostics lists every problem found, sorted by file, line and column.
+	Diagnostics Diagnostics
+
+	bySubject map[string]*Subject
+}
+
+// Subject returns the subject with that registry name, or nil.
+func (t *Tree) Subject(name string) *Subject { return t.bySubject[name] }
+
+// TeamIDs returns the team ids in order.
+func (t *Tree) TeamIDs() []string {
+	ids := make([]string, 0, len(t.Teams))
+	for id := range t.Teams {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Team is one entry of contracts/teams.yaml.
+type Team struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	// GitHub lists the team's GitHub handles: "@org/team" for a team, "@login" for a user.
+	GitHub []string `json:"github"`
+	// Slack is the team's channel ("#orders").
+	Slack string `json:"slack,omitempty"`
+	// Escalation is where overdue sign-offs go.
+	Escalation *Escalation `json:"escalation,omitempty"`
+	// Timezone is an IANA zone used for working-day reminders; UTC when empty.
+	Timezone string `json:"timezone,omitempty"`
+	Pos      Pos    `json:"-"`
+}
+
+// Escalation says whom to tell when a sign-off is overdue.
+type Escalation struct {
+	Slack string   `json:"slack,omitempty"`
+	Users []string `json:"users,omitempty"`
+}
+
+// Subject is one registry subject: a folder contracts/<domain>/<name>/.
+type Subject struct {
+	// Dir is the subject's folder, relative to the repository root.
+	Dir    string `json:"dir"`
+	Domain string `json:"domain"`
+	Name   string `json:"name"`
+
+	Subject       string               `json:"subject"`
+	Format        string               `json:"format"` // avro | protobuf
+	SchemaFile    string               `json:"schema"` // relative to the repository root
+	Compatibility string               `json:"compatibility"`
+	Owner         string               `json:"owner"`
+	Tier          string               `json:"tier"` // core | standard
+	Topic         string               `json:"topic,omitempty"`
+	SignoffHours  int                  `json:"signoff_hours"`
+	Description   string               `json:"description,omitempty"`
+	ProtobufRules string               `json:"protobuf_rules,omitempty"` // "", WIRE, WIRE_JSON
+	Message       string               `json:"message,omitempty"`        // Protobuf record message
+	Fields        map[string]FieldMeta `json:"fields,omitempty"`
+
+	// Consumers sorted by name.
+	Consumers []*Consumer `json:"consumers"`
+
+	// SchemaText is the schema file's content.
+	SchemaText []byte `json:"-"`
+	// Avro or Proto is the parsed schema (nil when it did not parse).
+	Avro  *avroschema.Schema  `json:"-"`
+	Proto *protoschema.Schema `json:"-"`
+	// KeyPos locates the keys of contract.yaml ("compatibility", "owner", "fields.x").
+	KeyPos map[string]Pos `json:"-"`
+}
+
+// ContractPath is the subject's contract.yaml.
+func (s *Subject) ContractPath() string { return s.Dir + "/" + ContractFile }
+
+// FieldPaths returns the schema's dotted field paths, or nil when it did not parse.
+func (s *Subject) FieldPaths() []string {
+	switch {
+	case s.Avro != nil:
+		return s.Avro.FieldPaths()
+	case s.Proto != nil:
+		return s.Proto.FieldPaths()
+	}
+	return nil
+}
+
+// FieldMeta is governance metadata about one field of a subject.
+type FieldMeta struct {
+	PII  bool   `json:"pii,omitempty"`
+	Doc  string `json:"doc,omitempty"`
+	Unit string `json:"unit,omitempty"`
+}
+
+// Consumer is one file contracts/<domain>/<name>/consumers/<consumer>.yaml.
+type Consumer struct {
+	// File is the consumer file, relative to the repository root.
+	File        string `json:"file"`
+	Name        string `json:"name"`
+	Owner       string `json:"owner"`
+	Kind        string `json:"kind"`
+	System      string `json:"system,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Reads lists the dotted field paths the consumer reads; "*" means every field.
+	Reads []string `json:"reads"`
+	// Produces maps an output subject to its lineage: output field <- input fields.
+	Produces map[string]map[string][]string `json:"produces,omitempty"`
+	// Subject is the registry name of the subject this consumer reads.
+	Subject string `json:"subject"`
+	// ReadPos locates each entry of reads, in order.
+	ReadPos []Pos          `json:"-"`
+	KeyPos  map[string]Pos `json:"-"`
+}
+
+// ConsumerKinds lists the allowed consumer kinds.
+var ConsumerKinds = []string{"flink-job", "spark-job", "kafka-streams", "service", "sink", "dashboard", "connector", "batch-job", "other"}
+
+// Entry is a planned change: calendar/<yyyy-mm-dd>-<slug>.yaml.
+type Entry struct {
+	File        string    `json:"file"`
+	Title       string    `json:"title"`
+	Kind        string    `json:"kind"`
+	Subjects    []string  `json:"subjects"`
+	Owner       string    `json:"owner"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Timezone    string    `json:"timezone"`
+	PullRequest int       `json:"pull_request,omitempty"`
+	Notes       string    `json:"notes,omitempty"`
+	Pos         Pos       `json:"-"`
+}
+
+// EntryKinds lists the allowed calendar entry kinds.
+var EntryKinds = []string{"schema-change", "consumer-upgrade", "state-migration", "backfill"}
+
+// Freeze is one window of calendar/freezes.yaml in which no breaking change may land.
+type Freeze struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason,omitempty"`
+	// Start and End bound a one-off freeze; zero for a weekly one.
+	Start time.Time `json:"start,omitempty"`
+	End   time.Time `json:"end,omitempty"`
+	// Weekly repeats the freeze every week, e.g. from "fri 18:00" to "mon 08:00".
+	Weekly   *Weekly `json:"weekly,omitempty"`
+	Timezone string  `json:"timezone"`
+	Scope    Scope   `json:"scope"`
+	Pos      Pos     `json:"-"`
+}
+
+// Weekly is a recurring window within a week, in the freeze's time zone.
+type Weekly struct {
+	FromDay  time.Weekday `json:"from_day"`
+	FromTime string       `json:"from"` // "18:00"
+	ToDay    time.Weekday `json:"to_day"`
+	ToTime   string       `json:"to"`
+}
+
+// Scope says what a freeze covers: everything, or some domains or tiers.
+type Scope struct {
+	Everything bool     `json:"everything,omitempty"`
+	Domains    []string `json:"domains,omitempty"`
+	Tiers      []string `json:"tiers,omitempty"`
+}

@@ -1,0 +1,249 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	gitobject "github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Size limits: a file over its limit is reported, never read whole.
+const (
+	MaxYAMLBytes   = 1 << 20 // 1 MiB for a YAML file
+	MaxSchemaBytes = 8 << 20 // 8 MiB for a schema file
+)
+
+// ErrTooLarge is returned by a Source for a file over the limit it was asked to honour.
+var ErrTooLarge = errors.New("file too large")
+
+// ErrSymlink is returned for a symbolic link: the loader never follows links.
+var ErrSymlink = errors.New("symbolic link")
+
+// DirEntry is one item of a directory listing.
+type DirEntry struct {
+	Name    string
+	Dir     bool
+	Symlink bool
+}
+
+// Source is a read-only view of a repository tree: a working directory or a Git
+// revision. Paths are slash-separated and relative to the repository root.
+type Source interface {
+	// ReadDir lists a directory, sorted by name; fs.ErrNotExist when it is absent.
+	ReadDir(dir string) ([]DirEntry, error)
+	// ReadFile reads a regular file of at most limit bytes: fs.ErrNotExist,
+	// ErrSymlink and ErrTooLarge (wrapped) tell the caller what went wrong.
+	ReadFile(name string, limit int64) ([]byte, error)
+	// Describe names the source in messages ("directory /x", "revision abc123").
+	Describe() string
+}
+
+// cleanRel checks that name is a clean relative path inside the repository.
+func cleanRel(name string) error {
+	if name == "" || path.IsAbs(name) || strings.HasPrefix(name, "/") || filepath.IsAbs(name) {
+		return fmt.Errorf("%q is not a path relative to the repository", name)
+	}
+	if c := path.Clean(name); c != name && c+"/" != name || c == ".." || strings.HasPrefix(c, "../") {
+		return fmt.Errorf("%q leaves the repository or is not a clean path", name)
+	}
+	return nil
+}
+
+// DirSource reads a working directory. It refuses symbolic links and paths that
+// leave the root.
+type DirSource struct{ Root string }
+
+// NewDirSource returns a Source over the directory root.
+func NewDirSource(root string) *DirSource { return &DirSource{Root: root} }
+
+// Describe names the directory.
+func (d *DirSource) Describe() string { return "directory " + d.Root }
+
+func (d *DirSource) abs(name string) (string, error) {
+	if name == "." || name == "" {
+		return d.Root, nil
+	}
+	if err := cleanRel(name); err != nil {
+		return "", err
+	}
+	// Refuse a link anywhere on the way, not only at the end.
+	cur := d.Root
+	for _, part := range strings.Split(name, "/") {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: %w", name, ErrSymlink)
+		}
+	}
+	return cur, nil
+}
+
+// ReadDir lists a directory.
+func (d *DirSource) ReadDir(dir string) ([]DirEntry, error) {
+	p, err := d.abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	des, err := os.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DirEntry, 0, len(des))
+	for _, de := range des {
+		out = append(out, DirEntry{Name: de.Name(), Dir: de.IsDir(), Symlink: de.Type()&fs.ModeSymlink != 0})
+	}
+	return out, nil
+}
+
+// ReadFile reads a file of at most limit bytes.
+func (d *DirSource) ReadFile(name string, limit int64) ([]byte, error) {
+	p, err := d.abs(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: %w", name, fs.ErrInvalid)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes: %w", name, fi.Size(), ErrTooLarge)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w", name, ErrTooLarge)
+	}
+	return data, nil
+}
+
+// GitSource reads one commit of a Git repository through go-git: no checkout, and
+// only the trees and blobs that are asked for are read.
+type GitSource struct {
+	repo   *git.Repository
+	commit *gitobject.Commit
+	root   *gitobject.Tree
+}
+
+// OpenRevision resolves rev ("HEAD~1", a branch, a hash) in the repository at dir.
+func OpenRevision(dir, rev string) (*GitSource, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, fmt.Errorf("open git repository %s: %w", dir, err)
+	}
+	return NewGitSource(repo, rev)
+}
+
+// NewGitSource resolves rev in an open repository.
+func NewGitSource(repo *git.Repository, rev string) (*GitSource, error) {
+	h, err := repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, fmt.Errorf("resolve revision %q: %w", rev, err)
+	}
+	c, err := repo.CommitObject(*h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", h, err)
+	}
+	return &GitSource{repo: repo, commit: c, root: t}, nil
+}
+
+// Commit returns the commit the source reads.
+func (g *GitSource) Commit() *gitobject.Commit { return g.commit }
+
+// Describe names the revision.
+func (g *GitSource) Describe() string { return "revision " + g.commit.Hash.String()[:12] }
+
+func (g *GitSource) tree(dir string) (*gitobject.Tree, error) {
+	if dir == "." || dir == "" {
+		return g.root, nil
+	}
+	if err := cleanRel(dir); err != nil {
+		return nil, err
+	}
+	t, err := g.root.Tree(dir)
+	if errors.Is(err, gitobject.ErrDirectoryNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, fmt.Errorf("%s: %w", dir, fs.ErrNotExist)
+	}
+	return t, err
+}
+
+// ReadDir lists a tree.
+func (g *GitSource) ReadDir(dir string) ([]DirEntry, error) {
+	t, err := g.tree(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DirEntry, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		out = append(out, DirEntry{Name: e.Name, Dir: e.Mode == filemode.Dir, Symlink: e.Mode == filemode.Symlink})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ReadFile reads a blob of at most limit bytes; the size is checked before reading.
+func (g *GitSource) ReadFile(name string, limit int64) ([]byte, error) {
+	if err := cleanRel(name); err != nil {
+		return nil, err
+	}
+	dir, base := path.Split(name)
+	t, err := g.tree(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return nil, err
+	}
+	var entry *gitobject.TreeEntry
+	for i := range t.Entries {
+		if t.Entries[i].Name == base {
+			entry = &t.Entries[i]
+			break
+		}
+	}
+	if entry == nil {
+		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	}
+	switch entry.Mode {
+	case filemode.Symlink:
+		return nil, fmt.Errorf("%s: %w", name, ErrSymlink)
+	case filemode.Dir, filemode.Submodule:
+		return nil, fmt.Errorf("%s is a directory: %w", name, fs.ErrInvalid)
+	}
+	blob, err := g.repo.BlobObject(entry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", name, err)
+	}
+	if blob.Size > limit {
+		return nil, fmt.Errorf("%s is %d bytes: %w", name, blob.Size, ErrTooLarge)
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", name, err)
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, limit))
+}

@@ -1,0 +1,291 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	avroschema "github.com/contractbot/contractbot/checker/avro"
+	protoschema "github.com/contractbot/contractbot/checker/protobuf"
+)
+
+var (
+	reSubject = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	reTopic   = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+)
+
+// Allowed values of contract.yaml.
+var (
+	Formats       = []string{"avro", "protobuf"}
+	Tiers         = []string{"core", "standard"}
+	ProtobufRules = []string{"WIRE", "WIRE_JSON"}
+	levelNames    = func() []string {
+		var out []string
+		for _, l := range checker.Levels() {
+			out = append(out, string(l))
+		}
+		return out
+	}()
+)
+
+// DefaultSignoffHours is the sign-off window when contract.yaml names none.
+const DefaultSignoffHours = 24
+
+// loadSubject reads one subject folder: contract.yaml, the schema, the consumers.
+func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
+	cpath := sd.dir + "/" + ContractFile
+	f := &file{path: cpath, diags: ds}
+	has := map[string]DirEntry{}
+	for _, e := range sd.entries {
+		has[e.Name] = e
+	}
+	if _, ok := has[ContractFile]; !ok {
+		f.report(Pos{1, 1}, CodeMissingFile, "the folder %s has no contract.yaml; add one (subject, format, schema, compatibility, owner) or remove the folder.", sd.dir)
+		return nil
+	}
+	data, _, ok := l.read(f, cpath, MaxYAMLBytes)
+	if !ok {
+		return nil
+	}
+	o := f.parse(data)
+	if o == nil {
+		return nil
+	}
+	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
+	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
+		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields"})
+	if v, ok := o.str("subject"); ok {
+		if reSubject.MatchString(v) {
+			s.Subject = v
+		} else {
+			f.report(o.valuePos("subject"), CodeInvalidValue, "subject %q may hold only letters, digits, '.', '_' and '-', starting with a letter or digit, e.g. %s.%s-value.", v, sd.domain, sd.name)
+		}
+	}
+	if v, ok := o.str("format"); ok {
+		if v == "json" || v == "jsonschema" {
+			f.report(o.valuePos("format"), CodeInvalidValue, "JSON Schema subjects are not supported yet; use \"avro\" or \"protobuf\".")
+		} else if o.oneOfValue("format", v, Formats) {
+			s.Format = v
+		}
+	}
+	if v, ok := o.str("compatibility"); ok {
+		if lvl, err := checker.ParseLevel(v); err == nil {
+			s.Compatibility = string(lvl)
+			if string(lvl) != v {
+				f.report(o.valuePos("compatibility"), CodeInvalidValue, "write the compatibility level in capitals: %s.", lvl)
+			}
+		} else {
+			o.oneOfValue("compatibility", v, levelNames)
+		}
+	}
+	if v, ok := o.str("owner"); ok {
+		if l.checkTeam(f, o.valuePos("owner"), v, "owner") {
+			s.Owner = v
+		}
+	}
+	if v, ok := o.str("tier"); ok && o.oneOfValue("tier", v, Tiers) {
+		s.Tier = v
+	}
+	if v, ok := o.str("topic"); ok {
+		if reTopic.MatchString(v) && len(v) <= 249 {
+			s.Topic = v
+		} else {
+			f.report(o.valuePos("topic"), CodeInvalidValue, "topic %q is not a valid Kafka topic name: use letters, digits, '.', '_' and '-' (at most 249).", v)
+		}
+	}
+	if v, ok := o.integer("signoff_hours"); ok {
+		if v >= 1 && v <= 720 {
+			s.SignoffHours = v
+		} else {
+			f.report(o.valuePos("signoff_hours"), CodeInvalidValue, "signoff_hours must be between 1 and 720 (30 days), found %d.", v)
+		}
+	}
+	if v, ok := o.str("description"); ok {
+		s.Description = v
+	}
+	for _, key := range []string{"protobuf_rules", "message"} {
+		if o.has(key) && s.Format != "" && s.Format != "protobuf" {
+			f.report(o.keys[key], CodeFormatOption, "%q applies to Protobuf subjects only; remove it from this %s subject.", key, s.Format)
+		}
+	}
+	if v, ok := o.str("protobuf_rules"); ok && o.oneOfValue("protobuf_rules", v, ProtobufRules) {
+		s.ProtobufRules = v
+	}
+	if v, ok := o.str("message"); ok {
+		s.Message = v
+	}
+	fieldKeys := l.fieldMeta(o, s)
+
+	l.loadSchema(f, o, s, has)
+	if paths := s.FieldPaths(); paths != nil {
+		for _, k := range fieldKeys {
+			if !hasPath(paths, k.val) {
+				f.report(k.pos, CodeUnknownField, "field %q in fields: does not exist in %s.%s", k.val, s.SchemaFile, didYouMean(k.val, paths))
+			}
+		}
+	}
+	if c, ok := has[ConsumersDir]; ok {
+		if !c.Dir || c.Symlink {
+			f2 := &file{path: sd.dir + "/" + ConsumersDir, diags: ds}
+			f2.report(Pos{1, 1}, CodeLayout, "consumers must be a folder of <consumer>.yaml files, not a file or link.")
+		} else {
+			s.Consumers = l.loadConsumers(s, ds)
+		}
+	}
+	for _, e := range sd.entries {
+		p := sd.dir + "/" + e.Name
+		switch {
+		case e.Symlink:
+			(&file{path: p, diags: ds}).report(Pos{1, 1}, CodeSymlink, "%s is a symbolic link; the loader never follows links. Replace it with the real file.", p)
+		case e.Dir && e.Name != ConsumersDir:
+			(&file{path: p, diags: ds}).report(Pos{1, 1}, CodeLayout, "%s is not part of the layout: a subject folder holds contract.yaml, the schema, other schema files it imports, and consumers/.", p)
+		}
+	}
+	return s
+}
+
+// fieldMeta reads the optional fields: mapping; it returns the keys for the check
+// against the schema once that is parsed.
+func (l *loader) fieldMeta(o *object, s *Subject) []item {
+	fo := o.child("fields", "fields")
+	if fo == nil {
+		return nil
+	}
+	var keys []item
+	s.Fields = map[string]FieldMeta{}
+	for _, name := range fo.names() {
+		keys = append(keys, item{name, fo.keys[name]})
+		fm := fo.child(name, fmt.Sprintf("field %q", name))
+		if fm == nil {
+			continue
+		}
+		fm.expect(fmt.Sprintf("field %q", name), nil, []string{"pii", "doc", "unit"})
+		var meta FieldMeta
+		meta.PII, _ = fm.boolean("pii")
+		meta.Doc, _ = fm.str("doc")
+		meta.Unit, _ = fm.str("unit")
+		s.Fields[name] = meta
+	}
+	return keys
+}
+
+// checkTeam reports an owner that is not in teams.yaml.
+func (l *loader) checkTeam(f *file, p Pos, id, key string) bool {
+	if l.teams == nil {
+		return true // teams.yaml itself is broken or missing: reported there
+	}
+	if _, ok := l.teams[id]; ok {
+		return true
+	}
+	ids := make([]string, 0, len(l.teams))
+	for k := range l.teams {
+		ids = append(ids, k)
+	}
+	sort.Strings(ids)
+	f.report(p, CodeUnknownTeam, "%s %q is not a team in %s; add it there or use an existing team.%s", key, id, TeamsFile, didYouMean(id, ids))
+	return false
+}
+
+// loadSchema reads and parses the schema file named by contract.yaml.
+func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEntry) {
+	name, ok := o.str("schema")
+	if !ok {
+		return
+	}
+	if err := cleanRel(name); err != nil || strings.Contains(name, "\\") {
+		f.report(o.valuePos("schema"), CodePathEscape, "schema %q must be a file inside this subject's folder, written relative to it without '..' (e.g. %s.avsc).", name, s.Name)
+		return
+	}
+	s.SchemaFile = relJoin(s.Dir, name)
+	ext := path.Ext(name)
+	switch {
+	case s.Format == "avro" && ext != ".avsc":
+		f.report(o.valuePos("schema"), CodeSchemaExtension, "an Avro schema file ends in .avsc; rename %s or set format: protobuf.", name)
+	case s.Format == "protobuf" && ext != ".proto":
+		f.report(o.valuePos("schema"), CodeSchemaExtension, "a Protobuf schema file ends in .proto; rename %s or set format: avro.", name)
+	}
+	sf := &file{path: s.SchemaFile, diags: f.diags}
+	data, found, ok := l.read(sf, s.SchemaFile, MaxSchemaBytes)
+	if !found {
+		var files []string
+		for n, e := range has {
+			if !e.Dir && n != ContractFile {
+				files = append(files, n)
+			}
+		}
+		sort.Strings(files)
+		hint := didYouMean(name, files)
+		if hint == "" && len(files) > 0 {
+			hint = fmt.Sprintf(" Files in the folder: %s.", strings.Join(files, ", "))
+		}
+		f.report(o.valuePos("schema"), CodeSchemaMissing, "schema file %s does not exist; add it or correct the name.%s", s.SchemaFile, hint)
+		return
+	}
+	if !ok {
+		return
+	}
+	s.SchemaText = data
+	switch s.Format {
+	case "avro":
+		sch, err := avroschema.Parse(checker.Input{Path: s.SchemaFile, Data: data})
+		if err != nil {
+			l.schemaError(sf, err)
+			return
+		}
+		s.Avro = sch
+	case "protobuf":
+		importPath := strings.TrimPrefix(s.SchemaFile, ContractsDir+"/")
+		sch, err := protoschema.Parse(importPath, l.resolveProto, s.Message)
+		if err != nil {
+			l.schemaError(sf, err)
+			return
+		}
+		s.Proto = sch
+	}
+}
+
+// schemaError turns an engine's input error into diagnostics on the right file.
+func (l *loader) schemaError(f *file, err error) {
+	var ie *checker.InputError
+	for _, e := range splitErrors(err) {
+		if errors.As(e, &ie) {
+			p := ie.File
+			if p != "" && !strings.HasPrefix(p, ContractsDir+"/") && p != f.path {
+				p = ContractsDir + "/" + p
+			}
+			if p == "" {
+				p = f.path
+			}
+			(&file{path: p, diags: f.diags}).report(Pos{ie.Line, ie.Column}, CodeSchemaInvalid, "%s", strings.TrimSuffix(ie.Message, ".")+".")
+			continue
+		}
+		f.report(Pos{1, 1}, CodeSchemaInvalid, "the schema does not parse: %v.", e)
+	}
+}
+
+// splitErrors unpacks errors.Join results.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// resolveProto serves Protobuf imports from contracts/ only, each file read once.
+func (l *loader) resolveProto(importPath string) ([]byte, error) {
+	if err := cleanRel(importPath); err != nil {
+		return nil, fmt.Errorf("import %q reaches outside contracts/: %w", importPath, fs.ErrNotExist)
+	}
+	if v, ok := l.protoFiles.Load(importPath); ok {
+		pf := v.(protoFile)
+		return pf.data, pf.err
+	}
+	data, err := l.src.ReadFile(ContractsDir+"/"+importPath, MaxSchemaBytes)
+	l.protoFiles.Store(importPath, protoFile{data, err})
+	return data, err
+}
