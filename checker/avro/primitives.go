@@ -1,0 +1,115 @@
+package avro
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/hamba/avro/v2"
+)
+
+// promotions lists, for each writer type, the other reader types that can read it
+// (the specification's schema resolution rules).
+var promotions = map[avro.Type][]avro.Type{
+	avro.Int:    {avro.Long, avro.Float, avro.Double},
+	avro.Long:   {avro.Float, avro.Double},
+	avro.Float:  {avro.Double},
+	avro.String: {avro.Bytes},
+	avro.Bytes:  {avro.String},
+}
+
+// promotes reports whether a reader of type r reads a writer value of type w.
+func promotes(w, r avro.Type) bool {
+	for _, t := range promotions[w] {
+		if t == r {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPromotion: elements of different types match only by a promotion.
+func checkPromotion(_ *walker, p pair) []issue {
+	rt, wt := kindOf(p.r.s), kindOf(p.w.s)
+	if promotes(wt, rt) {
+		return nil
+	}
+	return []issue{{
+		rule: ruleTypeMismatch, loc: p.loc,
+		detail: fmt.Sprintf("reader type: %s not compatible with writer type: %s", refType(p.r.s), refType(p.w.s)),
+		r:      p.r, w: p.w,
+	}}
+}
+
+func messageTypeMismatch(is *issue, dir checker.Direction, against int) string {
+	if dir == checker.NewReadsOld {
+		old, nw := label(is.w.s), label(is.r.s)
+		return fmt.Sprintf("%s changed from %s to %s, which cannot read the %s that version %d wrote. Keep %s%s, or add a new field with a default and stop writing this one.",
+			subject(is.r.path), old, nw, old, against, old, widenings(kindOf(is.w.s)))
+	}
+	old, nw := label(is.r.s), label(is.w.s)
+	return fmt.Sprintf("%s changed from %s to %s, which consumers on version %d (reading %s) cannot read. Keep %s, or add a new field with a default and stop writing this one.",
+		subject(is.w.path), old, nw, against, old, old)
+}
+
+// widenings names the types a value of type t may be widened to, as a clause.
+func widenings(t avro.Type) string {
+	ps := promotions[t]
+	if len(ps) == 0 {
+		return ""
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = string(p)
+	}
+	return ", widen it to " + strings.Join(names, " or ")
+}
+
+// refType is the reference implementation's name of a schema's type ("INT", "RECORD").
+func refType(s avro.Schema) string { return strings.ToUpper(string(kindOf(s))) }
+
+// label is a short rendering of a type for messages: `long`, `long (timestamp-millis)`,
+// `record "ns.Order"`, `array of string`, `union [null, string]`.
+func label(s avro.Schema) string {
+	return labelDepth(deref(s), 0)
+}
+
+func labelDepth(s avro.Schema, depth int) string {
+	if depth > 4 {
+		return "..."
+	}
+	switch t := s.(type) {
+	case avro.NamedSchema:
+		return fmt.Sprintf("%s %q", kindOf(s), t.FullName())
+	case *avro.ArraySchema:
+		return "array of " + labelDepth(deref(t.Items()), depth+1)
+	case *avro.MapSchema:
+		return "map of " + labelDepth(deref(t.Values()), depth+1)
+	case *avro.UnionSchema:
+		parts := make([]string, len(t.Types()))
+		for i, b := range t.Types() {
+			parts[i] = labelDepth(deref(b), depth+1)
+		}
+		return "union [" + strings.Join(parts, ", ") + "]"
+	case avro.LogicalTypeSchema:
+		if l := t.Logical(); l != nil {
+			return fmt.Sprintf("%s (%s)", s.Type(), logicalString(l))
+		}
+	}
+	return string(s.Type())
+}
+
+func logicalString(l avro.LogicalSchema) string {
+	if d, ok := l.(*avro.DecimalLogicalSchema); ok {
+		return fmt.Sprintf("decimal(%d,%d)", d.Precision(), d.Scale())
+	}
+	return string(l.Type())
+}
+
+// subject names the place of a finding in a sentence.
+func subject(path string) string {
+	if path == "" {
+		return "the top-level type"
+	}
+	return fmt.Sprintf("field %q", path)
+}
