@@ -18,6 +18,7 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -345,6 +346,14 @@ func TestJSONSchemaRejectsBadFiles(t *testing.T) {
 		var ve *jsonschema.ValidationError
 		if !errors.As(verr, &ve) {
 			t.Errorf("%s: %v", rel, verr)
+			return nil
+		}
+		// The schema must reject the file for the reason the loader will give: the
+		// expected code is among the codes of the innermost errors (a oneOf failure
+		// has one set of reasons per alternative; a plain failure must agree fully).
+		got := leafCodes(ve)
+		if !got[code] || (len(got) > 1 && !strings.Contains(verr.Error(), "'oneOf' failed")) {
+			t.Errorf("%s: expects %s, but the schema rejects it for %v:\n%v", rel, code, keys(got), verr)
 		}
 		t.Logf("%s (%s): %v", rel, code, oneLine(verr))
 		return nil
@@ -360,6 +369,43 @@ func TestJSONSchemaRejectsBadFiles(t *testing.T) {
 			t.Errorf("no bad file expects %s", code)
 		}
 	}
+}
+
+// leafCodes maps the innermost errors of a validation error to the loader's
+// diagnostic codes: additionalProperties -> unknown-key, required -> missing-key,
+// type -> wrong-type, anything else (enum, pattern, range, ...) -> invalid-value.
+func leafCodes(ve *jsonschema.ValidationError) map[string]bool {
+	out := map[string]bool{}
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		switch e.ErrorKind.(type) {
+		case *kind.AdditionalProperties:
+			out["unknown-key"] = true
+		case *kind.Required:
+			out["missing-key"] = true
+		case *kind.Type:
+			out["wrong-type"] = true
+		default:
+			out["invalid-value"] = true
+		}
+	}
+	walk(ve)
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func oneLine(err error) string {
