@@ -247,3 +247,59 @@ func (g *GitSource) ReadFile(name string, limit int64) ([]byte, error) {
 	defer r.Close()
 	return io.ReadAll(io.LimitReader(r, limit))
 }
+
+// MemSource is a tree held in memory, for tests and for trees assembled from API
+// responses. Keys are slash-separated paths; a value of nil is a symbolic link.
+type MemSource map[string][]byte
+
+// Describe names the source.
+func (m MemSource) Describe() string { return "in-memory tree" }
+
+// ReadDir lists the direct children of dir.
+func (m MemSource) ReadDir(dir string) ([]DirEntry, error) {
+	prefix := dir + "/"
+	if dir == "." || dir == "" {
+		prefix = ""
+	}
+	seen := map[string]DirEntry{}
+	for p, v := range m {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		rest := p[len(prefix):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			seen[rest[:i]] = DirEntry{Name: rest[:i], Dir: true}
+		} else if rest != "" {
+			seen[rest] = DirEntry{Name: rest, Symlink: v == nil}
+		}
+	}
+	if len(seen) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, fs.ErrNotExist)
+	}
+	out := make([]DirEntry, 0, len(seen))
+	for _, e := range seen {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ReadFile returns a file's content.
+func (m MemSource) ReadFile(name string, limit int64) ([]byte, error) {
+	if err := cleanRel(name); err != nil {
+		return nil, err
+	}
+	v, ok := m[name]
+	switch {
+	case !ok:
+		if _, err := m.ReadDir(name); err == nil {
+			return nil, fmt.Errorf("%s is a directory: %w", name, fs.ErrInvalid)
+		}
+		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	case v == nil:
+		return nil, fmt.Errorf("%s: %w", name, ErrSymlink)
+	case int64(len(v)) > limit:
+		return nil, fmt.Errorf("%s is %d bytes: %w", name, len(v), ErrTooLarge)
+	}
+	return v, nil
+}

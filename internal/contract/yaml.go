@@ -119,6 +119,9 @@ func (f *file) object(n ast.Node, what string) *object {
 		return nil
 	}
 	o := &object{f: f, pos: posOf(m), vals: map[string]ast.Node{}, keys: map[string]Pos{}}
+	if len(m.Values) > 0 {
+		o.pos = posOf(m.Values[0].Key) // a mapping's own token is its first ':'
+	}
 	for _, mv := range m.Values {
 		key := f.unwrap(mv.Key)
 		if key == nil {
@@ -285,6 +288,10 @@ func (o *object) strList(key string) ([]item, bool) {
 	good := true
 	for _, v := range seq.Values {
 		v = o.f.unwrap(v)
+		if v == nil {
+			good = false // an alias, already reported
+			continue
+		}
 		s, isStr := scalar(v)
 		if !isStr {
 			o.f.report(posOf(v), CodeWrongType, "every entry of %q must be a string, found %s.", key, kindName(v))

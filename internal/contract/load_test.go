@@ -1,0 +1,328 @@
+package contract
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	gitobject "github.com/go-git/go-git/v5/plumbing/object"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// repoRoot finds the project root (the folder with go.mod).
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = parent
+	}
+}
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("read golden file (run go test -update to create it): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the output (run go test ./internal/contract -update to accept):\n--- want\n%s\n--- got\n%s", p, want, got)
+	}
+}
+
+func TestLoadExampleTree(t *testing.T) {
+	tree, err := Load(NewDirSource(repoRoot(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range tree.Diagnostics {
+		t.Errorf("example tree: %s", d)
+	}
+	formats := map[string]int{}
+	kinds := map[string]bool{}
+	consumers := 0
+	for _, s := range tree.Subjects {
+		formats[s.Format]++
+		if s.FieldPaths() == nil {
+			t.Errorf("%s: schema not parsed", s.Subject)
+		}
+		for _, c := range s.Consumers {
+			consumers++
+			kinds[c.Kind] = true
+			if c.Subject != s.Subject {
+				t.Errorf("consumer %s: subject %q, want %q", c.Name, c.Subject, s.Subject)
+			}
+		}
+	}
+	if len(tree.Subjects) < 10 || formats["avro"] == 0 || formats["protobuf"] == 0 {
+		t.Errorf("want at least 10 subjects in both formats, got %v", formats)
+	}
+	if len(tree.Teams) < 5 {
+		t.Errorf("want at least 5 teams, got %d", len(tree.Teams))
+	}
+	for _, k := range []string{"flink-job", "sink", "dashboard", "service"} {
+		if !kinds[k] {
+			t.Errorf("no consumer of kind %s in the example tree", k)
+		}
+	}
+	if got := longestLineage(tree); got < 3 {
+		t.Errorf("longest produces chain is %d hops, want at least 3", got)
+	}
+	if len(tree.Entries) == 0 || len(tree.Freezes) == 0 {
+		t.Errorf("want calendar entries and freezes, got %d and %d", len(tree.Entries), len(tree.Freezes))
+	}
+	oc := tree.Subject("orders.order-created-value")
+	if oc == nil || !hasPath(oc.FieldPaths(), "product_info.detail.price") {
+		t.Fatalf("orders.order-created-value should have product_info.detail.price")
+	}
+	if oc.Tier != "core" || oc.SignoffHours != 24 || oc.Owner != "orders" {
+		t.Errorf("order-created: tier %q signoff %d owner %q", oc.Tier, oc.SignoffHours, oc.Owner)
+	}
+}
+
+// longestLineage counts the consumer steps of the longest chain: ODS subject ->
+// job -> DWD subject -> job -> DWS subject -> dashboard is three hops.
+func longestLineage(t *Tree) int {
+	var depth func(s *Subject, seen map[string]bool) int
+	depth = func(s *Subject, seen map[string]bool) int {
+		best := 0
+		for _, c := range s.Consumers {
+			hops := 1
+			for target := range c.Produces {
+				if ts := t.Subject(target); ts != nil && !seen[target] {
+					seen[target] = true
+					hops = max(hops, 1+depth(ts, seen))
+					delete(seen, target)
+				}
+			}
+			best = max(best, hops)
+		}
+		return best
+	}
+	best := 0
+	for _, s := range t.Subjects {
+		best = max(best, depth(s, map[string]bool{s.Subject: true}))
+	}
+	return best
+}
+
+// copyTree copies a folder of testdata into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func formatDiagnostics(ds Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintln(&b, d.String())
+	}
+	return b.String()
+}
+
+// TestLoadBadTree loads a tree with one of each kind of mistake and pins every
+// diagnostic (file, line, column, code and message) in a golden file.
+func TestLoadBadTree(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("testdata", "bad"), dir)
+	// Made here rather than committed: a link and a file over the size limit.
+	big := filepath.Join(dir, "contracts", "orders", "huge")
+	must(t, os.MkdirAll(big, 0o755))
+	must(t, os.WriteFile(filepath.Join(big, "contract.yaml"), []byte("subject: orders.huge-value\nformat: avro\nschema: huge.avsc\ncompatibility: NONE\nowner: orders\n"), 0o644))
+	f, err := os.Create(filepath.Join(big, "huge.avsc"))
+	must(t, err)
+	must(t, f.Truncate(50<<20)) // 50 MB, sparse: never read
+	must(t, f.Close())
+	must(t, os.Symlink("../../order-detail/order_detail.avsc", filepath.Join(dir, "contracts", "orders", "order-created", "consumers", "linked.yaml")))
+
+	tree, err := Load(NewDirSource(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bad.golden", formatDiagnostics(tree.Diagnostics))
+	codes := map[string]bool{}
+	for _, d := range tree.Diagnostics {
+		codes[d.Code] = true
+		if d.Line < 1 || d.Column < 1 {
+			t.Errorf("diagnostic without a position: %s", d)
+		}
+	}
+	if len(codes) < 24 {
+		var got []string
+		for c := range codes {
+			got = append(got, c)
+		}
+		sort.Strings(got)
+		t.Errorf("want at least 24 kinds of error in the bad tree, got %d: %v", len(codes), got)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commitAll stages everything in the work tree and commits it.
+func commitAll(t *testing.T, repo *git.Repository, msg string) {
+	t.Helper()
+	wt, err := repo.Worktree()
+	must(t, err)
+	must(t, wt.AddWithOptions(&git.AddOptions{All: true}))
+	_, err = wt.Commit(msg, &git.CommitOptions{Author: &gitobject.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}})
+	must(t, err)
+}
+
+// TestLoadAtRevisionWithoutWorkingTree commits the example tree, changes it, deletes
+// the whole working tree and still loads both revisions from Git objects.
+func TestLoadAtRevisionWithoutWorkingTree(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	must(t, err)
+	copyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
+	copyTree(t, filepath.Join(root, "calendar"), filepath.Join(dir, "calendar"))
+	commitAll(t, repo, "example tree")
+	must(t, os.RemoveAll(filepath.Join(dir, "contracts", "inventory")))
+	commitAll(t, repo, "drop inventory")
+
+	for _, e := range mustReadDir(t, dir) {
+		if e != ".git" {
+			must(t, os.RemoveAll(filepath.Join(dir, e)))
+		}
+	}
+	if left := mustReadDir(t, dir); len(left) != 1 {
+		t.Fatalf("working tree not deleted: %v", left)
+	}
+	prev, err := OpenRevision(dir, "HEAD~1")
+	must(t, err)
+	old, err := Load(prev)
+	must(t, err)
+	head, err := OpenRevision(dir, "HEAD")
+	must(t, err)
+	cur, err := Load(head)
+	must(t, err)
+	want, err := Load(NewDirSource(root))
+	must(t, err)
+	if len(old.Diagnostics) != 0 || len(cur.Diagnostics) != 0 {
+		t.Fatalf("diagnostics at revisions: %s%s", formatDiagnostics(old.Diagnostics), formatDiagnostics(cur.Diagnostics))
+	}
+	if len(old.Subjects) != len(want.Subjects) {
+		t.Errorf("HEAD~1 has %d subjects, the example tree %d", len(old.Subjects), len(want.Subjects))
+	}
+	if old.Subject("inventory.stock-level-value") == nil || cur.Subject("inventory.stock-level-value") != nil {
+		t.Errorf("inventory subject: at HEAD~1 %v, at HEAD %v", old.Subject("inventory.stock-level-value") != nil, cur.Subject("inventory.stock-level-value") != nil)
+	}
+	if len(cur.Entries) != len(want.Entries) {
+		t.Errorf("calendar entries at HEAD: %d, want %d", len(cur.Entries), len(want.Entries))
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	must(t, err)
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestGitSymlinkAndEscape: a link committed to Git is refused, never followed.
+func TestGitSymlinkAndEscape(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	must(t, err)
+	copyTree(t, filepath.Join(repoRoot(t), "contracts"), filepath.Join(dir, "contracts"))
+	link := filepath.Join(dir, "contracts", "orders", "order-created", "consumers", "evil.yaml")
+	must(t, os.Symlink("/etc/passwd", link))
+	commitAll(t, repo, "with a link")
+	src, err := OpenRevision(dir, "HEAD")
+	must(t, err)
+	tree, err := Load(src)
+	must(t, err)
+	found := false
+	for _, d := range tree.Diagnostics {
+		if d.Code == CodeSymlink && strings.HasSuffix(d.File, "evil.yaml") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no symlink diagnostic for evil.yaml: %s", formatDiagnostics(tree.Diagnostics))
+	}
+	if _, err := src.ReadFile("../etc/passwd", 1<<20); err == nil {
+		t.Error("a path with .. was read")
+	}
+}
+
+func TestMemSourceErrorsNeverStopTheRest(t *testing.T) {
+	src := MemSource{
+		"contracts/teams.yaml":              []byte("teams:\n  a:\n    github: ['@x/a']\n"),
+		"contracts/d/one/contract.yaml":     []byte("subject: one\nformat: avro\nschema: s.avsc\ncompatibility: NONE\nowner: a\n"),
+		"contracts/d/one/s.avsc":            []byte(`{"type":"record","name":"R","fields":[{"name":"f","type":"int"}]}`),
+		"contracts/d/two/contract.yaml":     []byte("subject: [\n"),
+		"contracts/d/one/consumers/c.yaml":  []byte("name: c\nowner: a\nkind: service\nreads: [f, g]\n"),
+		"contracts/d/three/contract.yaml":   []byte("subject: three\nformat: avro\nschema: s.avsc\ncompatibility: NONE\nowner: b\n"),
+		"contracts/d/three/s.avsc":          []byte(`{"type":"record","name":"R","fields":[{"name":"f","type":"int"}]}`),
+		"contracts/d/three/consumers/x.yml": []byte("name: x\n"),
+	}
+	tree, err := Load(src)
+	must(t, err)
+	if len(tree.Subjects) != 2 {
+		t.Errorf("want the two good subjects loaded, got %d", len(tree.Subjects))
+	}
+	got := formatDiagnostics(tree.Diagnostics)
+	for _, want := range []string{
+		`contracts/d/one/consumers/c.yaml:4:12: error: reads field "g"`,
+		`contracts/d/three/consumers/x.yml:1:1: error: consumers/ holds one <consumer>.yaml file per consumer; x.yml is not one. Rename it to x.yaml.`,
+		`contracts/d/three/contract.yaml:5:8: error: owner "b" is not a team`,
+		`contracts/d/two/contract.yaml:1:10: error: YAML syntax error`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}
