@@ -44,10 +44,18 @@ func checkPromotion(_ *walker, p pair) []issue {
 func messageTypeMismatch(is *issue, dir checker.Direction, against int) string {
 	if dir == checker.NewReadsOld {
 		old, nw := label(is.w.s), label(is.r.s)
+		if is.w.union != nil {
+			return fmt.Sprintf("%s changed from %s to %s, which cannot read the %s values version %d wrote. Keep %s, or add a new field with a default and stop writing this one.",
+				subject(is.r.path), label(is.w.union), nw, old, against, label(is.w.union))
+		}
 		return fmt.Sprintf("%s changed from %s to %s, which cannot read the %s that version %d wrote. Keep %s%s, or add a new field with a default and stop writing this one.",
 			subject(is.r.path), old, nw, old, against, old, widenings(kindOf(is.w.s)))
 	}
 	old, nw := label(is.r.s), label(is.w.s)
+	if is.w.union != nil {
+		return fmt.Sprintf("%s changed from %s to %s, whose %s values consumers on version %d (reading %s) cannot read. Keep %s, or add a new field with a default and stop writing this one.",
+			subject(is.w.path), old, label(is.w.union), nw, against, old, old)
+	}
 	return fmt.Sprintf("%s changed from %s to %s, which consumers on version %d (reading %s) cannot read. Keep %s, or add a new field with a default and stop writing this one.",
 		subject(is.w.path), old, nw, against, old, old)
 }

@@ -12,12 +12,21 @@ type side struct {
 	s    avro.Schema // dereferenced
 	ptr  string      // JSON pointer of the element in doc (a named type: its definition)
 	path string      // dotted path of the field the element belongs to ("" at the root)
+	// union is the union the element is a branch of, if any (for messages).
+	union avro.Schema
 }
 
 // at returns the side for a child type t written at pointer ptr (inside the same
 // document), belonging to field path.
 func (sd side) at(t avro.Schema, ptr, path string) side {
 	return side{doc: sd.doc, s: deref(t), ptr: sd.doc.pointerOf(t, ptr), path: path}
+}
+
+// branch returns the side for branch i (type b) of the union at sd.
+func (sd side) branch(i int, b avro.Schema) side {
+	c := sd.at(b, sd.ptr+"/"+strconv.Itoa(i), sd.path)
+	c.union = sd.s
+	return c
 }
 
 // pair is a reader element and a writer element the walker compares.
@@ -170,7 +179,7 @@ func (w *walker) calc(p pair) []issue {
 			out = append(out, w.fields(p)...)
 		case avro.Union:
 			for j, b := range p.w.s.(*avro.UnionSchema).Types() {
-				bp := pair{r: p.r, w: p.w.at(b, p.w.ptr+"/"+strconv.Itoa(j), p.w.path), loc: p.loc + "/" + strconv.Itoa(j)}
+				bp := pair{r: p.r, w: p.w.branch(j, b), loc: p.loc + "/" + strconv.Itoa(j)}
 				if len(w.compat(bp)) > 0 {
 					out = w.add(out, w.ix.byID[ruleMissingUnionBranch].check(w, bp)...)
 				}
@@ -180,13 +189,13 @@ func (w *walker) calc(p pair) []issue {
 	}
 	if wt == avro.Union {
 		for j, b := range p.w.s.(*avro.UnionSchema).Types() {
-			out = append(out, w.compat(pair{r: p.r, w: p.w.at(b, p.w.ptr+"/"+strconv.Itoa(j), p.w.path), loc: p.loc + "/" + strconv.Itoa(j)})...)
+			out = append(out, w.compat(pair{r: p.r, w: p.w.branch(j, b), loc: p.loc + "/" + strconv.Itoa(j)})...)
 		}
 		return out
 	}
 	if rt == avro.Union {
 		for i, b := range p.r.s.(*avro.UnionSchema).Types() {
-			if len(w.compat(pair{r: p.r.at(b, p.r.ptr+"/"+strconv.Itoa(i), p.r.path), w: p.w, loc: p.loc})) == 0 {
+			if len(w.compat(pair{r: p.r.branch(i, b), w: p.w, loc: p.loc})) == 0 {
 				return nil
 			}
 		}
