@@ -474,6 +474,7 @@ func TestJSONSchemaTreeSchemasParse(t *testing.T) {
 			t.Errorf("%s: %v", schemaFile, err)
 			continue
 		}
+		t.Logf("%s: %s", name, strings.Join(paths, " "))
 		s.paths = map[string]bool{}
 		for _, p := range paths {
 			s.paths[p] = true
