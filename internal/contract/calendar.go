@@ -233,6 +233,10 @@ func (l *loader) loadFreezes(f *file, t *Tree) []*Freeze {
 			f.report(fo.keys["weekly"], CodeInvalidValue, "a freeze has either start and end or weekly, not both; split it into two freezes.")
 			continue
 		case oneOff:
+			if !fo.has("start") || !fo.has("end") {
+				f.report(fo.pos, CodeMissingKey, "a one-off freeze needs both start and end; add the missing one.")
+				continue
+			}
 			start, end, ok := window(fo, loc)
 			if !ok {
 				continue

@@ -14,12 +14,12 @@ import (
 
 // Well-known places in a contract repository.
 const (
-	ContractsDir  = "contracts"
-	CalendarDir   = "calendar"
-	TeamsFile     = "contracts/teams.yaml"
-	FreezesFile   = "calendar/freezes.yaml"
-	ContractFile  = "contract.yaml"
-	ConsumersDir  = "consumers"
+	ContractsDir   = "contracts"
+	CalendarDir    = "calendar"
+	TeamsFile      = "contracts/teams.yaml"
+	FreezesFile    = "calendar/freezes.yaml"
+	ContractFile   = "contract.yaml"
+	ConsumersDir   = "consumers"
 	CodeownersFile = "CODEOWNERS"
 )
 
