@@ -304,6 +304,9 @@ func TestJSONSchemaRejectsBadFiles(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(badDir(root), p)
 		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(rel, ".md") {
+			return nil // README
+		}
 		if !strings.HasSuffix(rel, ".yaml") {
 			t.Errorf("%s: bad files end in .yaml", rel)
 			return nil
