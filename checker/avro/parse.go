@@ -51,15 +51,13 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: err.Error()}
 	}
 	if ptr, msg := precheck(text, ""); msg != "" {
-		_, off, _ := resolvePointer(text, ptr)
-		line, col := lines.pos(off)
+		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
 	root, err := parseHamba(in.Data)
 	if err != nil {
 		ptr, msg := explainHambaError(text, err)
-		_, off, _ := resolvePointer(text, ptr)
-		line, col := lines.pos(off)
+		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
 	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}}
@@ -117,6 +115,16 @@ func precheck(n *jnode, ptr string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// valueOffset is where the value a pointer names starts (for errors, which are about
+// the value rather than its key).
+func valueOffset(root *jnode, ptr string) int {
+	n, off, ok := resolvePointer(root, ptr)
+	if ok && n != nil {
+		return n.off
+	}
+	return off
 }
 
 // deref follows a named-type reference to its definition.
