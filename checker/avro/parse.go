@@ -328,8 +328,12 @@ func explainHambaError(root *jnode, err error) (ptr, msg string) {
 		if i := strings.Index(name, ". "); i >= 0 {
 			name = name[:i]
 		}
+		typ := ""
+		if i := strings.LastIndex(raw, " not a "); i >= 0 {
+			typ = " " + raw[i+len(" not a "):]
+		}
 		if p, ok := findFieldByName(root, "", name); ok {
-			return p + "/default", fmt.Sprintf("default of field %q does not match its type (%s); a union's default must match its first branch, bytes and fixed defaults are strings", name, raw)
+			return p + "/default", fmt.Sprintf("default of field %q does not match its type%s; write a value of that type (a union's default matches its first branch; bytes and fixed defaults are strings)", name, typ)
 		}
 	case strings.HasPrefix(raw, "union type must be unique"):
 		if p, ok := findDuplicateUnion(root, ""); ok {

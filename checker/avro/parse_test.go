@@ -1,0 +1,121 @@
+package avro
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractbot/contractbot/checker"
+)
+
+func TestParseErrors(t *testing.T) {
+	deep := strings.Repeat(`{"type":"array","items":`, 10_000) + `"int"` + strings.Repeat("}", 10_000)
+	big := `{"type":"record","name":"Big","doc":"` + strings.Repeat("x", 20<<20) + `","fields":[]}`
+	tests := []struct {
+		name      string
+		text      string
+		line, col int
+		contains  string
+	}{
+		{"invalid json", "{\n  \"type\": \"record\",\n  \"name\": \"A\"\n  \"fields\": []\n}", 4, 3, "expected ',' or '}'"},
+		{"trailing text", `"int" "long"`, 1, 7, "exactly one JSON value"},
+		{"unclosed string", "{\"type\": \"record\", \"name\": \"A", 1, 28, "not closed"},
+		{"empty file", "", 1, 1, "unexpected end of file"},
+		{"duplicate key", "{\"type\": \"int\",\n \"type\": \"long\"}", 2, 2, `duplicate member "type"`},
+		{"unknown type", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"a\", \"type\": \"Money\"}\n]}", 2, 25, `unknown type "Money"`},
+		{"unknown top-level type", `"integer"`, 1, 1, `unknown type "integer"`},
+		{"duplicate field", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"a\", \"type\": \"int\"},\n  {\"name\": \"a\", \"type\": \"long\"}\n]}", 3, 3, `two fields named "a"`},
+		{"duplicate type name", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"a\", \"type\": {\"type\": \"enum\", \"name\": \"E\", \"symbols\": [\"X\"]}},\n  {\"name\": \"b\", \"type\": {\"type\": \"enum\", \"name\": \"E\", \"symbols\": [\"Y\"]}}\n]}", 3, 50, `type "E" is defined twice`},
+		{"default of wrong type", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"n\", \"type\": \"int\", \"default\": \"ten\"}\n]}", 2, 43, `default of field "n" does not match its type int`},
+		{"null default on a non-null-first union", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"n\", \"type\": [\"int\", \"null\"], \"default\": null}\n]}", 2, 53, `default of field "n"`},
+		{"union of unions", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"u\", \"type\": [\"null\", [\"int\", \"long\"]]}\n]}", 2, 34, "union cannot hold another union"},
+		{"duplicate union branch", "[\"int\", \"string\", \"int\"]", 1, 19, "same type twice"},
+		{"nesting", deep, 1, 1 + 256*24, "deeper than 256 levels"},
+		{"too big", big, 1, 1, "limit is 8388608 bytes"},
+		{"record without fields", `{"type": "record", "name": "A"}`, 1, 1, "fields"},
+		{"bad name", `{"type": "record", "name": "9lives", "fields": []}`, 1, 28, "9lives"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(checker.Input{Path: "bad.avsc", Data: []byte(tt.text)})
+			var ie *checker.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v (%T), want *checker.InputError", err, err)
+			}
+			if ie.File != "bad.avsc" || ie.Line != tt.line || ie.Column != tt.col {
+				t.Errorf("at %s:%d:%d, want bad.avsc:%d:%d (%s)", ie.File, ie.Line, ie.Column, tt.line, tt.col, ie.Message)
+			}
+			if !strings.Contains(ie.Message, tt.contains) {
+				t.Errorf("message %q does not contain %q", ie.Message, tt.contains)
+			}
+		})
+	}
+}
+
+func TestFieldPathsAndPos(t *testing.T) {
+	text := `{
+  "type": "record", "name": "Order",
+  "fields": [
+    {"name": "id", "type": "string"},
+    {"name": "items", "type": {"type": "array", "items": {
+      "type": "record", "name": "Item", "fields": [
+        {"name": "sku", "type": "string"},
+        {"name": "tags", "type": {"type": "map", "values": ["null", "Item"]}}
+      ]}}},
+    {"name": "product_info", "type": ["null", {
+      "type": "record", "name": "ProductInfo", "fields": [
+        {"name": "detail", "type": {"type": "record", "name": "Detail", "fields": [
+          {"name": "price", "type": "double"}]}}]}], "default": null},
+    {"name": "first_item", "type": "Item"},
+    {"name": "next", "type": ["null", "Order"], "default": null}
+  ]
+}`
+	s := mustParse(t, "order.avsc", []byte(text))
+	want := []string{
+		"first_item", "first_item.sku", "first_item.tags",
+		"id", "items", "items.sku", "items.tags",
+		"next",
+		"product_info", "product_info.detail", "product_info.detail.price",
+	}
+	if got := s.FieldPaths(); !slices.Equal(got, want) {
+		t.Errorf("FieldPaths:\n got %q\nwant %q", got, want)
+	}
+	for _, tt := range []struct {
+		path      string
+		line, col int
+	}{
+		{"id", 4, 5},
+		{"items.sku", 7, 9},
+		{"product_info.detail.price", 13, 11},
+		{"first_item.sku", 7, 9}, // defined once, in the Item definition
+		{"next", 15, 5},
+	} {
+		line, col, ok := s.Pos(tt.path)
+		if !ok || line != tt.line || col != tt.col {
+			t.Errorf("Pos(%q) = %d:%d %v, want %d:%d", tt.path, line, col, ok, tt.line, tt.col)
+		}
+	}
+	if _, _, ok := s.Pos("nope"); ok {
+		t.Error("Pos of an unknown path reports ok")
+	}
+}
+
+// Subjects never see each other's names: each Parse has its own cache.
+func TestParseIsolated(t *testing.T) {
+	mustParse(t, "a.avsc", []byte(`{"type": "fixed", "name": "Shared", "size": 4}`))
+	if _, err := Parse(checker.Input{Path: "b.avsc", Data: []byte(`{"type": "array", "items": "Shared"}`)}); err == nil {
+		t.Fatal("a name defined in another schema resolved")
+	}
+}
+
+func TestCompatReportsEveryBadInput(t *testing.T) {
+	_, err := Compat([]checker.Input{{Path: "v1.avsc", Data: []byte(`{`)}}, checker.Input{Path: "v2.avsc", Data: []byte(`"nope"`)}, checker.Options{})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "v1.avsc:1:2:") || !strings.Contains(msg, "v2.avsc:1:1:") {
+		t.Errorf("error does not name both files with positions:\n%s", msg)
+	}
+}
