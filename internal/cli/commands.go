@@ -5,5 +5,8 @@ import "github.com/spf13/cobra"
 // commands lists the subcommands in the order --help shows them.
 func commands() []*cobra.Command {
 	return []*cobra.Command{
-		newLintCmd()}
+		newLintCmd(),
+		newCodeownersCmd(),
+		newCompatCmd(),
+	}
 }

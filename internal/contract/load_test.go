@@ -326,3 +326,25 @@ func TestMemSourceErrorsNeverStopTheRest(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeownersIsCurrent: the project's own CODEOWNERS is generated from its tree.
+func TestCodeownersIsCurrent(t *testing.T) {
+	root := repoRoot(t)
+	tree, err := Load(NewDirSource(root))
+	must(t, err)
+	got := string(Codeowners(tree))
+	want, err := os.ReadFile(filepath.Join(root, CodeownersFile))
+	must(t, err)
+	if got != string(want) {
+		t.Errorf("CODEOWNERS is stale: run `go run ./cmd/contractbot codeowners`")
+	}
+	for _, wantLine := range []string{
+		"/contracts/orders/order-created/ @acme/orders\n",
+		"/contracts/orders/order-created/consumers/dwd-order-detail.yaml @acme/data-warehouse\n",
+		"/contracts/teams.yaml @acme/data-platform\n",
+	} {
+		if !strings.Contains(got, wantLine) {
+			t.Errorf("CODEOWNERS lacks %q", wantLine)
+		}
+	}
+}
