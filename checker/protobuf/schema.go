@@ -325,6 +325,22 @@ type pos struct {
 	line, col int
 }
 
+// locateSub returns where the part of d named by a source path suffix (say, a
+// field's type) is written, falling back to d itself.
+func (s *Schema) locateSub(d protoreflect.Descriptor, suffix []int32) pos {
+	if len(suffix) > 0 && d != nil && d.ParentFile() != nil {
+		f := d.ParentFile()
+		loc := f.SourceLocations().ByDescriptor(d)
+		if loc.Path != nil {
+			path := append(append(protoreflect.SourcePath{}, loc.Path...), suffix...)
+			if l, ok := location(f, path); ok {
+				return pos{file: displayName(f.Path(), s.path, s.display), line: l[0], col: l[1]}
+			}
+		}
+	}
+	return s.locate(d)
+}
+
 // locate returns where a descriptor is declared: its file (the display name for the
 // schema's own file) and 1-based line and column; zero when unknown.
 func (s *Schema) locate(d protoreflect.Descriptor) pos {
@@ -348,8 +364,36 @@ func (s *Schema) locate(d protoreflect.Descriptor) pos {
 	}
 	loc := f.SourceLocations().ByDescriptor(d)
 	if loc.StartLine == 0 && loc.StartColumn == 0 && loc.EndLine == 0 && loc.Path == nil {
+		if owner := mapFieldOf(d); owner != nil {
+			return s.locate(owner) // a map entry's key or value: the map field
+		}
 		return p
 	}
 	p.line, p.col = loc.StartLine+1, loc.StartColumn+1
 	return p
+}
+
+// mapFieldOf returns, for a field or message of a synthetic map entry, the map field
+// that declares it; nil otherwise.
+func mapFieldOf(d protoreflect.Descriptor) protoreflect.Descriptor {
+	entry, ok := d.(protoreflect.MessageDescriptor)
+	if !ok {
+		if fd, isField := d.(protoreflect.FieldDescriptor); isField {
+			entry, ok = fd.Parent().(protoreflect.MessageDescriptor)
+		}
+	}
+	if !ok || entry == nil || !entry.IsMapEntry() {
+		return nil
+	}
+	parent, ok := entry.Parent().(protoreflect.MessageDescriptor)
+	if !ok {
+		return nil
+	}
+	fs := parent.Fields()
+	for i := 0; i < fs.Len(); i++ {
+		if fs.Get(i).Message() != nil && fs.Get(i).Message().FullName() == entry.FullName() {
+			return fs.Get(i)
+		}
+	}
+	return nil
 }
