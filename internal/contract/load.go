@@ -327,3 +327,34 @@ func (l *loader) checkLineageCycles(t *Tree) {
 
 // relJoin joins a subject folder and a relative file name.
 func relJoin(dir, name string) string { return path.Join(dir, name) }
+
+// LoadSubject loads teams.yaml and one subject folder (contracts/<domain>/<name>) with
+// its consumers, reading nothing else but the Protobuf imports it needs. Its cost does
+// not grow with the number of subjects. Checks that need the whole tree (unique
+// subject names, lineage targets, the calendar) are left to Load.
+func LoadSubject(src Source, dir string) (*Tree, error) {
+	parts := strings.Split(dir, "/")
+	if len(parts) != 3 || parts[0] != ContractsDir || cleanRel(dir) != nil {
+		return nil, fmt.Errorf("load subject: %q is not a subject folder contracts/<domain>/<name>", dir)
+	}
+	l := &loader{src: src}
+	t := &Tree{bySubject: map[string]*Subject{}}
+	t.Teams = l.loadTeams()
+	l.teams = t.Teams
+	entries, ok := l.listDir(dir)
+	if !ok && l.sysErr == nil {
+		return nil, fmt.Errorf("load subject: %s: %w", dir, fs.ErrNotExist)
+	}
+	var ds Diagnostics
+	if s := l.loadSubject(subjectDir{dir: dir, domain: parts[1], name: parts[2], entries: entries}, &ds); s != nil {
+		t.Subjects = []*Subject{s}
+		t.bySubject[s.Subject] = s
+	}
+	l.add(ds)
+	if l.sysErr != nil {
+		return nil, l.sysErr
+	}
+	l.diags.Sort()
+	t.Diagnostics = l.diags
+	return t, nil
+}

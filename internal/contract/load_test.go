@@ -348,3 +348,34 @@ func TestCodeownersIsCurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadSubjectReadsOneFolder(t *testing.T) {
+	src := exampleSource(t)
+	// Break every other subject: LoadSubject must not read them.
+	for p := range src {
+		if strings.HasSuffix(p, "contract.yaml") && !strings.HasPrefix(p, "contracts/orders/order-created/") {
+			src[p] = []byte("{broken")
+		}
+	}
+	tree, err := LoadSubject(src, "contracts/orders/order-created")
+	must(t, err)
+	if len(tree.Diagnostics) != 0 {
+		t.Errorf("diagnostics: %s", formatDiagnostics(tree.Diagnostics))
+	}
+	s := tree.Subject("orders.order-created-value")
+	if s == nil || len(s.Consumers) == 0 || s.Avro == nil {
+		t.Fatalf("subject not loaded whole: %+v", s)
+	}
+	if _, err := LoadSubject(src, "contracts/orders"); err == nil {
+		t.Error("a domain folder was accepted as a subject folder")
+	}
+	if _, err := LoadSubject(src, "contracts/orders/nope"); err == nil {
+		t.Error("a missing folder loaded without error")
+	}
+	// A Protobuf subject resolves its imports from elsewhere in the tree.
+	pt, err := LoadSubject(exampleSource(t), "contracts/payments/payment-authorized")
+	must(t, err)
+	if p := pt.Subject("payments.payment-authorized-value"); p == nil || p.Proto == nil {
+		t.Fatalf("protobuf subject not loaded: %s", formatDiagnostics(pt.Diagnostics))
+	}
+}
