@@ -24,6 +24,9 @@ type Schema struct {
 
 	fields []*fieldInfo
 	byPath map[string]*fieldInfo
+	// fieldIndex maps a record's field names to their indexes (records of more than a
+	// few fields), for pairing reader and writer fields.
+	fieldIndex map[*avro.RecordSchema]map[string]int
 }
 
 // Avro returns hamba/avro's parsed schema.
@@ -60,7 +63,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
-	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}}
+	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, fieldIndex: map[*avro.RecordSchema]map[string]int{}}
 	s.index(root, text, "")
 	s.flatten()
 	return s, nil
@@ -175,6 +178,13 @@ func (s *Schema) index(sch avro.Schema, n *jnode, ptr string) {
 			return
 		}
 		s.defs[t] = ptr
+		if len(t.Fields()) > 8 {
+			byName := make(map[string]int, len(t.Fields()))
+			for j, f := range t.Fields() {
+				byName[f.Name()] = j
+			}
+			s.fieldIndex[t] = byName
+		}
 		fields := n.get("fields")
 		for i, f := range t.Fields() {
 			if fields == nil || i >= len(fields.elems) {

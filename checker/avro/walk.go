@@ -213,10 +213,14 @@ func (w *walker) fields(p pair) []issue {
 	var out []issue
 	rrec, wrec := p.r.s.(*avro.RecordSchema), p.w.s.(*avro.RecordSchema)
 	wfields := wrec.Fields()
+	byName := p.w.doc.fieldIndex[wrec]
 	for i, rf := range rrec.Fields() {
+		j := lookupWriterField(wfields, byName, rf)
+		if j >= 0 && primitivesMatch(rf.Type(), wfields[j].Type()) {
+			continue // the common case: nothing can go wrong, so build no locations
+		}
 		idx := strconv.Itoa(i)
 		rpath := joinPath(p.r.path, rf.Name())
-		j := lookupWriterField(wfields, rf)
 		if j < 0 {
 			fp := pair{r: p.r, w: p.w, loc: p.loc + "/fields/" + idx, field: rf.Name(), fieldIndex: i}
 			fp.r.path = rpath
@@ -236,19 +240,44 @@ func (w *walker) fields(p pair) []issue {
 	return out
 }
 
+// primitivesMatch reports whether reader type r reads writer type w for certain
+// without looking further: both primitive, the same or a promotion.
+func primitivesMatch(r, w avro.Schema) bool {
+	rp, ok := r.(*avro.PrimitiveSchema)
+	if !ok {
+		return false
+	}
+	wp, ok := w.(*avro.PrimitiveSchema)
+	if !ok {
+		return false
+	}
+	rt, wt := rp.Type(), wp.Type()
+	return rt == wt || promotes(wt, rt)
+}
+
 // lookupWriterField finds the writer field a reader field reads: by name first, then
 // by the reader field's aliases. It returns -1 when there is none.
-func lookupWriterField(wfields []*avro.Field, rf *avro.Field) int {
-	for j, wf := range wfields {
-		if wf.Name() == rf.Name() {
-			return j
-		}
-	}
-	for _, a := range rf.Aliases() {
-		for j, wf := range wfields {
-			if wf.Name() == a {
+func lookupWriterField(wfields []*avro.Field, byName map[string]int, rf *avro.Field) int {
+	find := func(name string) int {
+		if byName != nil {
+			if j, ok := byName[name]; ok {
 				return j
 			}
+			return -1
+		}
+		for j, wf := range wfields {
+			if wf.Name() == name {
+				return j
+			}
+		}
+		return -1
+	}
+	if j := find(rf.Name()); j >= 0 {
+		return j
+	}
+	for _, a := range rf.Aliases() {
+		if j := find(a); j >= 0 {
+			return j
 		}
 	}
 	return -1
