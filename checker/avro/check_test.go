@@ -88,6 +88,15 @@ func TestCheckFixtures(t *testing.T) {
 			"READER_FIELD_MISSING_DEFAULT_VALUE current/history.avsc:4:3 source backward v1",
 		}},
 		{"history", checker.Backward, nil},
+		{"evolve", checker.Full, []string{
+			"TYPE_MISMATCH current/evolve.avsc:3:31 weight forward v1",
+			"READER_FIELD_MISSING_DEFAULT_VALUE current/evolve.avsc:11:5 tracking.id backward v1",
+			"TYPE_MISMATCH current/evolve.avsc:13:46 tags forward v1",
+			"MISSING_UNION_BRANCH current/evolve.avsc:14:21 value backward v1",
+			"MISSING_UNION_BRANCH current/evolve.avsc:14:38 value forward v1",
+			"MISSING_ENUM_SYMBOLS current/evolve.avsc:15:61 mode forward v1",
+			"READER_FIELD_MISSING_DEFAULT_VALUE previous/evolve.avsc:5:3 address forward v1",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture+"/"+string(tt.level), func(t *testing.T) {
@@ -140,6 +149,21 @@ func TestDiffFixtures(t *testing.T) {
 			"enum_symbols_added kind meaning current/history.avsc:3:61",
 			"default_removed source meaning current/history.avsc:4:3",
 		}},
+		{"evolve", []string{
+			"renamed destination breaking current/evolve.avsc:5:4 from address",
+			"renamed destination.city breaking current/evolve.avsc:6:6 from address.city",
+			"renamed destination.zip breaking current/evolve.avsc:7:6 from address.zip",
+			"doc_changed id harmless current/evolve.avsc:2:36",
+			"default_changed mode meaning current/evolve.avsc:15:97",
+			"enum_symbols_added mode meaning current/evolve.avsc:15:61",
+			"logical_type_changed price meaning current/evolve.avsc:4:21",
+			"promoted tags meaning current/evolve.avsc:13:46",
+			"added tracking.id meaning current/evolve.avsc:11:5",
+			"promoted value meaning current/evolve.avsc:14:21",
+			"union_branches_changed value breaking current/evolve.avsc:14:21",
+			"default_added weight meaning current/evolve.avsc:3:73",
+			"nullability_changed weight meaning current/evolve.avsc:3:22",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -159,5 +183,37 @@ func TestDiffFixtures(t *testing.T) {
 				t.Errorf("changes:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(tt.want, "\n     "))
 			}
 		})
+	}
+}
+
+// A field moved into a nested record is reported as moved, keyed by its new path.
+func TestDiffMoved(t *testing.T) {
+	old := mustParse(t, "old.avsc", []byte(`{"type":"record","name":"R","fields":[
+  {"name":"price","type":"double"},
+  {"name":"detail","type":{"type":"record","name":"D","fields":[{"name":"sku","type":"string"}]}}]}`))
+	next := mustParse(t, "new.avsc", []byte(`{"type":"record","name":"R","fields":[
+  {"name":"detail","type":{"type":"record","name":"D","fields":[{"name":"sku","type":"string"},
+    {"name":"price","type":"double"}]}}]}`))
+	var got []string
+	for _, c := range Diff(old, next) {
+		got = append(got, changeKey(c))
+	}
+	want := []string{"moved detail.price breaking new.avsc:3:5 from price"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Every rule in the table has an id, a purpose and a message.
+func TestRuleTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range ruleTable() {
+		if r.id == "" || r.purpose == "" || r.check == nil || r.message == nil || seen[r.id] {
+			t.Errorf("incomplete or duplicate rule %q", r.id)
+		}
+		seen[r.id] = true
+	}
+	if len(Rules()) != 6 {
+		t.Errorf("%d rules, want the 6 kinds of the reference implementation", len(Rules()))
 	}
 }

@@ -91,11 +91,20 @@ func (d *differ) pair(of, nf *fieldInfo) {
 // moves pairs a removed field with an added one of the same name and type at another
 // nesting level.
 func (d *differ) moves() {
+	if len(d.unmatched) == 0 {
+		return
+	}
+	byName := map[string][]*fieldInfo{}
+	for _, of := range d.old.fields {
+		if !d.oldMatched[of.path] {
+			byName[of.name] = append(byName[of.name], of)
+		}
+	}
 	var rest []*fieldInfo
 	for _, nf := range d.unmatched {
 		var found *fieldInfo
-		for _, of := range d.old.fields {
-			if d.oldMatched[of.path] || of.name != nf.name || of.depth == nf.depth {
+		for _, of := range byName[nf.name] {
+			if d.oldMatched[of.path] || of.depth == nf.depth {
 				continue
 			}
 			if typeKey(of.field.Type()) == typeKey(nf.field.Type()) {
