@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -145,6 +146,11 @@ type GitSource struct {
 	repo   *git.Repository
 	commit *gitobject.Commit
 	root   *gitobject.Tree
+
+	// go-git trees and object storage are not safe for concurrent use: every read
+	// holds mu. Parsing, the expensive part of a load, runs outside it.
+	mu    sync.Mutex
+	trees map[string]*gitobject.Tree
 }
 
 // OpenRevision resolves rev ("HEAD~1", a branch, a hash) in the repository at dir.
@@ -170,7 +176,7 @@ func NewGitSource(repo *git.Repository, rev string) (*GitSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", h, err)
 	}
-	return &GitSource{repo: repo, commit: c, root: t}, nil
+	return &GitSource{repo: repo, commit: c, root: t, trees: map[string]*gitobject.Tree{}}, nil
 }
 
 // Commit returns the commit the source reads.
@@ -179,6 +185,8 @@ func (g *GitSource) Commit() *gitobject.Commit { return g.commit }
 // Describe names the revision.
 func (g *GitSource) Describe() string { return "revision " + g.commit.Hash.String()[:12] }
 
+// tree returns the tree at dir, walking down from the nearest cached parent. The
+// caller holds g.mu.
 func (g *GitSource) tree(dir string) (*gitobject.Tree, error) {
 	if dir == "." || dir == "" {
 		return g.root, nil
@@ -186,15 +194,39 @@ func (g *GitSource) tree(dir string) (*gitobject.Tree, error) {
 	if err := cleanRel(dir); err != nil {
 		return nil, err
 	}
-	t, err := g.root.Tree(dir)
-	if errors.Is(err, gitobject.ErrDirectoryNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+	if t, ok := g.trees[dir]; ok {
+		return t, nil
+	}
+	parentDir, base := path.Split(dir)
+	parent, err := g.tree(strings.TrimSuffix(parentDir, "/"))
+	if err != nil {
+		return nil, err
+	}
+	var entry *gitobject.TreeEntry
+	for i := range parent.Entries {
+		if parent.Entries[i].Name == base {
+			entry = &parent.Entries[i]
+			break
+		}
+	}
+	if entry == nil || entry.Mode != filemode.Dir {
+		if entry != nil && entry.Mode == filemode.Symlink {
+			return nil, fmt.Errorf("%s: %w", dir, ErrSymlink)
+		}
 		return nil, fmt.Errorf("%s: %w", dir, fs.ErrNotExist)
 	}
-	return t, err
+	t, err := g.repo.TreeObject(entry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", dir, err)
+	}
+	g.trees[dir] = t
+	return t, nil
 }
 
 // ReadDir lists a tree.
 func (g *GitSource) ReadDir(dir string) ([]DirEntry, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	t, err := g.tree(dir)
 	if err != nil {
 		return nil, err
@@ -212,6 +244,8 @@ func (g *GitSource) ReadFile(name string, limit int64) ([]byte, error) {
 	if err := cleanRel(name); err != nil {
 		return nil, err
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	dir, base := path.Split(name)
 	t, err := g.tree(strings.TrimSuffix(dir, "/"))
 	if err != nil {
