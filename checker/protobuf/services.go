@@ -9,8 +9,7 @@ import (
 var (
 	methodInputPath           = []int32{2}
 	methodOutputPath          = []int32{3}
-	methodClientStreamingPath = []int32{5}
-	methodServerStreamingPath = []int32{6}
+	methodIdempotencyPath     = []int32{4, 34} // options.idempotency_level
 )
 
 func streaming(b bool) string {
@@ -25,7 +24,7 @@ var rpcSameClientStreaming = rule{
 	purpose: "An RPC keeps its client streaming mode.",
 	method: func(r *report, prev, cur protoreflect.MethodDescriptor) {
 		if prev.IsStreamingClient() != cur.IsStreamingClient() {
-			r.add(cur, prev, methodClientStreamingPath, "RPC %q on service %q changed from client %s to client %s.", cur.Name(), cur.Parent().Name(), streaming(prev.IsStreamingClient()), streaming(cur.IsStreamingClient()))
+			r.add(cur, prev, nil, "RPC %q on service %q changed from client %s to client %s.", cur.Name(), cur.Parent().Name(), streaming(prev.IsStreamingClient()), streaming(cur.IsStreamingClient()))
 		}
 	},
 }
@@ -35,7 +34,7 @@ var rpcSameServerStreaming = rule{
 	purpose: "An RPC keeps its server streaming mode.",
 	method: func(r *report, prev, cur protoreflect.MethodDescriptor) {
 		if prev.IsStreamingServer() != cur.IsStreamingServer() {
-			r.add(cur, prev, methodServerStreamingPath, "RPC %q on service %q changed from server %s to server %s.", cur.Name(), cur.Parent().Name(), streaming(prev.IsStreamingServer()), streaming(cur.IsStreamingServer()))
+			r.add(cur, prev, nil, "RPC %q on service %q changed from server %s to server %s.", cur.Name(), cur.Parent().Name(), streaming(prev.IsStreamingServer()), streaming(cur.IsStreamingServer()))
 		}
 	},
 }
@@ -66,7 +65,7 @@ var rpcSameIdempotencyLevel = rule{
 	method: func(r *report, prev, cur protoreflect.MethodDescriptor) {
 		pl, cl := idempotency(prev), idempotency(cur)
 		if pl != cl {
-			r.add(cur, prev, nil, "RPC %q on service %q changed option \"idempotency_level\" from %q to %q.", cur.Name(), cur.Parent().Name(), pl, cl)
+			r.add(cur, prev, methodIdempotencyPath, "RPC %q on service %q changed option \"idempotency_level\" from %q to %q.", cur.Name(), cur.Parent().Name(), pl, cl)
 		}
 	},
 }
