@@ -482,7 +482,7 @@ func (g *gen) run() error {
 		for j := 0; j < n; j++ {
 			msgs = append(msgs, g.edit())
 		}
-		if err := g.commit(strings.Join(msgs, "\n")); err != nil {
+		if err := g.commit(fmt.Sprintf("synth: %d edit(s)\n\n%s", n, strings.Join(msgs, "\n"))); err != nil {
 			return err
 		}
 	}
