@@ -118,11 +118,11 @@ type Index struct {
 	// HeadTree is Head's root tree.
 	HeadTree string `json:"head_tree,omitempty"`
 	// Commits is the number of first-parent commits indexed.
-	Commits  int                        `json:"commits"`
-	Subject  map[string]*SubjectHistory `json:"subjects"`
-	Schemas  []SchemaEntry              `json:"schemas"` // Schemas[i].ID == i+1
-	Folders  map[string]*FolderState    `json:"folders"`
-	Warnings []Warning                  `json:"warnings,omitempty"`
+	Commits   int                        `json:"commits"`
+	BySubject map[string]*SubjectHistory `json:"subjects"`
+	Schemas   []SchemaEntry              `json:"schemas"` // Schemas[i].ID == i+1
+	Folders   map[string]*FolderState    `json:"folders"`
+	Warnings  []Warning                  `json:"warnings,omitempty"`
 
 	blobID       map[string]int             // derived from Schemas
 	subjFolders  map[string]map[string]bool // derived from Folders: subject -> folders
@@ -131,7 +131,7 @@ type Index struct {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{Subject: map[string]*SubjectHistory{}, Folders: map[string]*FolderState{}}
+	return &Index{BySubject: map[string]*SubjectHistory{}, Folders: map[string]*FolderState{}}
 }
 
 // Build indexes the first-parent history ending at head in one pass.
@@ -207,8 +207,8 @@ func (ix *Index) ExtendStorer(s storer.EncodedObjectStorer, newHead plumbing.Has
 // Subjects returns every subject that ever had a version, sorted (deleted ones too;
 // see Current).
 func (ix *Index) Subjects() []string {
-	out := make([]string, 0, len(ix.Subject))
-	for s, h := range ix.Subject {
+	out := make([]string, 0, len(ix.BySubject))
+	for s, h := range ix.BySubject {
 		if len(h.Versions) > 0 {
 			out = append(out, s)
 		}
@@ -219,7 +219,7 @@ func (ix *Index) Subjects() []string {
 
 // Versions returns a subject's versions, oldest first (nil if unknown).
 func (ix *Index) Versions(subject string) []Version {
-	h := ix.Subject[subject]
+	h := ix.BySubject[subject]
 	if h == nil {
 		return nil
 	}
@@ -228,7 +228,7 @@ func (ix *Index) Versions(subject string) []Version {
 
 // Latest returns the subject's highest version (what a registry calls "latest").
 func (ix *Index) Latest(subject string) (Version, bool) {
-	h := ix.Subject[subject]
+	h := ix.BySubject[subject]
 	if h == nil || len(h.Versions) == 0 {
 		return Version{}, false
 	}
@@ -238,7 +238,7 @@ func (ix *Index) Latest(subject string) (Version, bool) {
 // Current returns the version whose content is the subject's schema at Head; false
 // when the subject is not in the tree at Head.
 func (ix *Index) Current(subject string) (Version, bool) {
-	h := ix.Subject[subject]
+	h := ix.BySubject[subject]
 	if h == nil || h.Current == 0 {
 		return Version{}, false
 	}
@@ -253,7 +253,7 @@ func (ix *Index) ByID(id int) []Version {
 	}
 	var out []Version
 	for _, u := range ix.Schemas[id-1].Uses {
-		if h := ix.Subject[u.Subject]; h != nil && u.Version >= 1 && u.Version <= len(h.Versions) {
+		if h := ix.BySubject[u.Subject]; h != nil && u.Version >= 1 && u.Version <= len(h.Versions) {
 			out = append(out, h.Versions[u.Version-1])
 		}
 	}
@@ -282,8 +282,8 @@ func (ix *Index) ensureDerived() {
 	if ix.derivedValid {
 		return
 	}
-	if ix.Subject == nil {
-		ix.Subject = map[string]*SubjectHistory{}
+	if ix.BySubject == nil {
+		ix.BySubject = map[string]*SubjectHistory{}
 	}
 	if ix.Folders == nil {
 		ix.Folders = map[string]*FolderState{}
@@ -657,7 +657,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 		}
 	}
 	sort.Strings(folders)
-	h := ix.Subject[subject]
+	h := ix.BySubject[subject]
 	if len(folders) == 0 {
 		if h != nil {
 			h.Current, h.Folder = 0, ""
@@ -671,7 +671,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	f := ix.Folders[folders[0]]
 	if h == nil {
 		h = &SubjectHistory{}
-		ix.Subject[subject] = h
+		ix.BySubject[subject] = h
 	}
 	h.Folder = folders[0]
 	for _, v := range h.Versions {

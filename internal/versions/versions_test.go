@@ -205,8 +205,8 @@ func TestRenameKeepsHistory(t *testing.T) {
 		t.Fatalf("move made a new version: %+v", vs)
 	}
 	cur, ok := ix.Current("orders.created-value")
-	if !ok || cur.Version != 1 || ix.Subject["orders.created-value"].Folder != "contracts/sales/order-created" {
-		t.Fatalf("after move: %+v %v %+v", cur, ok, ix.Subject["orders.created-value"])
+	if !ok || cur.Version != 1 || ix.BySubject["orders.created-value"].Folder != "contracts/sales/order-created" {
+		t.Fatalf("after move: %+v %v %+v", cur, ok, ix.BySubject["orders.created-value"])
 	}
 	// moved again and changed in the same commit
 	c3 := r.commit(subjectFiles(nil, "sales/created", "orders.created-value", avsc("a", "b")), c2)
@@ -227,7 +227,7 @@ func TestDeleteAndComeBack(t *testing.T) {
 	if _, ok := ix.Current("a.one-value"); ok {
 		t.Fatal("deleted subject still current")
 	}
-	if len(ix.Versions("a.one-value")) != 1 || ix.Subject["a.one-value"].Folder != "" {
+	if len(ix.Versions("a.one-value")) != 1 || ix.BySubject["a.one-value"].Folder != "" {
 		t.Fatal("deleted subject lost its versions")
 	}
 	if _, ok := ix.Latest("a.one-value"); !ok {
@@ -399,5 +399,54 @@ func TestProtobufImportsAndUnrelatedCommits(t *testing.T) {
 	}
 	if ix.Commits != 2 || len(ix.Warnings) != 0 || len(ix.Subjects()) != 1 {
 		t.Fatalf("commits=%d warnings=%v subjects=%v", ix.Commits, ix.Warnings, ix.Subjects())
+	}
+}
+
+func TestSubjectNameChangeAndDuplicates(t *testing.T) {
+	r := newTestRepo(t)
+	c1 := r.commit(subjectFiles(nil, "a/one", "a.one-value", avsc("x")))
+	// same folder, same schema, new subject name: a new subject whose v1 shares the id
+	c2 := r.commit(subjectFiles(nil, "a/one", "a.uno-value", avsc("x")), c1)
+	ix := build(t, r, c2)
+	if _, ok := ix.Current("a.one-value"); ok {
+		t.Fatal("old subject name still current")
+	}
+	uno, ok := ix.Current("a.uno-value")
+	if !ok || uno.Version != 1 || uno.ID != 1 {
+		t.Fatalf("renamed subject: %+v %v", uno, ok)
+	}
+	// a second folder claiming the same subject: warning, the first folder in path order wins
+	m := subjectFiles(nil, "a/one", "a.uno-value", avsc("x"))
+	m = subjectFiles(m, "b/copy", "a.uno-value", avsc("other"))
+	c3 := r.commit(m, c2)
+	ix = build(t, r, c3)
+	if len(ix.Warnings) != 1 || !strings.Contains(ix.Warnings[0].Message, "also defined") {
+		t.Fatalf("warnings: %+v", ix.Warnings)
+	}
+	if vs := ix.Versions("a.uno-value"); len(vs) != 1 {
+		t.Fatalf("duplicate folder made a version: %+v", vs)
+	}
+	// the first folder goes away: the copy takes over, with its content as v2
+	c4 := r.commit(subjectFiles(nil, "b/copy", "a.uno-value", avsc("other")), c3)
+	ix = build(t, r, c4)
+	if cur, _ := ix.Current("a.uno-value"); cur.Version != 2 || ix.BySubject["a.uno-value"].Folder != "contracts/b/copy" {
+		t.Fatalf("after the first folder left: %+v", cur)
+	}
+}
+
+func TestCompatibilityChangeAloneIsNoVersion(t *testing.T) {
+	r := newTestRepo(t)
+	m := subjectFiles(nil, "a/one", "a.one-value", avsc("x"))
+	c1 := r.commit(m)
+	m2 := subjectFiles(nil, "a/one", "a.one-value", avsc("x"))
+	m2["contracts/a/one/contract.yaml"] = strings.Replace(m2["contracts/a/one/contract.yaml"], "BACKWARD", "FULL", 1)
+	c2 := r.commit(m2, c1)
+	m3 := subjectFiles(nil, "a/one", "a.one-value", avsc("x", "y"))
+	m3["contracts/a/one/contract.yaml"] = m2["contracts/a/one/contract.yaml"]
+	c3 := r.commit(m3, c2)
+	ix := build(t, r, c3)
+	vs := ix.Versions("a.one-value")
+	if len(vs) != 2 || vs[0].Compatibility != "BACKWARD" || vs[1].Compatibility != "FULL" {
+		t.Fatalf("versions: %+v", vs)
 	}
 }
