@@ -79,6 +79,26 @@ func BenchmarkCompat(b *testing.B) {
 	}
 }
 
+// BenchmarkCompatRatio times both checks alternately in the same loop, so a machine
+// shared with other work slows both alike, and reports each one's ns/op and the ratio.
+func BenchmarkCompatRatio(b *testing.B) {
+	old := mustParse(b, "old.avsc", benchSchema(false, 0))
+	next := mustParse(b, "new.avsc", benchSchema(true, 0))
+	var ours, theirs time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		Check([]*Schema{old}, next, checker.Backward)
+		t1 := time.Now()
+		_ = avro.NewSchemaCompatibility().Compatible(next.Avro(), old.Avro())
+		t2 := time.Now()
+		ours += t1.Sub(t0)
+		theirs += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N), "ours-ns/op")
+	b.ReportMetric(float64(theirs.Nanoseconds())/float64(b.N), "hamba-ns/op")
+	b.ReportMetric(float64(ours)/float64(theirs), "ratio")
+}
+
 // BenchmarkTransitive100 checks a new version against 100 earlier versions of the
 // 2,000-field record at FULL_TRANSITIVE (200 reader/writer resolutions).
 func BenchmarkTransitive100(b *testing.B) {

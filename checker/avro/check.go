@@ -2,6 +2,7 @@ package avro
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/contractbot/contractbot/checker"
 )
@@ -23,7 +24,7 @@ func Check(previous []*Schema, next *Schema, level checker.Level) *checker.Resul
 	if level.Transitive() {
 		first = 0
 	}
-	ix := newRuleIndex()
+	ix := sharedRules()
 	seen := map[checker.Finding]bool{}
 	for i := first; i < len(previous); i++ {
 		if previous[i] == nil {
@@ -45,6 +46,9 @@ func Check(previous []*Schema, next *Schema, level checker.Level) *checker.Resul
 	res.Sort()
 	return res
 }
+
+// sharedRules is the rule index, built once; it is read-only afterwards.
+var sharedRules = sync.OnceValue(newRuleIndex)
 
 // finding turns an issue into a Finding for a direction.
 func (ix *ruleIndex) finding(is *issue, dir checker.Direction, against int) checker.Finding {

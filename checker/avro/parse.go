@@ -24,9 +24,37 @@ type Schema struct {
 
 	fields []*fieldInfo
 	byPath map[string]*fieldInfo
-	// fieldIndex maps a record's field names to their indexes (records of more than a
-	// few fields), for pairing reader and writer fields.
-	fieldIndex map[*avro.RecordSchema]map[string]int
+	// records holds a compact summary of each record's fields, for pairing reader
+	// and writer fields without touching hamba's scattered Field values.
+	records map[*avro.RecordSchema]*recordInfo
+}
+
+// recordInfo summarises a record's fields: names, primitive types ("" for any other
+// type) and, for records of more than a few fields, an index by name.
+type recordInfo struct {
+	names  []string
+	prims  []primCode
+	byName map[string]int
+}
+
+func newRecordInfo(t *avro.RecordSchema) *recordInfo {
+	fs := t.Fields()
+	ri := &recordInfo{names: make([]string, len(fs)), prims: make([]primCode, len(fs))}
+	for j, f := range fs {
+		ri.names[j] = f.Name()
+		if p, ok := f.Type().(*avro.PrimitiveSchema); ok {
+			ri.prims[j] = primCodeOf(p.Type())
+		}
+	}
+	if len(fs) > 8 {
+		ri.byName = make(map[string]int, len(fs))
+		for j, f := range fs {
+			if _, dup := ri.byName[f.Name()]; !dup {
+				ri.byName[f.Name()] = j
+			}
+		}
+	}
+	return ri
 }
 
 // Avro returns hamba/avro's parsed schema.
@@ -63,7 +91,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
-	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, fieldIndex: map[*avro.RecordSchema]map[string]int{}}
+	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, records: map[*avro.RecordSchema]*recordInfo{}}
 	s.index(root, text, "")
 	s.flatten()
 	return s, nil
@@ -178,13 +206,7 @@ func (s *Schema) index(sch avro.Schema, n *jnode, ptr string) {
 			return
 		}
 		s.defs[t] = ptr
-		if len(t.Fields()) > 8 {
-			byName := make(map[string]int, len(t.Fields()))
-			for j, f := range t.Fields() {
-				byName[f.Name()] = j
-			}
-			s.fieldIndex[t] = byName
-		}
+		s.records[t] = newRecordInfo(t)
 		fields := n.get("fields")
 		for i, f := range t.Fields() {
 			if fields == nil || i >= len(fields.elems) {

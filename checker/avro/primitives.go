@@ -18,6 +18,59 @@ var promotions = map[avro.Type][]avro.Type{
 	avro.Bytes:  {avro.String},
 }
 
+// primCode numbers the primitive types (0: not primitive) for the fast path of field
+// pairing, which compares many fields.
+type primCode uint8
+
+const (
+	primNone primCode = iota
+	primNull
+	primBoolean
+	primInt
+	primLong
+	primFloat
+	primDouble
+	primBytes
+	primString
+	primCount
+)
+
+func primCodeOf(t avro.Type) primCode {
+	switch t {
+	case avro.Null:
+		return primNull
+	case avro.Boolean:
+		return primBoolean
+	case avro.Int:
+		return primInt
+	case avro.Long:
+		return primLong
+	case avro.Float:
+		return primFloat
+	case avro.Double:
+		return primDouble
+	case avro.Bytes:
+		return primBytes
+	case avro.String:
+		return primString
+	}
+	return primNone
+}
+
+// readable[w][r] says whether a reader of primitive r reads a writer value of primitive
+// w: the same type or a promotion (derived from promotions).
+var readable = func() (m [primCount][primCount]bool) {
+	for c := primNull; c < primCount; c++ {
+		m[c][c] = true
+	}
+	for w, rs := range promotions {
+		for _, r := range rs {
+			m[primCodeOf(w)][primCodeOf(r)] = true
+		}
+	}
+	return m
+}()
+
 // promotes reports whether a reader of type r reads a writer value of type w.
 func promotes(w, r avro.Type) bool {
 	for _, t := range promotions[w] {

@@ -212,13 +212,23 @@ func (w *walker) calc(p pair) []issue {
 func (w *walker) fields(p pair) []issue {
 	var out []issue
 	rrec, wrec := p.r.s.(*avro.RecordSchema), p.w.s.(*avro.RecordSchema)
-	wfields := wrec.Fields()
-	byName := p.w.doc.fieldIndex[wrec]
-	for i, rf := range rrec.Fields() {
-		j := lookupWriterField(wfields, byName, rf)
-		if j >= 0 && primitivesMatch(rf.Type(), wfields[j].Type()) {
-			continue // the common case: nothing can go wrong, so build no locations
+	ri, wi := p.r.doc.recordInfo(rrec), p.w.doc.recordInfo(wrec)
+	rfields, wfields := rrec.Fields(), wrec.Fields()
+	for i, name := range ri.names {
+		j := -1
+		if i < len(wi.names) && wi.names[i] == name {
+			j = i // the common case: the field kept its place
+		} else {
+			j = lookupWriterField(wi, name, rfields[i].Aliases())
 		}
+		if j >= 0 {
+			// The common case: both primitive and readable; nothing can go wrong, so
+			// build no locations.
+			if rt, wt := ri.prims[i], wi.prims[j]; rt != 0 && wt != 0 && readable[wt][rt] {
+				continue
+			}
+		}
+		rf := rfields[i]
 		idx := strconv.Itoa(i)
 		rpath := joinPath(p.r.path, rf.Name())
 		if j < 0 {
@@ -240,42 +250,35 @@ func (w *walker) fields(p pair) []issue {
 	return out
 }
 
-// primitivesMatch reports whether reader type r reads writer type w for certain
-// without looking further: both primitive, the same or a promotion.
-func primitivesMatch(r, w avro.Schema) bool {
-	rp, ok := r.(*avro.PrimitiveSchema)
-	if !ok {
-		return false
+// recordInfo returns the field summary of a record of this schema.
+func (s *Schema) recordInfo(t *avro.RecordSchema) *recordInfo {
+	if ri, ok := s.records[t]; ok {
+		return ri
 	}
-	wp, ok := w.(*avro.PrimitiveSchema)
-	if !ok {
-		return false
-	}
-	rt, wt := rp.Type(), wp.Type()
-	return rt == wt || promotes(wt, rt)
+	return newRecordInfo(t)
 }
 
 // lookupWriterField finds the writer field a reader field reads: by name first, then
 // by the reader field's aliases. It returns -1 when there is none.
-func lookupWriterField(wfields []*avro.Field, byName map[string]int, rf *avro.Field) int {
-	find := func(name string) int {
-		if byName != nil {
-			if j, ok := byName[name]; ok {
+func lookupWriterField(wi *recordInfo, name string, aliases []string) int {
+	find := func(n string) int {
+		if wi.byName != nil {
+			if j, ok := wi.byName[n]; ok {
 				return j
 			}
 			return -1
 		}
-		for j, wf := range wfields {
-			if wf.Name() == name {
+		for j, wn := range wi.names {
+			if wn == n {
 				return j
 			}
 		}
 		return -1
 	}
-	if j := find(rf.Name()); j >= 0 {
+	if j := find(name); j >= 0 {
 		return j
 	}
-	for _, a := range rf.Aliases() {
+	for _, a := range aliases {
 		if j := find(a); j >= 0 {
 			return j
 		}
