@@ -81,7 +81,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		}
 		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: err.Error()}
 	}
-	if ptr, msg := precheck(text, ""); msg != "" {
+	if ptr, msg := checkShape(text, ""); msg != "" {
 		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
@@ -106,46 +106,6 @@ func parseHamba(data []byte) (sch avro.Schema, err error) {
 		}
 	}()
 	return avro.ParseBytesWithCache(data, "", &avro.SchemaCache{})
-}
-
-// precheck finds, before hamba sees the text, problems hamba reports without a place:
-// a union directly inside a union. It walks type positions only (a default value may
-// well be an array of arrays) and returns the pointer of the first problem and a message.
-func precheck(n *jnode, ptr string) (string, string) {
-	if n == nil {
-		return "", ""
-	}
-	switch n.kind {
-	case jArray:
-		for i, e := range n.elems {
-			p := fmt.Sprintf("%s/%d", ptr, i)
-			if e.kind == jArray {
-				return p, "a union cannot hold another union directly; list the inner union's types in the outer one"
-			}
-			if q, msg := precheck(e, p); msg != "" {
-				return q, msg
-			}
-		}
-	case jObject:
-		if t := n.get("type"); t != nil && t.kind != jString {
-			if q, msg := precheck(t, ptr+"/type"); msg != "" {
-				return q, msg
-			}
-		}
-		if fields := n.get("fields"); fields != nil && fields.kind == jArray {
-			for i, f := range fields.elems {
-				if q, msg := precheck(f.get("type"), fmt.Sprintf("%s/fields/%d/type", ptr, i)); msg != "" {
-					return q, msg
-				}
-			}
-		}
-		for _, k := range []string{"items", "values"} {
-			if q, msg := precheck(n.get(k), ptr+"/"+k); msg != "" {
-				return q, msg
-			}
-		}
-	}
-	return "", ""
 }
 
 // valueOffset is where the value a pointer names starts (for errors, which are about

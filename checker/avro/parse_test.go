@@ -33,8 +33,17 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate union branch", "[\"int\", \"string\", \"int\"]", 1, 19, "same type twice"},
 		{"nesting", deep, 1, 1 + 256*24, "deeper than 256 levels"},
 		{"too big", big, 1, 1, "limit is 8388608 bytes"},
-		{"record without fields", `{"type": "record", "name": "A"}`, 1, 1, "fields"},
-		{"bad name", `{"type": "record", "name": "9lives", "fields": []}`, 1, 28, "9lives"},
+		{"record without fields", `{"type": "record", "name": "A"}`, 1, 1, `record has no "fields"`},
+		{"bad name", `{"type": "record", "name": "9lives", "fields": []}`, 1, 28, `"9lives" is not a valid Avro name`},
+		{"bad field name", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"b-c\", \"type\": \"int\"}]}", 2, 12, `field name "b-c"`},
+		{"field without type", "{\"type\": \"record\", \"name\": \"A\", \"fields\": [\n  {\"name\": \"a\"}]}", 2, 3, `field "a" has no "type"`},
+		{"fields not an array", `{"type": "record", "name": "A", "fields": {}}`, 1, 43, `"fields" must be an array`},
+		{"type is a number", `{"type": 5}`, 1, 10, `"type" must be a string`},
+		{"fixed size", `{"type": "fixed", "name": "F", "size": "16"}`, 1, 40, `"size" must be a non-negative whole number`},
+		{"array without items", "[\"null\",\n {\"type\": \"array\"}]", 2, 2, `array needs "items"`},
+		{"enum symbol", `{"type": "enum", "name": "E", "symbols": ["A", "b c"]}`, 1, 48, "enum symbol"},
+		{"enum default not a symbol", `{"type": "enum", "name": "E", "symbols": ["A"], "default": "B"}`, 1, 60, `"B"`},
+		{"not a type", `true`, 1, 1, "expected a type here"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,159 @@
+package avro
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// checkShape checks, before hamba/avro sees the text, the structure hamba reports
+// without a place (or with a message a person cannot act on): what a type position
+// may hold, the members each complex type needs, names, symbols, sizes and unions
+// directly inside unions. It returns the pointer of the first problem and a message,
+// or "" when the shape is sound. Type positions only are visited: a default value may
+// well be an array of arrays.
+func checkShape(n *jnode, ptr string) (string, string) {
+	if n == nil {
+		return ptr, "missing type"
+	}
+	switch n.kind {
+	case jString, jNull:
+		return "", ""
+	case jArray:
+		for i, e := range n.elems {
+			p := ptr + "/" + strconv.Itoa(i)
+			if e.kind == jArray {
+				return p, "a union cannot hold another union directly; list the inner union's types in the outer one"
+			}
+			if q, msg := checkShape(e, p); msg != "" {
+				return q, msg
+			}
+		}
+		return "", ""
+	case jObject:
+		return checkTypeObject(n, ptr)
+	}
+	return ptr, "expected a type here: a type name such as \"string\" or a named type, a type object such as {\"type\": \"array\", \"items\": \"int\"}, or a union array"
+}
+
+func checkTypeObject(n *jnode, ptr string) (string, string) {
+	t := n.get("type")
+	switch {
+	case t == nil:
+		return ptr, "type object has no \"type\" member; add one, e.g. \"type\": \"record\""
+	case t.kind == jArray:
+		return checkShape(t, ptr+"/type")
+	case t.kind != jString:
+		return ptr + "/type", "\"type\" must be a string naming a type (\"record\", \"enum\", \"array\", \"string\", a named type, ...)"
+	}
+	switch t.str {
+	case "record", "error":
+		if q, msg := checkName(n, ptr, t.str); msg != "" {
+			return q, msg
+		}
+		fields := n.get("fields")
+		if fields == nil {
+			return ptr, fmt.Sprintf("%s has no \"fields\"; add \"fields\": [] with one object per field", t.str)
+		}
+		if fields.kind != jArray {
+			return ptr + "/fields", "\"fields\" must be an array of field objects, e.g. [{\"name\": \"id\", \"type\": \"string\"}]"
+		}
+		for i, f := range fields.elems {
+			fp := ptr + "/fields/" + strconv.Itoa(i)
+			if f.kind != jObject {
+				return fp, "a field must be an object with \"name\" and \"type\", e.g. {\"name\": \"id\", \"type\": \"string\"}"
+			}
+			name := f.get("name")
+			if name == nil || name.kind != jString {
+				return fp, "field has no \"name\" string; add one, e.g. \"name\": \"id\""
+			}
+			if !validName(name.str) {
+				return fp + "/name", fmt.Sprintf("field name %q is not a valid Avro name: start with a letter or _, then letters, digits or _", name.str)
+			}
+			ft := f.get("type")
+			if ft == nil {
+				return fp, fmt.Sprintf("field %q has no \"type\"; add one, e.g. \"type\": \"string\"", name.str)
+			}
+			if q, msg := checkShape(ft, fp+"/type"); msg != "" {
+				return q, msg
+			}
+		}
+	case "enum":
+		if q, msg := checkName(n, ptr, "enum"); msg != "" {
+			return q, msg
+		}
+		syms := n.get("symbols")
+		if syms == nil || syms.kind != jArray {
+			return ptr, "enum needs \"symbols\": an array of symbol names, e.g. [\"NEW\", \"PAID\"]"
+		}
+		for i, sym := range syms.elems {
+			if sym.kind != jString || !validName(sym.str) {
+				return fmt.Sprintf("%s/symbols/%d", ptr, i), "an enum symbol must be a string that starts with a letter or _, then letters, digits or _"
+			}
+		}
+	case "fixed":
+		if q, msg := checkName(n, ptr, "fixed"); msg != "" {
+			return q, msg
+		}
+		size := n.get("size")
+		if size == nil {
+			return ptr, "fixed needs \"size\": the number of bytes, e.g. \"size\": 16"
+		}
+		if v, err := strconv.Atoi(size.str); size.kind != jNumber || err != nil || v < 0 {
+			return ptr + "/size", "\"size\" must be a non-negative whole number of bytes, e.g. 16"
+		}
+	case "array":
+		items := n.get("items")
+		if items == nil {
+			return ptr, "array needs \"items\": the type of its elements, e.g. \"items\": \"string\""
+		}
+		return checkShape(items, ptr+"/items")
+	case "map":
+		values := n.get("values")
+		if values == nil {
+			return ptr, "map needs \"values\": the type of its values, e.g. \"values\": \"long\""
+		}
+		return checkShape(values, ptr+"/values")
+	}
+	return "", ""
+}
+
+// checkName checks the "name" (and "aliases") of a named type definition.
+func checkName(n *jnode, ptr, kind string) (string, string) {
+	name := n.get("name")
+	if name == nil || name.kind != jString || name.str == "" {
+		return ptr, fmt.Sprintf("%s needs a \"name\", e.g. \"name\": \"Order\"", kind)
+	}
+	if !validFullName(name.str) {
+		return ptr + "/name", fmt.Sprintf("%q is not a valid Avro name: each dot-separated part starts with a letter or _, then letters, digits or _", name.str)
+	}
+	if ns := n.get("namespace"); ns != nil && ns.kind == jString && ns.str != "" && !validFullName(ns.str) {
+		return ptr + "/namespace", fmt.Sprintf("namespace %q is not valid: each dot-separated part starts with a letter or _, then letters, digits or _", ns.str)
+	}
+	return "", ""
+}
+
+func validFullName(s string) bool {
+	for part := range strings.SplitSeq(s, ".") {
+		if !validName(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// validName reports whether s is an Avro name: [A-Za-z_][A-Za-z0-9_]*.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'):
+		case i > 0 && c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
