@@ -7,9 +7,9 @@ import (
 
 // Source paths inside a MethodDescriptorProto.
 var (
-	methodInputPath           = []int32{2}
-	methodOutputPath          = []int32{3}
-	methodIdempotencyPath     = []int32{4, 34} // options.idempotency_level
+	methodInputPath       = []int32{2}
+	methodOutputPath      = []int32{3}
+	methodIdempotencyPath = []int32{4, 34} // options.idempotency_level
 )
 
 func streaming(b bool) string {
