@@ -147,3 +147,34 @@ func BenchmarkLoadCachedIndex(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExtendOneCommitCold is what a fresh bot replica pays per event: open the
+// repository (pack index load), restore the cached index from JSON, extend by one.
+func BenchmarkExtendOneCommitCold(b *testing.B) {
+	repo, head := benchRepo(b)
+	c, err := repo.CommitObject(head)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := Build(repo, c.ParentHashes[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	cached, _ := json.Marshal(base)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, closeRepo, err := OpenRepository(filepath.Join(benchDir, "repo", ".git"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix := &Index{}
+		if err := json.Unmarshal(cached, ix); err != nil {
+			b.Fatal(err)
+		}
+		if err := ix.Extend(r, head); err != nil {
+			b.Fatal(err)
+		}
+		closeRepo()
+	}
+}

@@ -82,6 +82,9 @@ type SubjectHistory struct {
 	Current int `json:"current"`
 	// Folder is the subject's folder at Head ("" when deleted).
 	Folder string `json:"folder,omitempty"`
+	// Folders lists every folder whose contract.yaml names the subject at Head, sorted
+	// (more than one is an error in the tree: the first one wins, with a warning).
+	Folders []string `json:"folders,omitempty"`
 }
 
 // SubjectVersion names one version of one subject.
@@ -124,9 +127,7 @@ type Index struct {
 	Folders   map[string]*FolderState    `json:"folders"`
 	Warnings  []Warning                  `json:"warnings,omitempty"`
 
-	blobID       map[string]int             // derived from Schemas
-	subjFolders  map[string]map[string]bool // derived from Folders: subject -> folders
-	derivedValid bool
+	blobID map[string]int // derived from Schemas on first need
 }
 
 // New returns an empty index.
@@ -161,7 +162,7 @@ func (ix *Index) Extend(repo *git.Repository, newHead plumbing.Hash) error {
 
 // ExtendStorer is Extend over a bare object storer.
 func (ix *Index) ExtendStorer(s storer.EncodedObjectStorer, newHead plumbing.Hash) error {
-	ix.ensureDerived()
+	ix.ensureMaps()
 	old := ix.HeadHash()
 	if newHead == old {
 		return nil
@@ -278,45 +279,61 @@ func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-func (ix *Index) ensureDerived() {
-	if ix.derivedValid {
-		return
-	}
+func (ix *Index) ensureMaps() {
 	if ix.BySubject == nil {
 		ix.BySubject = map[string]*SubjectHistory{}
 	}
 	if ix.Folders == nil {
 		ix.Folders = map[string]*FolderState{}
 	}
-	ix.blobID = make(map[string]int, len(ix.Schemas))
-	for _, e := range ix.Schemas {
-		ix.blobID[e.Blob] = e.ID
+}
+
+// idOf returns the id of a content, building the blob -> id map on first use.
+func (ix *Index) idOf(blob string) (int, bool) {
+	if ix.blobID == nil {
+		ix.blobID = make(map[string]int, len(ix.Schemas))
+		for _, e := range ix.Schemas {
+			ix.blobID[e.Blob] = e.ID
+		}
 	}
-	ix.subjFolders = map[string]map[string]bool{}
-	for p, f := range ix.Folders {
-		ix.addSubjFolder(f.Subject, p)
+	id, ok := ix.blobID[blob]
+	return id, ok
+}
+
+func (ix *Index) history(subject string) *SubjectHistory {
+	h := ix.BySubject[subject]
+	if h == nil {
+		h = &SubjectHistory{}
+		ix.BySubject[subject] = h
 	}
-	ix.derivedValid = true
+	return h
 }
 
 func (ix *Index) addSubjFolder(subject, path string) {
 	if subject == "" {
 		return
 	}
-	m := ix.subjFolders[subject]
-	if m == nil {
-		m = map[string]bool{}
-		ix.subjFolders[subject] = m
+	h := ix.history(subject)
+	i := sort.SearchStrings(h.Folders, path)
+	if i < len(h.Folders) && h.Folders[i] == path {
+		return
 	}
-	m[path] = true
+	h.Folders = append(h.Folders, "")
+	copy(h.Folders[i+1:], h.Folders[i:])
+	h.Folders[i] = path
 }
 
 func (ix *Index) removeSubjFolder(subject, path string) {
-	if m := ix.subjFolders[subject]; m != nil {
-		delete(m, path)
-		if len(m) == 0 {
-			delete(ix.subjFolders, subject)
-		}
+	h := ix.BySubject[subject]
+	if h == nil {
+		return
+	}
+	i := sort.SearchStrings(h.Folders, path)
+	if i < len(h.Folders) && h.Folders[i] == path {
+		h.Folders = append(h.Folders[:i], h.Folders[i+1:]...)
+	}
+	if len(h.Folders) == 0 {
+		h.Folders = nil
 	}
 }
 
@@ -650,18 +667,15 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 
 // resolve sets a subject's current version after its folders changed.
 func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
+	h := ix.history(subject)
 	var folders []string
-	for p := range ix.subjFolders[subject] {
+	for _, p := range h.Folders {
 		if ix.Folders[p].SchemaBlob != "" {
 			folders = append(folders, p)
 		}
 	}
-	sort.Strings(folders)
-	h := ix.BySubject[subject]
 	if len(folders) == 0 {
-		if h != nil {
-			h.Current, h.Folder = 0, ""
-		}
+		h.Current, h.Folder = 0, ""
 		return nil
 	}
 	if len(folders) > 1 {
@@ -669,10 +683,6 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 			Message: fmt.Sprintf("subject %q is also defined in %s; using %s", subject, folders[0], folders[0])})
 	}
 	f := ix.Folders[folders[0]]
-	if h == nil {
-		h = &SubjectHistory{}
-		ix.BySubject[subject] = h
-	}
 	h.Folder = folders[0]
 	for _, v := range h.Versions {
 		if v.Blob == f.SchemaBlob {
@@ -680,7 +690,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 			return nil
 		}
 	}
-	id, ok := ix.blobID[f.SchemaBlob]
+	id, ok := ix.idOf(f.SchemaBlob)
 	if !ok {
 		id = len(ix.Schemas) + 1
 		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: f.SchemaBlob})
