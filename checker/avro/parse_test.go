@@ -3,8 +3,10 @@ package avro
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractbot/contractbot/checker"
 )
@@ -127,4 +129,38 @@ func TestCompatReportsEveryBadInput(t *testing.T) {
 	if !strings.Contains(msg, "v1.avsc:1:2:") || !strings.Contains(msg, "v2.avsc:1:1:") {
 		t.Errorf("error does not name both files with positions:\n%s", msg)
 	}
+}
+
+// dagSchema defines T0 with one field of type leaf, and Tk with two fields of type
+// T(k-1): 2^depth paths and uses of T0 from the top.
+func dagSchema(depth int, leaf string) []byte {
+	// Built from the inside out: each Tk is defined once, inline in its first use.
+	inner := `{"type":"record","name":"T0","fields":[{"name":"a","type":"` + leaf + `"}]}`
+	for k := 1; k <= depth; k++ {
+		inner = `{"type":"record","name":"T` + strconv.Itoa(k) + `","fields":[{"name":"x","type":` + inner + `},{"name":"y","type":"T` + strconv.Itoa(k-1) + `"}]}`
+	}
+	return []byte(inner)
+}
+
+// A named type reused along a deep tree multiplies paths and findings exponentially;
+// both are bounded and the check stays fast.
+func TestExponentialReuseIsBounded(t *testing.T) {
+	old := mustParse(t, "old.avsc", dagSchema(24, "int"))
+	next := mustParse(t, "new.avsc", dagSchema(24, "string"))
+	start := time.Now()
+	res := Check([]*Schema{old}, next, checker.Full)
+	if n := len(res.Findings); n == 0 || n > 2*maxIssues {
+		t.Errorf("%d findings, want between 1 and %d", n, 2*maxIssues)
+	}
+	if got := len(next.FieldPaths()); got > maxFieldPaths {
+		t.Errorf("%d field paths, over the bound %d", got, maxFieldPaths)
+	}
+	changes := Diff(old, next)
+	if len(changes) == 0 {
+		t.Error("no changes")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+	t.Logf("%d findings, %d paths, %d changes in %v", len(res.Findings), len(next.FieldPaths()), len(changes), time.Since(start))
 }

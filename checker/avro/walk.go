@@ -100,7 +100,7 @@ func (w *walker) compat(p pair) []issue {
 		if e.inProgress {
 			return nil
 		}
-		return rebase(e, p)
+		return w.rebase(e, p)
 	}
 	e := &memoEntry{inProgress: true, loc: p.loc, rpath: p.r.path, wpath: p.w.path}
 	w.memo[key] = e
@@ -109,13 +109,17 @@ func (w *walker) compat(p pair) []issue {
 	return e.issues
 }
 
-// rebase moves memoised issues from where they were found to the place p.
-func rebase(e *memoEntry, p pair) []issue {
-	if len(e.issues) == 0 {
+// rebase moves memoised issues from where they were found to the place p, within the
+// walker's bound on issues (a type reused at every level of a deep tree would
+// otherwise multiply them exponentially).
+func (w *walker) rebase(e *memoEntry, p pair) []issue {
+	n := min(len(e.issues), maxIssues-w.count)
+	if n <= 0 {
 		return nil
 	}
-	out := make([]issue, len(e.issues))
-	for i, is := range e.issues {
+	w.count += n
+	out := make([]issue, n)
+	for i, is := range e.issues[:n] {
 		is.loc = p.loc + is.loc[len(e.loc):]
 		is.r.path = rebasePath(p.r.path, e.rpath, is.r.path)
 		is.w.path = rebasePath(p.w.path, e.wpath, is.w.path)
