@@ -59,7 +59,8 @@ func parseInput(in checker.Input, importPaths []string) (*Schema, error) {
 	}
 	dirs := append(append([]string(nil), importPaths...), filepath.Dir(in.Path))
 	self := importPathOf(in.Path, importPaths)
-	return parse(self, in.Path, DirResolver(dirs, map[string][]byte{self: data}), "")
+	names := &fileNames{main: self, display: in.Path, disk: map[string]string{}}
+	return parse(self, names, dirResolver(dirs, map[string][]byte{self: data}, names.disk), "")
 }
 
 // importPathOf names a file as imports would: relative to the first import directory
@@ -97,6 +98,11 @@ func CheckImportPath(p string) error {
 // DirResolver resolves import paths against directories in order, after the given
 // in-memory files. It refuses paths that could leave the directories.
 func DirResolver(dirs []string, files map[string][]byte) Resolver {
+	return dirResolver(dirs, files, nil)
+}
+
+// dirResolver is DirResolver recording, in found, the disk path of each file read.
+func dirResolver(dirs []string, files map[string][]byte, found map[string]string) Resolver {
 	return func(name string) ([]byte, error) {
 		if data, ok := files[name]; ok {
 			return data, nil
@@ -112,6 +118,9 @@ func DirResolver(dirs []string, files map[string][]byte) Resolver {
 			}
 			if st.Size() > MaxSchemaBytes {
 				return nil, fmt.Errorf("%s is %d bytes, over the limit of %d bytes", name, st.Size(), MaxSchemaBytes)
+			}
+			if found != nil {
+				found[name] = full
 			}
 			return os.ReadFile(full)
 		}

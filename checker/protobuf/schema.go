@@ -31,9 +31,9 @@ type Resolver func(importPath string) ([]byte, error)
 
 // Schema is one compiled Protobuf file and the record message chosen in it.
 type Schema struct {
-	path    string // import path of the file
-	display string // name used in findings for the file itself
-	file    linker.File
+	path  string     // import path of the file
+	names *fileNames // how files are named in findings and errors
+	file  linker.File
 	record  protoreflect.MessageDescriptor
 }
 
@@ -49,10 +49,29 @@ func (s *Schema) Record() protoreflect.MessageDescriptor { return s.record }
 // message. Errors are *checker.InputError values (joined with errors.Join when there
 // are several), each with file, line and column.
 func Parse(importPath string, resolve Resolver, message string) (*Schema, error) {
-	return parse(importPath, importPath, resolve, message)
+	return parse(importPath, &fileNames{main: importPath, display: importPath}, resolve, message)
 }
 
-func parse(importPath, display string, resolve Resolver, message string) (*Schema, error) {
+// fileNames names files for people: the checked file by its display name (the path
+// the user gave), imports by the disk path they were read from when known, else by
+// import path.
+type fileNames struct {
+	main, display string
+	disk          map[string]string
+}
+
+func (n *fileNames) name(file string) string {
+	if file == n.main || file == "" {
+		return n.display
+	}
+	if d, ok := n.disk[file]; ok {
+		return d
+	}
+	return file
+}
+
+func parse(importPath string, names *fileNames, resolve Resolver, message string) (*Schema, error) {
+	display := names.display
 	if resolve == nil {
 		return nil, &checker.InputError{File: display, Message: "no resolver was given to read the schema; pass a Resolver"}
 	}
@@ -72,12 +91,12 @@ func parse(importPath, display string, resolve Resolver, message string) (*Schem
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return nil, inputErrors(importPath, display, errs)
+		return nil, inputErrors(names, errs)
 	}
 	if len(files) != 1 {
 		return nil, &checker.InputError{File: display, Message: "the compiler returned no file"}
 	}
-	s := &Schema{path: importPath, display: display, file: files[0]}
+	s := &Schema{path: importPath, names: names, file: files[0]}
 	if err := rejectEditions(s); err != nil {
 		return nil, err
 	}
@@ -104,15 +123,15 @@ func sourceResolver(resolve Resolver) protocompile.Resolver {
 }
 
 // inputErrors turns compiler errors into *checker.InputError values.
-func inputErrors(importPath, display string, errs []error) error {
+func inputErrors(names *fileNames, errs []error) error {
 	out := make([]error, 0, len(errs))
 	seen := map[string]bool{}
 	for _, err := range errs {
-		ie := &checker.InputError{File: display, Message: err.Error()}
+		ie := &checker.InputError{File: names.display, Message: err.Error()}
 		var ewp reporter.ErrorWithPos
 		if errors.As(err, &ewp) {
 			pos := ewp.GetPosition()
-			ie.File = displayName(pos.Filename, importPath, display)
+			ie.File = names.name(pos.Filename)
 			ie.Line, ie.Column = pos.Line, pos.Col
 			ie.Message = ewp.Unwrap().Error()
 		}
@@ -130,13 +149,6 @@ func inputErrors(importPath, display string, errs []error) error {
 	return errors.Join(out...)
 }
 
-func displayName(file, importPath, display string) string {
-	if file == importPath || file == "" {
-		return display
-	}
-	return file
-}
-
 // rejectEditions refuses files written with `edition = ...`: the registry semantics
 // implemented here are defined for proto2 and proto3 only.
 func rejectEditions(s *Schema) error {
@@ -144,7 +156,7 @@ func rejectEditions(s *Schema) error {
 		if f.Syntax() != protoreflect.Editions {
 			return nil
 		}
-		ie := &checker.InputError{File: displayName(f.Path(), s.path, s.display), Line: 1, Column: 1,
+		ie := &checker.InputError{File: s.names.name(f.Path()), Line: 1, Column: 1,
 			Message: "Protobuf editions are not supported; write the file with syntax = \"proto3\" or \"proto2\""}
 		if loc, ok := location(f, []int32{12}); ok { // FileDescriptorProto.edition = 14, syntax = 12
 			ie.Line, ie.Column = loc[0], loc[1]
@@ -178,7 +190,7 @@ func (s *Schema) findRecord(name string) (protoreflect.MessageDescriptor, error)
 	msgs := s.file.Messages()
 	if name == "" {
 		if msgs.Len() == 0 {
-			return nil, &checker.InputError{File: s.display, Line: 1, Column: 1,
+			return nil, &checker.InputError{File: s.names.display, Line: 1, Column: 1,
 				Message: "the file declares no message; declare the record message in it"}
 		}
 		return msgs.Get(0), nil
@@ -211,7 +223,7 @@ func (s *Schema) findRecord(name string) (protoreflect.MessageDescriptor, error)
 			names = append(names, string(md.FullName()))
 		}
 	})
-	return nil, &checker.InputError{File: s.display, Line: 1, Column: 1,
+	return nil, &checker.InputError{File: s.names.display, Line: 1, Column: 1,
 		Message: fmt.Sprintf("message %q is not declared in the file; name one of: %s", name, strings.Join(names, ", "))}
 }
 
@@ -334,7 +346,7 @@ func (s *Schema) locateSub(d protoreflect.Descriptor, suffix []int32) pos {
 		if loc.Path != nil {
 			path := append(append(protoreflect.SourcePath{}, loc.Path...), suffix...)
 			if l, ok := location(f, path); ok {
-				return pos{file: displayName(f.Path(), s.path, s.display), line: l[0], col: l[1]}
+				return pos{file: s.names.name(f.Path()), line: l[0], col: l[1]}
 			}
 		}
 	}
@@ -351,7 +363,7 @@ func (s *Schema) locate(d protoreflect.Descriptor) pos {
 	if f == nil {
 		return pos{}
 	}
-	p := pos{file: displayName(f.Path(), s.path, s.display)}
+	p := pos{file: s.names.name(f.Path())}
 	if _, ok := d.(protoreflect.FileDescriptor); ok {
 		p.line, p.col = 1, 1
 		for _, path := range []protoreflect.SourcePath{{2}, {12}} { // package, syntax
