@@ -111,6 +111,10 @@ func TestCheckFixtures(t *testing.T) {
 				if f.Message == "" || f.Pointer == "" && f.Path != "" {
 					t.Errorf("finding without message or pointer: %+v", f)
 				}
+				// A person must learn which field it is about.
+				if f.Path != "" && !strings.Contains(f.Message, fmt.Sprintf("%q", f.Path)) {
+					t.Errorf("message does not name field %q: %s", f.Path, f.Message)
+				}
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("findings:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(tt.want, "\n     "))

@@ -99,18 +99,18 @@ func messageTypeMismatch(is *issue, dir checker.Direction, against int) string {
 		old, nw := label(is.w.s), label(is.r.s)
 		if is.w.union != nil {
 			return fmt.Sprintf("%s changed from %s to %s, which cannot read the %s values version %d wrote. Keep %s, or add a new field with a default and stop writing this one.",
-				subject(is.r.path), label(is.w.union), nw, old, against, label(is.w.union))
+				subjectOf(is.r), label(is.w.union), nw, old, against, label(is.w.union))
 		}
 		return fmt.Sprintf("%s changed from %s to %s, which cannot read the %s that version %d wrote. Keep %s%s, or add a new field with a default and stop writing this one.",
-			subject(is.r.path), old, nw, old, against, old, widenings(kindOf(is.w.s)))
+			subjectOf(is.r), old, nw, old, against, old, widenings(kindOf(is.w.s)))
 	}
 	old, nw := label(is.r.s), label(is.w.s)
 	if is.w.union != nil {
 		return fmt.Sprintf("%s changed from %s to %s, whose %s values consumers on version %d (reading %s) cannot read. Keep %s, or add a new field with a default and stop writing this one.",
-			subject(is.w.path), old, label(is.w.union), nw, against, old, old)
+			subjectOf(is.w), old, label(is.w.union), nw, against, old, old)
 	}
 	return fmt.Sprintf("%s changed from %s to %s, which consumers on version %d (reading %s) cannot read. Keep %s, or add a new field with a default and stop writing this one.",
-		subject(is.w.path), old, nw, against, old, old)
+		subjectOf(is.w), old, nw, against, old, old)
 }
 
 // widenings names the types a value of type t may be widened to, as a clause.
@@ -173,4 +173,23 @@ func subject(path string) string {
 		return "the top-level type"
 	}
 	return fmt.Sprintf("field %q", path)
+}
+
+// subjectOf names an element in a sentence: a field, or the items or values of one
+// (arrays and maps are transparent in field paths, so the pointer tells).
+func subjectOf(sd side) string {
+	if _, named := sd.s.(avro.NamedSchema); named {
+		return subject(sd.path) // its pointer is its definition, maybe elsewhere
+	}
+	ptr := sd.ptr
+	if sd.union != nil {
+		ptr = ptr[:strings.LastIndexByte(ptr, '/')]
+	}
+	switch {
+	case strings.HasSuffix(ptr, "/items"):
+		return "the items of " + subject(sd.path)
+	case strings.HasSuffix(ptr, "/values"):
+		return "the values of " + subject(sd.path)
+	}
+	return subject(sd.path)
 }

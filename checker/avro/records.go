@@ -30,8 +30,8 @@ func checkFieldDefault(w *walker, p pair) []issue {
 func messageFieldDefault(is *issue, dir checker.Direction, against int) string {
 	if dir == checker.NewReadsOld {
 		return fmt.Sprintf("field %q is new and has no default, so the new schema cannot read records written with version %d, which lack it. Add a default to field %q (for an optional field: type [\"null\", ...] with \"default\": null), or remove it.",
-			is.r.path, against, is.field)
+			is.r.path, against, is.r.path)
 	}
 	return fmt.Sprintf("field %q was removed (or renamed), but version %d reads it and gives it no default, so consumers on version %d cannot read records written with the new schema. Keep field %q, or first publish a version in which it has a default.",
-		is.r.path, against, against, is.field)
+		is.r.path, against, against, is.r.path)
 }

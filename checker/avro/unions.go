@@ -19,8 +19,8 @@ func checkUnionBranch(_ *walker, p pair) []issue {
 func messageUnionBranch(is *issue, dir checker.Direction, against int) string {
 	if dir == checker.NewReadsOld {
 		return fmt.Sprintf("%s is %s, which cannot read the %s that version %d wrote. Add %s to the union (or a type it promotes to).",
-			subject(is.r.path), label(is.r.s), label(is.w.s), against, label(is.w.s))
+			subjectOf(is.r), label(is.r.s), label(is.w.s), against, label(is.w.s))
 	}
 	return fmt.Sprintf("%s can now hold %s, which consumers on version %d (reading %s) cannot read. Drop that type, or add it first in a version those consumers run.",
-		subject(is.w.path), label(is.w.s), against, label(is.r.s))
+		subjectOf(is.w), label(is.w.s), against, label(is.r.s))
 }
