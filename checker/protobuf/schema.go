@@ -31,10 +31,10 @@ type Resolver func(importPath string) ([]byte, error)
 
 // Schema is one compiled Protobuf file and the record message chosen in it.
 type Schema struct {
-	path  string     // import path of the file
-	names *fileNames // how files are named in findings and errors
-	file  linker.File
-	record  protoreflect.MessageDescriptor
+	path   string     // import path of the file
+	names  *fileNames // how files are named in findings and errors
+	file   linker.File
+	record protoreflect.MessageDescriptor
 }
 
 // File returns the compiled file descriptor.
