@@ -363,7 +363,7 @@ func TestLoadSubjectReadsOneFolder(t *testing.T) {
 		t.Errorf("diagnostics: %s", formatDiagnostics(tree.Diagnostics))
 	}
 	s := tree.Subject("orders.order-created-value")
-	if s == nil || len(s.Consumers) == 0 || s.Avro == nil {
+	if s == nil || len(s.Consumers) == 0 || s.AvroSchema() == nil {
 		t.Fatalf("subject not loaded whole: %+v", s)
 	}
 	if _, err := LoadSubject(src, "contracts/orders"); err == nil {
@@ -375,7 +375,7 @@ func TestLoadSubjectReadsOneFolder(t *testing.T) {
 	// A Protobuf subject resolves its imports from elsewhere in the tree.
 	pt, err := LoadSubject(exampleSource(t), "contracts/payments/payment-authorized")
 	must(t, err)
-	if p := pt.Subject("payments.payment-authorized-value"); p == nil || p.Proto == nil {
+	if p := pt.Subject("payments.payment-authorized-value"); p == nil || p.ProtoSchema() == nil {
 		t.Fatalf("protobuf subject not loaded: %s", formatDiagnostics(pt.Diagnostics))
 	}
 }

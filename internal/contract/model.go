@@ -5,7 +5,9 @@
 package contract
 
 import (
+	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	avroschema "github.com/contractbot/contractbot/checker/avro"
@@ -103,26 +105,55 @@ type Subject struct {
 
 	// SchemaText is the schema file's content.
 	SchemaText []byte `json:"-"`
-	// Avro or Proto is the parsed schema (nil when it did not parse).
-	Avro  *avroschema.Schema  `json:"-"`
-	Proto *protoschema.Schema `json:"-"`
 	// KeyPos locates the keys of contract.yaml ("compatibility", "owner", "fields.x").
 	KeyPos map[string]Pos `json:"-"`
+
+	// fieldPaths are the schema's dotted field paths, nil when it did not parse.
+	fieldPaths []string
+	// parse parses the schema again; the tree keeps only its text and field paths, so
+	// a 10,000-subject tree stays small. Set when the schema parsed at load.
+	parse  func() (any, error)
+	once   sync.Once
+	schema any
+	err    error
+}
+
+// Schema returns the parsed schema: *avro.Schema or *protobuf.Schema of the checker
+// packages, parsed on first use and kept. It returns an error when the schema did not
+// parse at load (the diagnostics say why).
+func (s *Subject) Schema() (any, error) {
+	s.once.Do(func() {
+		if s.parse == nil {
+			s.err = fmt.Errorf("the schema of %s did not parse; see the lint diagnostics of %s", s.Subject, s.SchemaFile)
+			return
+		}
+		s.schema, s.err = s.parse()
+	})
+	return s.schema, s.err
+}
+
+// AvroSchema returns the parsed Avro schema, or nil for a Protobuf subject or a schema
+// that does not parse.
+func (s *Subject) AvroSchema() *avroschema.Schema {
+	sch, _ := s.Schema()
+	a, _ := sch.(*avroschema.Schema)
+	return a
+}
+
+// ProtoSchema returns the parsed Protobuf schema, or nil for an Avro subject or a
+// schema that does not parse.
+func (s *Subject) ProtoSchema() *protoschema.Schema {
+	sch, _ := s.Schema()
+	p, _ := sch.(*protoschema.Schema)
+	return p
 }
 
 // ContractPath is the subject's contract.yaml.
 func (s *Subject) ContractPath() string { return s.Dir + "/" + ContractFile }
 
-// FieldPaths returns the schema's dotted field paths, or nil when it did not parse.
-func (s *Subject) FieldPaths() []string {
-	switch {
-	case s.Avro != nil:
-		return s.Avro.FieldPaths()
-	case s.Proto != nil:
-		return s.Proto.FieldPaths()
-	}
-	return nil
-}
+// FieldPaths returns the schema's dotted field paths, sorted, or nil when the schema
+// did not parse.
+func (s *Subject) FieldPaths() []string { return s.fieldPaths }
 
 // FieldMeta is governance metadata about one field of a subject.
 type FieldMeta struct {

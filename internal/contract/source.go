@@ -62,7 +62,12 @@ func cleanRel(name string) error {
 
 // DirSource reads a working directory. It refuses symbolic links and paths that
 // leave the root.
-type DirSource struct{ Root string }
+type DirSource struct {
+	Root string
+	// checked holds the directories already known to be real directories (no link
+	// on the way), so a file read costs one Lstat, not one per path component.
+	checked sync.Map
+}
 
 // NewDirSource returns a Source over the directory root.
 func NewDirSource(root string) *DirSource { return &DirSource{Root: root} }
@@ -79,14 +84,23 @@ func (d *DirSource) abs(name string) (string, error) {
 	}
 	// Refuse a link anywhere on the way, not only at the end.
 	cur := d.Root
-	for _, part := range strings.Split(name, "/") {
+	parts := strings.Split(name, "/")
+	for i, part := range parts {
 		cur = filepath.Join(cur, part)
+		if i < len(parts)-1 {
+			if _, ok := d.checked.Load(cur); ok {
+				continue
+			}
+		}
 		fi, err := os.Lstat(cur)
 		if err != nil {
 			return "", err
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return "", fmt.Errorf("%s: %w", name, ErrSymlink)
+		}
+		if fi.IsDir() {
+			d.checked.Store(cur, true)
 		}
 	}
 	return cur, nil

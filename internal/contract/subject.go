@@ -230,23 +230,36 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		return
 	}
 	s.SchemaText = data
+	var parse func() (any, error)
 	switch s.Format {
 	case "avro":
-		sch, err := avroschema.Parse(checker.Input{Path: s.SchemaFile, Data: data})
-		if err != nil {
-			l.schemaError(sf, err)
-			return
-		}
-		s.Avro = sch
+		in := checker.Input{Path: s.SchemaFile, Data: data}
+		parse = func() (any, error) { return avroschema.Parse(in) }
 	case "protobuf":
 		importPath := strings.TrimPrefix(s.SchemaFile, ContractsDir+"/")
-		sch, err := protoschema.Parse(importPath, l.resolveProto, s.Message)
-		if err != nil {
-			l.schemaError(sf, err)
-			return
-		}
-		s.Proto = sch
+		message := s.Message
+		parse = func() (any, error) { return protoschema.Parse(importPath, l.resolveProto, message) }
+	default:
+		return
 	}
+	sch, err := parse()
+	if err != nil {
+		l.schemaError(sf, err)
+		return
+	}
+	switch v := sch.(type) {
+	case *avroschema.Schema:
+		s.fieldPaths = v.FieldPaths()
+	case *protoschema.Schema:
+		s.fieldPaths = v.FieldPaths()
+	}
+	if !sort.StringsAreSorted(s.fieldPaths) {
+		s.fieldPaths = append([]string(nil), s.fieldPaths...)
+		sort.Strings(s.fieldPaths)
+	}
+	// The parsed schema is dropped here and parsed again on demand (Subject.Schema):
+	// most callers need only the field paths of most subjects.
+	s.parse = parse
 }
 
 // schemaError turns an engine's input error into diagnostics on the right file.
