@@ -16,6 +16,8 @@
 //   - Diff lists field-level changes with their effect on a consumer of the field.
 //   - Compat does all three for the `contractbot compat` command.
 //
+// Lines and columns are 1-based; columns count bytes, as Go's own tools do.
+//
 // # Rules
 //
 // The rules are a table (rules.go); their ids are the incompatibility kinds of the
