@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -180,6 +181,17 @@ func TestBenchVsBuf(t *testing.T) {
 		t.Logf("whole process: buf/contractbot = %.2f", float64(bufMean)/float64(ourMean))
 	}
 	prevFiles, nextFiles := benchSet(false), benchSet(true)
+	// The same findings as buf, by rule id and position.
+	theirs := runBufBreaking(t, bin, RulesWireJSON, prevFiles, nextFiles)
+	var ours []string
+	for _, f := range runRules(RulesWireJSON, parseBenchSet(t, prevFiles), parseBenchSet(t, nextFiles)) {
+		ours = append(ours, fmt.Sprintf("%s %d:%d", f.Rule, f.Line, f.Column))
+	}
+	sort.Strings(ours)
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("benchmark set: our WIRE_JSON findings differ from buf's\n ours: %q\n  buf: %q", ours, theirs)
+	}
+	t.Logf("benchmark set: %d WIRE_JSON findings, the same as buf's", len(ours))
 	start := time.Now()
 	for i := 0; i < runs; i++ {
 		Check([]*Schema{parseBenchSet(t, prevFiles)}, parseBenchSet(t, nextFiles), checker.Backward, RulesWireJSON)
