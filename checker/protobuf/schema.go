@@ -84,7 +84,6 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve)),
 		SourceInfoMode: protocompile.SourceInfoStandard,
 		Reporter:       rep,
-		MaxParallelism: 1,
 	}
 	files, err := comp.Compile(context.Background(), importPath)
 	if err != nil && !errors.Is(err, reporter.ErrInvalidSource) {
@@ -143,6 +142,17 @@ func inputErrors(names *fileNames, errs []error) error {
 			out = append(out, ie)
 		}
 	}
+	// Files compile in parallel: order the errors by place so output is stable.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].(*checker.InputError), out[j].(*checker.InputError)
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
 	if len(out) == 1 {
 		return out[0]
 	}
