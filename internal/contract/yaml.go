@@ -1,15 +1,18 @@
 package contract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	goccy "github.com/goccy/go-yaml"
+	goccyparser "github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v3"
 )
 
 // file collects the diagnostics of one YAML file while it is decoded.
@@ -25,114 +28,134 @@ func (f *file) report(p Pos, code, format string, args ...any) {
 	})
 }
 
-func posOf(n ast.Node) Pos {
-	if n == nil || n.GetToken() == nil {
+func posOf(n *yaml.Node) Pos {
+	if n == nil {
 		return Pos{1, 1}
 	}
-	p := n.GetToken().Position
-	return Pos{Line: p.Line, Column: p.Column}
+	return Pos{Line: n.Line, Column: n.Column}
 }
 
+// reYAMLLine finds the line in a go-yaml error message.
+var reYAMLLine = regexp.MustCompile(`line (\d+):\s*(.*)`)
+
 // parse reads one YAML document and returns its top-level mapping, or nil after
-// reporting why there is none.
+// reporting why there is none. Files are parsed with go.yaml.in/yaml/v3, which keeps
+// the line and column of every node; when a file does not parse, goccy/go-yaml parses
+// it again to find the column of the offending token, which yaml/v3 does not report.
 func (f *file) parse(data []byte) *object {
-	doc, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		var se *yaml.SyntaxError
-		if errors.As(err, &se) && se.Token != nil {
-			f.report(Pos{se.Token.Position.Line, se.Token.Position.Column}, CodeYAMLSyntax,
-				"YAML syntax error: %s. Check the indentation and quoting on this line.", se.Message)
-		} else {
-			f.report(Pos{1, 1}, CodeYAMLSyntax, "YAML syntax error: %v.", err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			f.report(Pos{1, 1}, CodeMissingKey, "the file is empty; write the keys this file needs (see docs/contract-format.md).")
+			return nil
 		}
+		f.syntaxError(data, err)
 		return nil
 	}
-	var bodies []ast.Node
-	for _, d := range doc.Docs {
-		if d != nil && d.Body != nil {
-			bodies = append(bodies, d.Body)
-		}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		f.report(posOf(&next), CodeYAMLSyntax, "the file holds more than one YAML document; keep one (remove the `---` separator).")
+		return nil
+	} else if !errors.Is(err, io.EOF) {
+		f.syntaxError(data, err)
+		return nil
 	}
-	switch len(bodies) {
-	case 0:
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		f.report(Pos{1, 1}, CodeMissingKey, "the file is empty; write the keys this file needs (see docs/contract-format.md).")
 		return nil
-	case 1:
-	default:
-		f.report(posOf(bodies[1]), CodeYAMLSyntax, "the file holds more than one YAML document; keep one (remove the `---` separator).")
-		return nil
 	}
-	return f.object(bodies[0], "the file")
+	return f.object(doc.Content[0], "the file")
+}
+
+// syntaxError reports a file that does not parse, with the best position known.
+func (f *file) syntaxError(data []byte, err error) {
+	if _, gerr := goccyparser.ParseBytes(data, 0); gerr != nil {
+		var se *goccy.SyntaxError
+		if errors.As(gerr, &se) && se.Token != nil {
+			f.report(Pos{se.Token.Position.Line, se.Token.Position.Column}, CodeYAMLSyntax,
+				"YAML syntax error: %s. Check the indentation and quoting on this line.", se.Message)
+			return
+		}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	p := Pos{1, 1}
+	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	f.report(p, CodeYAMLSyntax, "YAML syntax error: %s. Check the indentation and quoting on this line.", msg)
 }
 
 // object is a YAML mapping whose keys have been checked.
 type object struct {
 	f    *file
 	pos  Pos
-	vals map[string]ast.Node
+	vals map[string]*yaml.Node
 	keys map[string]Pos
 }
 
-// unwrap strips tags and anchors and reports aliases, which the format does not allow.
-func (f *file) unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.TagNode:
-			n = v.Value
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.AliasNode:
-			f.report(posOf(v), CodeAlias, "YAML aliases (*name) are not allowed in contract files; write the value out in full.")
-			return nil
-		default:
-			return n
-		}
-	}
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
-func kindName(n ast.Node) string {
-	switch n.(type) {
-	case *ast.MappingNode:
-		return "a mapping"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.StringNode, *ast.LiteralNode:
-		return "a string"
-	case *ast.IntegerNode:
-		return "a number"
-	case *ast.FloatNode:
-		return "a number"
-	case *ast.BoolNode:
-		return "true or false"
-	case *ast.NullNode, nil:
+// unwrap reports aliases, which the format does not allow (no expansion bombs, and
+// every value is where it is read); nil means reported.
+func (f *file) unwrap(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode {
+		f.report(posOf(n), CodeAlias, "YAML aliases (*name) are not allowed in contract files; write the value out in full.")
+		return nil
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	if isNull(n) {
 		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	switch n.Tag {
+	case "!!str", "!!timestamp", "!!binary":
+		return "a string"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "true or false"
 	}
 	return "a value"
 }
 
 // object checks that n is a mapping and indexes its keys. what names it in messages.
-func (f *file) object(n ast.Node, what string) *object {
+func (f *file) object(n *yaml.Node, what string) *object {
 	n = f.unwrap(n)
-	m, ok := n.(*ast.MappingNode)
-	if !ok {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
 		f.report(posOf(n), CodeWrongType, "%s must be a mapping of keys to values, found %s.", what, kindName(n))
 		return nil
 	}
-	o := &object{f: f, pos: posOf(m), vals: map[string]ast.Node{}, keys: map[string]Pos{}}
-	if len(m.Values) > 0 {
-		o.pos = posOf(m.Values[0].Key) // a mapping's own token is its first ':'
-	}
-	for _, mv := range m.Values {
-		key := f.unwrap(mv.Key)
+	o := &object{f: f, pos: posOf(n), vals: map[string]*yaml.Node{}, keys: map[string]Pos{}}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := f.unwrap(n.Content[i])
 		if key == nil {
 			continue
 		}
-		name := key.GetToken().Value
+		if key.Kind != yaml.ScalarNode {
+			f.report(posOf(key), CodeWrongType, "a key in %s must be a plain name, found %s.", what, kindName(key))
+			continue
+		}
+		name := key.Value
 		if _, dup := o.vals[name]; dup {
 			f.report(posOf(key), CodeYAMLSyntax, "key %q appears twice in %s; keep one.", name, what)
 			continue
 		}
-		o.vals[name] = mv.Value
+		o.vals[name] = n.Content[i+1]
 		o.keys[name] = posOf(key)
 	}
 	return o
@@ -190,21 +213,17 @@ func (o *object) has(key string) bool {
 
 // valuePos is where the value of key starts (the key's position when it has none).
 func (o *object) valuePos(key string) Pos {
-	if n, ok := o.vals[key]; ok && n != nil {
-		if _, null := n.(*ast.NullNode); !null {
-			return posOf(n)
-		}
+	if n, ok := o.vals[key]; ok && !isNull(n) {
+		return posOf(n)
 	}
 	return o.keys[key]
 }
 
-// scalar returns the text of a scalar node and whether it is a string-like scalar.
-func scalar(n ast.Node) (string, bool) {
-	switch v := n.(type) {
-	case *ast.StringNode:
-		return v.Value, true
-	case *ast.LiteralNode:
-		return v.Value.Value, true
+// scalar returns the text of a scalar node and whether it is a string-like scalar
+// (a plain date such as 2026-12-08 counts: calendar times are read as text).
+func scalar(n *yaml.Node) (string, bool) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!str" || n.Tag == "!!timestamp") {
+		return n.Value, true
 	}
 	return "", false
 }
@@ -221,8 +240,8 @@ func (o *object) str(key string) (string, bool) {
 	s, ok := scalar(n)
 	if !ok {
 		hint := ""
-		if t := n.GetToken(); t != nil && kindName(n) != "a mapping" && kindName(n) != "a list" && kindName(n) != "nothing" {
-			hint = fmt.Sprintf(" Quote it: %s: %q.", key, t.Value)
+		if n.Kind == yaml.ScalarNode && !isNull(n) {
+			hint = fmt.Sprintf(" Quote it: %s: %q.", key, n.Value)
 		}
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a string, found %s.%s", key, kindName(n), hint)
 		return "", false
@@ -236,14 +255,16 @@ func (o *object) integer(key string) (int, bool) {
 		return 0, false
 	}
 	n := o.f.unwrap(o.vals[key])
-	iv, ok := n.(*ast.IntegerNode)
-	if !ok {
+	if n == nil {
+		return 0, false
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a whole number, found %s.", key, kindName(n))
 		return 0, false
 	}
-	v, err := strconv.Atoi(iv.GetToken().Value)
+	v, err := strconv.Atoi(n.Value)
 	if err != nil {
-		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a whole number, found %q.", key, iv.GetToken().Value)
+		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a whole number, found %q.", key, n.Value)
 		return 0, false
 	}
 	return v, true
@@ -255,12 +276,19 @@ func (o *object) boolean(key string) (bool, bool) {
 		return false, false
 	}
 	n := o.f.unwrap(o.vals[key])
-	bv, ok := n.(*ast.BoolNode)
-	if !ok {
+	if n == nil {
+		return false, false
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be true or false, found %s.", key, kindName(n))
 		return false, false
 	}
-	return bv.Value, true
+	v, err := strconv.ParseBool(strings.ToLower(n.Value))
+	if err != nil {
+		o.f.report(o.valuePos(key), CodeWrongType, "%q must be true or false, found %q.", key, n.Value)
+		return false, false
+	}
+	return v, true
 }
 
 // item is one string of a list, with its position.
@@ -275,8 +303,10 @@ func (o *object) strList(key string) ([]item, bool) {
 		return nil, false
 	}
 	n := o.f.unwrap(o.vals[key])
-	seq, ok := n.(*ast.SequenceNode)
-	if !ok {
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.SequenceNode {
 		hint := ""
 		if s, isStr := scalar(n); isStr {
 			hint = fmt.Sprintf(" Write it as a list: %s: [%s].", key, s)
@@ -284,9 +314,9 @@ func (o *object) strList(key string) ([]item, bool) {
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a list of strings, found %s.%s", key, kindName(n), hint)
 		return nil, false
 	}
-	out := make([]item, 0, len(seq.Values))
+	out := make([]item, 0, len(n.Content))
 	good := true
-	for _, v := range seq.Values {
+	for _, v := range n.Content {
 		v = o.f.unwrap(v)
 		if v == nil {
 			good = false // an alias, already reported
@@ -309,11 +339,7 @@ func (o *object) child(key, what string) *object {
 		return nil
 	}
 	n := o.vals[key]
-	if n == nil {
-		o.f.report(o.keys[key], CodeWrongType, "%s must be a mapping, found nothing.", what)
-		return nil
-	}
-	if _, null := n.(*ast.NullNode); null {
+	if isNull(n) {
 		o.f.report(o.keys[key], CodeWrongType, "%s must be a mapping, found nothing.", what)
 		return nil
 	}
@@ -326,13 +352,15 @@ func (o *object) list(key, what string) []*object {
 		return nil
 	}
 	n := o.f.unwrap(o.vals[key])
-	seq, ok := n.(*ast.SequenceNode)
-	if !ok {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a list, found %s.", key, kindName(n))
 		return nil
 	}
 	var out []*object
-	for i, v := range seq.Values {
+	for i, v := range n.Content {
 		if c := o.f.object(v, fmt.Sprintf("%s %d", what, i+1)); c != nil {
 			out = append(out, c)
 		}
