@@ -44,7 +44,8 @@ func (s *Schema) File() protoreflect.FileDescriptor { return s.file }
 func (s *Schema) Record() protoreflect.MessageDescriptor { return s.record }
 
 // Parse compiles the file at importPath, reading it and its imports through resolve
-// plus the well-known types (google/protobuf/*.proto); nothing else is read. message
+// plus the well-known types (google/protobuf/*.proto); nothing else is read. Import
+// paths that are absolute or contain ".." are refused before resolve sees them. message
 // names the record message, fully qualified or simple; "" means the file's first
 // message. Errors are *checker.InputError values (joined with errors.Join when there
 // are several), each with file, line and column.
@@ -110,6 +111,9 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 // sourceResolver adapts a Resolver to protocompile, enforcing MaxSchemaBytes.
 func sourceResolver(resolve Resolver) protocompile.Resolver {
 	return protocompile.ResolverFunc(func(name string) (protocompile.SearchResult, error) {
+		if err := CheckImportPath(name); err != nil {
+			return protocompile.SearchResult{}, err
+		}
 		data, err := resolve(name)
 		if err != nil {
 			return protocompile.SearchResult{}, err
