@@ -370,7 +370,7 @@ func (w *walker) entries(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("versions: reading tree %s: %w", h, err)
 	}
-	es, err := parseTree(w.buf.Bytes())
+	es, err := parseTree(w.buf.String())
 	if err != nil {
 		return nil, fmt.Errorf("versions: tree %s: %w", h, err)
 	}
@@ -378,28 +378,30 @@ func (w *walker) entries(h plumbing.Hash) ([]object.TreeEntry, error) {
 	return es, nil
 }
 
-// parseTree decodes a raw tree object ("<octal mode> <name>\x00<20-byte hash>"...),
-// which is several times cheaper than object.Tree.Decode.
-func parseTree(b []byte) ([]object.TreeEntry, error) {
+// parseTree decodes a raw tree object ("<octal mode> <name>\x00<20-byte hash>"...).
+// It is several times cheaper than object.Tree.Decode: the names are substrings of the
+// one string holding the raw tree, so a tree costs two allocations.
+func parseTree(b string) ([]object.TreeEntry, error) {
 	es := make([]object.TreeEntry, 0, len(b)/40)
 	for len(b) > 0 {
-		sp := bytes.IndexByte(b, ' ')
+		sp := strings.IndexByte(b, ' ')
 		if sp < 0 {
 			return nil, errors.New("malformed tree: no mode terminator")
 		}
 		var mode uint32
-		for _, c := range b[:sp] {
+		for i := 0; i < sp; i++ {
+			c := b[i]
 			if c < '0' || c > '7' {
 				return nil, errors.New("malformed tree: bad mode")
 			}
 			mode = mode<<3 | uint32(c-'0')
 		}
 		b = b[sp+1:]
-		nul := bytes.IndexByte(b, 0)
+		nul := strings.IndexByte(b, 0)
 		if nul < 0 || len(b) < nul+1+20 {
 			return nil, errors.New("malformed tree: truncated entry")
 		}
-		e := object.TreeEntry{Name: string(b[:nul]), Mode: filemode.FileMode(mode)}
+		e := object.TreeEntry{Name: b[:nul], Mode: filemode.FileMode(mode)}
 		copy(e.Hash[:], b[nul+1:nul+21])
 		es = append(es, e)
 		b = b[nul+21:]
