@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -144,14 +145,16 @@ func (d *DirSource) ReadFile(name string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s is %d bytes: %w", name, fi.Size(), ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// One allocation of the right size; the file may still grow while it is read.
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
+	if int64(buf.Len()) > limit {
 		return nil, fmt.Errorf("%s: %w", name, ErrTooLarge)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // GitSource reads one commit of a Git repository through go-git: no checkout, and
