@@ -122,27 +122,50 @@ func describe(d protoreflect.Descriptor) string {
 
 func levelMessage(d difference, forward bool) string {
 	who := "consumers on the new schema cannot read data written with the earlier version"
+	oldD, newD := d.orig, d.upd
 	if forward {
 		who = "consumers on the earlier version cannot read data written with the new schema"
+		oldD, newD = d.upd, d.orig
 	}
-	el := describe(d.upd)
+	el := describe(newD)
 	if el == "" {
-		el = describe(d.orig)
+		el = describe(oldD)
+	}
+	oldF, _ := oldD.(protoreflect.FieldDescriptor)
+	newF, _ := newD.(protoreflect.FieldDescriptor)
+	types := func() string {
+		if oldF == nil || newF == nil {
+			return ""
+		}
+		return fmt.Sprintf(" from %s to %s", typeName(oldF), typeName(newF))
 	}
 	var what string
 	switch d.Kind {
 	case PackageChanged:
 		what = "the package changed"
+		if of, ok := oldD.(protoreflect.FileDescriptor); ok {
+			if nf, ok := newD.(protoreflect.FileDescriptor); ok {
+				what = fmt.Sprintf("the package changed from %q to %q", of.Package(), nf.Package())
+			}
+		}
 	case MessageRemoved:
+		// the message exists on the original side of the comparison only
 		what = fmt.Sprintf("message %s was removed", describe(d.orig))
+		if forward {
+			what = fmt.Sprintf("message %s is new, and the registry's Protobuf check counts a message unknown to earlier readers as removed", describe(d.orig))
+		}
 	case FieldKindChanged:
-		what = fmt.Sprintf("%s changed between scalar, message and map", el)
+		what = fmt.Sprintf("%s changed between scalar, message and map%s", el, types())
 	case FieldScalarKindChanged:
-		what = fmt.Sprintf("%s changed to a scalar type with another wire encoding", el)
+		what = fmt.Sprintf("%s changed type%s, which encode differently on the wire", el, types())
 	case FieldNamedTypeChanged:
-		what = fmt.Sprintf("%s now holds another message type, or its message type changed incompatibly", el)
+		if oldF != nil && newF != nil && typeName(oldF) != typeName(newF) && localName(valueMessage(oldF)) != localName(valueMessage(newF)) {
+			what = fmt.Sprintf("%s changed its message type%s", el, types())
+		} else {
+			what = fmt.Sprintf("the message type of %s changed incompatibly (see the findings inside it)", el)
+		}
 	case FieldNumericLabelChanged:
-		what = fmt.Sprintf("%s changed its label (optional/repeated/required) on a numeric type", el)
+		what = fmt.Sprintf("%s changed between optional, repeated and required on a numeric type", el)
 	case RequiredFieldAdded:
 		what = fmt.Sprintf("required %s was added", el)
 	case RequiredFieldRemoved:
@@ -150,11 +173,11 @@ func levelMessage(d difference, forward bool) string {
 	case OneofFieldRemoved:
 		what = fmt.Sprintf("%s was removed from its oneof", describe(d.orig))
 	case MultipleFieldsMovedToOneof:
-		what = fmt.Sprintf("several existing fields were moved into oneof %s", el)
+		what = fmt.Sprintf("several existing fields were moved into oneof %s, so they can no longer be set together", el)
 	case FieldMovedToExistingOneof:
-		what = fmt.Sprintf("fields that could be set together were put in one oneof %s", el)
+		what = fmt.Sprintf("oneof %s now holds fields that could be set together before", el)
 	default:
 		what = strings.ToLower(strings.ReplaceAll(d.Kind, "_", " "))
 	}
-	return fmt.Sprintf("%s (%s at %s); %s. Undo the change, or choose a looser compatibility level and plan it with the consumers.", what, d.Kind, d.Path, who)
+	return fmt.Sprintf("%s (at %s); %s. Undo the change, or choose a looser compatibility level and plan the change with the consumers.", what, d.Path, who)
 }
