@@ -53,7 +53,7 @@ func TestEveryRuleFires(t *testing.T) {
 		for _, cat := range []string{RulesWire, RulesWireJSON} {
 			for _, f := range runRules(cat, prev, next) {
 				fired[f.Rule] = true
-				if f.Line == 0 || f.File != "schema.proto" || f.Path == "" {
+				if f.Line == 0 || f.File != "schema.proto" || f.Path == "" || f.Message == "" {
 					t.Errorf("%s: %s has no location: %+v", tc.name, f.Rule, f)
 				}
 			}

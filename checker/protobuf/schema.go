@@ -37,6 +37,9 @@ type Schema struct {
 	record protoreflect.MessageDescriptor
 }
 
+// Path returns the import path the schema was compiled under.
+func (s *Schema) Path() string { return s.path }
+
 // File returns the compiled file descriptor.
 func (s *Schema) File() protoreflect.FileDescriptor { return s.file }
 
