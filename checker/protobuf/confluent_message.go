@@ -1,7 +1,6 @@
 package protobuf
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -70,45 +69,50 @@ func compareMessages(c *diffCtx, o, u protoreflect.MessageDescriptor) {
 
 func compareMessageFields(c *diffCtx, o, u protoreflect.MessageDescriptor) {
 	ow, uw := newWireView(o), newWireView(u)
-	origTop := make(map[int32]protoreflect.FieldDescriptor, len(ow.top))
-	for k, v := range ow.top {
-		origTop[k] = v
-	}
 
-	// Membership: a oneof of the update may take in at most one field that could be
-	// set together with another one before.
-	oneofNames := unionKeys(ow.oneofs, uw.oneofs)
-	for _, name := range oneofNames {
-		uo := uw.oneofs[name]
-		if uo == nil {
+	// A oneof removed by name with none of its members left anywhere is a complete
+	// deletion: compatible, its members are not reported one by one.
+	deleted := map[string]bool{}
+	for name, od := range ow.oneofs {
+		if _, ok := uw.oneofs[name]; ok {
 			continue
 		}
-		c.push(name)
-		moved, existing := 0, 0
-		from := map[string]bool{}
+		survives := false
+		for n := range oneofFields(od) {
+			_, in := uw.all[n]
+			survives = survives || in
+		}
+		deleted[name] = !survives
+	}
+
+	// New mutual exclusivity: the pre-existing members of a oneof of the update must
+	// come from one group of the original (one oneof, or one top-level field).
+	for _, name := range sortedKeys(uw.oneofs) {
+		uo := uw.oneofs[name]
+		groups := map[string]bool{}
+		topLevel := 0
 		fs := uo.Fields()
 		for i := 0; i < fs.Len(); i++ {
 			n := int32(fs.Get(i).Number())
-			if _, ok := origTop[n]; ok {
-				delete(origTop, n) // moved into the oneof: not a removal
-				moved++
-			} else if on, ok := ow.oneofOf[n]; ok {
-				existing++
-				from[on] = true
+			if on, ok := ow.oneofOf[n]; ok {
+				groups["oneof:"+on] = true
+			} else if _, ok := ow.all[n]; ok {
+				groups["field:"+strconv.Itoa(int(n))] = true
+				topLevel++
 			}
 		}
-		switch {
-		case moved > 1:
-			c.add(MultipleFieldsMovedToOneof, nil, uo)
-		case moved == 1 && existing > 0:
-			c.add(FieldMovedToExistingOneof, nil, uo)
-		case len(from) > 1:
-			c.add(FieldMovedToExistingOneof, nil, uo)
+		if len(groups) > 1 {
+			c.push(name)
+			if topLevel > 1 {
+				c.add(MultipleFieldsMovedToOneof, nil, uo)
+			} else {
+				c.add(FieldMovedToExistingOneof, nil, uo)
+			}
+			c.pop()
 		}
-		c.pop()
 	}
 
-	for _, name := range oneofNames {
+	for _, name := range unionKeys(ow.oneofs, uw.oneofs) {
 		oo, uo := ow.oneofs[name], uw.oneofs[name]
 		c.push(name)
 		switch {
@@ -117,81 +121,58 @@ func compareMessageFields(c *diffCtx, o, u protoreflect.MessageDescriptor) {
 		case oo == nil:
 			c.add(OneofAdded, nil, uo)
 		}
-		compareOneofs(c, ow, uw, oo, uo)
 		c.pop()
 	}
 
-	for _, n := range unionInts(origTop, uw.top) {
-		of, uf := origTop[n], uw.top[n]
-		c.push(strconv.Itoa(int(n)))
+	// One pass over every field by number, wherever it lives; contents are compared
+	// at the field's place in the update (`oneof/number` inside a oneof).
+	for _, n := range unionInts(ow.all, uw.all) {
+		of, uf := ow.all[n], uw.all[n]
+		on, un := ow.oneofOf[n], uw.oneofOf[n]
+		tag := strconv.Itoa(int(n))
 		switch {
+		case uf == nil && on != "":
+			if !deleted[on] {
+				c.path = append(c.path, on, tag)
+				c.add(OneofFieldRemoved, of, uw.oneofs[on])
+				c.path = c.path[:len(c.path)-2]
+			}
 		case uf == nil:
+			c.push(tag)
 			if of.Cardinality() == protoreflect.Required {
 				c.add(RequiredFieldRemoved, of, nil)
 			} else {
 				c.add(FieldRemoved, of, nil)
 			}
+			c.pop()
+		case of == nil && un != "":
+			c.path = append(c.path, un, tag)
+			c.add(OneofFieldAdded, nil, uf)
+			c.path = c.path[:len(c.path)-2]
 		case of == nil:
-			switch {
-			case ow.oneofOf[n] != "":
-				c.add(OneofFieldMovedToTopLevel, ow.all[n], uf)
-			case uf.Cardinality() == protoreflect.Required:
+			c.push(tag)
+			if uf.Cardinality() == protoreflect.Required {
 				c.add(RequiredFieldAdded, nil, uf)
-			default:
+			} else {
 				c.add(FieldAdded, nil, uf)
 			}
-		default:
-			compareFields(c, of, uf)
-		}
-		c.pop()
-	}
-
-	// Fields whose oneof membership changed are compared by number, at their place in
-	// the update.
-	var common []int32
-	for n := range ow.all {
-		if _, ok := uw.all[n]; ok {
-			common = append(common, n)
-		}
-	}
-	sort.Slice(common, func(i, j int) bool { return common[i] < common[j] })
-	for _, n := range common {
-		on, un := ow.oneofOf[n], uw.oneofOf[n]
-		if on == un {
-			continue // both top-level, or in a same-named oneof: compared above
-		}
-		if un != "" {
-			c.push(un)
-		}
-		c.push(strconv.Itoa(int(n)))
-		compareFields(c, ow.all[n], uw.all[n])
-		c.pop()
-		if un != "" {
 			c.pop()
-		}
-	}
-}
-
-// compareOneofs compares the members of a oneof on both sides (either may be nil).
-// A member that left the oneof but lives on elsewhere was moved, not removed.
-func compareOneofs(c *diffCtx, ow, uw wireView, oo, uo protoreflect.OneofDescriptor) {
-	of, uf := oneofFields(oo), oneofFields(uo)
-	for _, n := range unionInts(of, uf) {
-		a, b := of[n], uf[n]
-		c.push(strconv.Itoa(int(n)))
-		switch {
-		case b == nil:
-			if _, ok := uw.all[n]; !ok {
-				c.add(OneofFieldRemoved, a, uo)
-			}
-		case a == nil:
-			if _, ok := ow.all[n]; !ok {
-				c.add(OneofFieldAdded, oo, b)
-			}
 		default:
-			compareFields(c, a, b)
+			if on != "" && un == "" {
+				c.push(tag)
+				c.add(OneofFieldMovedToTopLevel, of, uf)
+				c.pop()
+			}
+			if un != "" {
+				c.push(un)
+			}
+			c.push(tag)
+			compareFields(c, of, uf)
+			c.pop()
+			if un != "" {
+				c.pop()
+			}
 		}
-		c.pop()
 	}
 }
 

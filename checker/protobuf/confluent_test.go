@@ -115,3 +115,45 @@ func parseConfluentSide(t *testing.T, schema string, deps []struct {
 	}
 	return s
 }
+
+// TestConfluentExtra pins registry behaviour the corpus does not cover.
+func TestConfluentExtra(t *testing.T) {
+	tests := []struct {
+		name       string
+		orig, upd  string
+		want       []string
+		compatible bool
+	}{
+		{"whole oneof deleted", "message A {\n  oneof o { int32 a = 1; string b = 2; }\n  int32 c = 3;\n}",
+			"message A {\n  int32 c = 3;\n}", []string{"ONEOF_REMOVED #/A/o"}, true},
+		{"map value type", "message A {\n  map<string, int32> m = 1;\n}", "message A {\n  map<string, string> m = 1;\n}",
+			[]string{"FIELD_SCALAR_KIND_CHANGED #/A/1"}, false},
+		{"map value message renamed", "message A {\n  map<string, B> m = 1;\n}\nmessage B {}", "message A {\n  map<string, C> m = 1;\n}\nmessage C {}",
+			[]string{"FIELD_NAMED_TYPE_CHANGED #/A/1", "MESSAGE_ADDED #/C", "MESSAGE_REMOVED #/B"}, false},
+		{"map to repeated message", "message A {\n  map<string, int32> m = 1;\n}", "message A {\n  repeated B m = 1;\n}\nmessage B {}",
+			[]string{"FIELD_KIND_CHANGED #/A/1", "MESSAGE_ADDED #/B"}, false},
+		{"proto3 optional added", "message A {\n  int32 a = 1;\n}", "message A {\n  optional int32 a = 1;\n}", nil, true},
+		{"recursive message", "message A {\n  A next = 1;\n  int32 v = 2;\n}", "message A {\n  A next = 1;\n  string v = 2;\n}",
+			[]string{"FIELD_SCALAR_KIND_CHANGED #/A/2"}, false},
+		{"enum to sint32", "message A {\n  E e = 1;\n}\nenum E { E0 = 0; }", "message A {\n  sint32 e = 1;\n}\nenum E { E0 = 0; }",
+			[]string{"FIELD_SCALAR_KIND_CHANGED #/A/1"}, false},
+		{"nested enum value removed", "message A {\n  enum E { E0 = 0; E1 = 1; }\n  E e = 1;\n}", "message A {\n  enum E { E0 = 0; }\n  E e = 1;\n}",
+			[]string{"ENUM_CONST_REMOVED #/A/E/1"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			orig := mustParse(t, "syntax = \"proto3\";\n"+tt.orig)
+			upd := mustParse(t, "syntax = \"proto3\";\n"+tt.upd)
+			var got []string
+			compatible := true
+			for _, d := range confluentDiff(orig.file, upd.file) {
+				got = append(got, d.String())
+				compatible = compatible && compatibleDifferences[d.Kind]
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") || compatible != tt.compatible {
+				t.Errorf("got %q compatible=%v, want %q compatible=%v", got, compatible, tt.want, tt.compatible)
+			}
+		})
+	}
+}
