@@ -1,0 +1,164 @@
+package calendar
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contractbot/contractbot/internal/contract"
+)
+
+// ICSOptions are the inputs of WriteICS beyond the view.
+type ICSOptions struct {
+	// Now is the DTSTAMP of every event: the time the feed was made (injected clock).
+	Now time.Time
+	// Sequence returns an event's SEQUENCE, a number that must grow each time the
+	// item changes so calendar clients replace their copy. The calendar core cannot
+	// know that (a hash of the content is not monotonic); the bot derives it from Git
+	// history, e.g. the number of commits that touched the entry's file (or
+	// calendar/freezes.yaml). Nil means 0 for every event.
+	Sequence func(Item) int
+	// Name is the calendar's display name (X-WR-CALNAME); default "contractbot
+	// changes", with the team appended when the view has one.
+	Name string
+	// PullRequestURL turns a pull request number into a link for the description;
+	// nil writes "#42".
+	PullRequestURL func(n int) string
+}
+
+// ProdID is the iCalendar PRODID of every feed.
+const ProdID = "-//contractbot//contractbot calendar//EN"
+
+// UID returns the stable iCalendar UID of a calendar entry: a hash of its file path,
+// so moving the window updates the same event.
+func UID(file string) string { return hashID(file) }
+
+// FreezeUID returns the UID of a freeze occurrence: one-off freezes by name, weekly
+// occurrences by name and start (each occurrence is its own event).
+func FreezeUID(w Window) string {
+	key := contract.FreezesFile + "#" + w.Name
+	if w.Weekly {
+		key += "#" + w.Start.UTC().Format(icsTime)
+	}
+	return hashID(key)
+}
+
+func hashID(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:16]) + "@contractbot"
+}
+
+const icsTime = "20060102T150405Z"
+
+// WriteICS writes the view as an RFC 5545 iCalendar stream: one VEVENT per entry and
+// per freeze occurrence in the view's range, times in UTC, lines folded at 75 octets
+// and ended with CRLF, text escaped. Weekly freezes are written as their expanded
+// occurrences, not as an RRULE: a UTC RRULE would drift by an hour across daylight
+// saving changes, and a local one needs VTIMEZONE definitions that Go's time package
+// cannot export. Entries are busy (TRANSP:OPAQUE); freezes are TRANSPARENT so they do
+// not block anyone's free/busy time. Output is deterministic for a given view and
+// options.
+func WriteICS(w io.Writer, v View, opt ICSOptions) error {
+	name := opt.Name
+	if name == "" {
+		name = "contractbot changes"
+		if v.Team != "" {
+			name += " (" + v.Team + ")"
+		}
+	}
+	seq := opt.Sequence
+	if seq == nil {
+		seq = func(Item) int { return 0 }
+	}
+	stamp := opt.Now.UTC().Format(icsTime)
+	var b strings.Builder
+	line := func(name, value string) {
+		b.WriteString(fold(name + ":" + value))
+	}
+	line("BEGIN", "VCALENDAR")
+	line("VERSION", "2.0")
+	line("PRODID", ProdID)
+	line("CALSCALE", "GREGORIAN")
+	line("METHOD", "PUBLISH")
+	line("X-WR-CALNAME", escapeText(name))
+	for _, it := range v.Items() {
+		line("BEGIN", "VEVENT")
+		switch it.Kind {
+		case KindEntry:
+			line("UID", UID(it.File))
+		default:
+			line("UID", FreezeUID(Window{Start: it.Start, Name: it.Title, Weekly: it.Weekly}))
+		}
+		line("DTSTAMP", stamp)
+		line("DTSTART", it.Start.UTC().Format(icsTime))
+		line("DTEND", it.End.UTC().Format(icsTime))
+		line("SEQUENCE", fmt.Sprint(seq(it)))
+		var desc []string
+		switch it.Kind {
+		case KindEntry:
+			line("SUMMARY", escapeText(it.Title))
+			desc = append(desc, "Subjects: "+join(it.Subjects), "Owner: "+it.Owner, "Kind: "+it.EntryKind)
+			if it.PullRequest > 0 {
+				pr := fmt.Sprintf("#%d", it.PullRequest)
+				if opt.PullRequestURL != nil {
+					pr = opt.PullRequestURL(it.PullRequest)
+				}
+				desc = append(desc, "Pull request: "+pr)
+			}
+			desc = append(desc, "File: "+it.File, "Window time zone: "+it.Timezone)
+			for _, c := range it.ConflictsWith {
+				desc = append(desc, "CONFLICT with "+c)
+			}
+			if it.Entry != nil && it.Entry.Notes != "" {
+				desc = append(desc, "", strings.TrimRight(it.Entry.Notes, "\n"))
+			}
+			line("CATEGORIES", escapeText(it.EntryKind))
+			line("TRANSP", "OPAQUE")
+		default:
+			line("SUMMARY", escapeText("Freeze: "+it.Title))
+			desc = append(desc, "Scope: "+it.Scope)
+			if it.Reason != "" {
+				desc = append(desc, it.Reason)
+			}
+			line("CATEGORIES", "freeze")
+			line("TRANSP", "TRANSPARENT")
+		}
+		line("DESCRIPTION", escapeText(strings.Join(desc, "\n")))
+		line("END", "VEVENT")
+	}
+	line("END", "VCALENDAR")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// escapeText escapes an iCalendar TEXT value (RFC 5545 3.3.11): backslash, semicolon,
+// comma and newline.
+func escapeText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`, "\r", `\n`).Replace(s)
+}
+
+// fold ends a content line with CRLF, folding it so that no physical line exceeds 75
+// octets (RFC 5545 3.1): continuation lines start with one space, and a UTF-8
+// sequence is never split.
+func fold(s string) string {
+	var b strings.Builder
+	limit := 75
+	for len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		b.WriteString(s[:cut])
+		b.WriteString("\r\n ")
+		s = s[cut:]
+		limit = 74 // the leading space counts
+	}
+	b.WriteString(s)
+	b.WriteString("\r\n")
+	return b.String()
+}

@@ -1,0 +1,101 @@
+package calendar
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteText prints the view as an agenda for a terminal: one block per day, times in
+// the view's zone, freezes and conflicts marked.
+func WriteText(w io.Writer, v View) error {
+	loc := v.From.Location()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Calendar %s to %s (%s)", v.From.Format("Mon 2006-01-02 15:04"), v.To.In(loc).Format("Mon 2006-01-02 15:04"), v.Timezone)
+	if v.Team != "" {
+		fmt.Fprintf(&b, ", team %s", v.Team)
+	}
+	b.WriteString("\n")
+	entries, freezes := 0, 0
+	for _, d := range v.Days {
+		day, _ := time.ParseInLocation("2006-01-02", d.Date, loc)
+		fmt.Fprintf(&b, "\n%s\n", day.Format("Mon 2006-01-02"))
+		for _, it := range d.Items {
+			when := span(it, day, loc)
+			const indent = "                            "
+			switch it.Kind {
+			case KindFreeze:
+				freezes++
+				fmt.Fprintf(&b, "  %-25s FREEZE %s (%s)\n", when, it.Title, it.Scope)
+				if it.Reason != "" {
+					fmt.Fprintf(&b, "%s%s\n", indent, it.Reason)
+				}
+			case KindEntry:
+				entries++
+				fmt.Fprintf(&b, "  %-25s %s [%s]\n", when, it.Title, it.EntryKind)
+				fmt.Fprintf(&b, "%ssubjects: %s\n", indent, join(it.Subjects))
+				owner := "owner: " + it.Owner
+				if it.PullRequest > 0 {
+					owner += fmt.Sprintf(", pull request #%d", it.PullRequest)
+				}
+				fmt.Fprintf(&b, "%s%s\n", indent, owner)
+				fmt.Fprintf(&b, "%s%s\n", indent, it.File)
+				for _, c := range it.ConflictsWith {
+					fmt.Fprintf(&b, "%sCONFLICT with %s\n", indent, c)
+				}
+			}
+		}
+	}
+	if len(v.Days) == 0 {
+		b.WriteString("\nNothing planned and no freeze in this range.\n")
+	}
+	if len(v.Conflicts) > 0 {
+		b.WriteString("\nConflicts:\n")
+		for _, c := range v.Conflicts {
+			fmt.Fprintf(&b, "  - %s\n", c.Message)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d entr%s, %d freeze window(s), %d conflict(s)\n", entries, plural(entries, "y", "ies"), freezes, len(v.Conflicts))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// span renders an item's time on the day it is listed: "10:00-16:00" within the day,
+// "18:00 to Mon 12-07 08:00" across days, "since Fri 11-27 18:00 to ..." for an item
+// already under way.
+func span(it Item, day time.Time, loc *time.Location) string {
+	s, e := it.Start.In(loc), it.End.In(loc)
+	start := s.Format("15:04")
+	if it.Ongoing {
+		start = "since " + s.Format("Mon 01-02 15:04")
+	}
+	if !it.Ongoing && sameDay(s, e) {
+		return start + "-" + e.Format("15:04")
+	}
+	if e.Format("15:04") == "00:00" && !it.Ongoing && sameDay(s, e.Add(-time.Minute)) {
+		return start + "-24:00"
+	}
+	return start + " to " + e.Format("Mon 01-02 15:04")
+}
+
+func sameDay(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
+}
+
+// WriteJSON writes the view as indented JSON.
+func WriteJSON(w io.Writer, v View) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
