@@ -26,6 +26,12 @@
 //   - A subject whose folder disappears is deleted at that commit (Current reports false);
 //     its versions and ids stay. If it comes back, an earlier content is again an earlier
 //     version, a new content is the next version.
+//   - A change of compatibility or format alone is not a version; each version records
+//     the values of the commit where it first appeared.
+//
+// Build needs the whole first-parent history (not a shallow clone). Reads (Subjects,
+// Versions, ...) may run concurrently with each other, not with Extend. Open
+// repositories with OpenRepository for speed (see docs/performance.md).
 package versions
 
 import (
