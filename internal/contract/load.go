@@ -49,7 +49,7 @@ type pendingProduce struct {
 // checked; the error is for failures of the source itself (an unreadable repository).
 func Load(src Source) (*Tree, error) {
 	l := &loader{src: src}
-	t := &Tree{bySubject: map[string]*Subject{}}
+	t := &Tree{bySubject: map[string]*Subject{}, resolve: l.resolveProto}
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams
 	dirs := l.subjectDirs()
@@ -338,7 +338,7 @@ func LoadSubject(src Source, dir string) (*Tree, error) {
 		return nil, fmt.Errorf("load subject: %q is not a subject folder contracts/<domain>/<name>", dir)
 	}
 	l := &loader{src: src}
-	t := &Tree{bySubject: map[string]*Subject{}}
+	t := &Tree{bySubject: map[string]*Subject{}, resolve: l.resolveProto}
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams
 	entries, ok := l.listDir(dir)

@@ -6,7 +6,9 @@ package contract
 
 import (
 	"fmt"
+	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +46,31 @@ type Tree struct {
 	Diagnostics Diagnostics
 
 	bySubject map[string]*Subject
+	// resolve reads a Protobuf import of this tree (relative to contracts/).
+	resolve func(importPath string) ([]byte, error)
+}
+
+// ReadImport reads a schema file by its import path (relative to contracts/), as the
+// Protobuf compiler does when it resolves imports in this tree.
+func (t *Tree) ReadImport(importPath string) ([]byte, error) {
+	if t.resolve == nil {
+		return nil, fmt.Errorf("import %q: %w", importPath, fs.ErrNotExist)
+	}
+	return t.resolve(importPath)
+}
+
+// SubjectOfConsumerFile returns the subject whose consumers/ folder holds file, or "".
+func (t *Tree) SubjectOfConsumerFile(file string) string {
+	dir, _, ok := strings.Cut(file, "/"+ConsumersDir+"/")
+	if !ok {
+		return ""
+	}
+	for _, s := range t.Subjects {
+		if s.Dir == dir {
+			return s.Subject
+		}
+	}
+	return ""
 }
 
 // Subject returns the subject with that registry name, or nil.

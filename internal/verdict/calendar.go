@@ -1,0 +1,82 @@
+package verdict
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/calendar"
+)
+
+// calendarChecks decides, per changed subject, whether a calendar entry is required
+// and found, and whether a freeze blocks the merge now. The calendar of the head tree
+// counts: an entry added in the same pull request is fine.
+func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
+	var out []*CalendarCheck
+	for _, sr := range subjects {
+		if sr.Class == Safe {
+			continue
+		}
+		tier := sr.Tier
+		if s := in.Base.Subject(sr.Subject); s != nil && s.Tier == "core" {
+			tier = "core" // demoting a subject in the same change does not skip the rule
+		}
+		cc := &CalendarCheck{Subject: sr.Subject, Required: calendar.EntryRequired(string(sr.Class), tier)}
+		if cc.Required {
+			entry, problems := calendar.FindEntry(in.Head, sr.Subject, in.Now)
+			if entry != nil {
+				cc.Entry = entry.File
+			} else {
+				for _, p := range problems {
+					cc.Problems = append(cc.Problems, p.Message)
+				}
+				owner := sr.Owner
+				sug := calendar.Suggest(in.Head, []string{sr.Subject}, owner, in.Now, 0)
+				cc.SuggestionFile, cc.Suggestion = sug.File, sug.Content
+			}
+		}
+		if w := calendar.MergeBlocked(in.Head, sr.Subject, in.Now); w != nil && sr.Class == Breaking {
+			cc.Freeze, cc.FrozenUntil = w.Name, w.End
+		}
+		if cc.Required || cc.Freeze != "" {
+			out = append(out, cc)
+		}
+	}
+	return out
+}
+
+// blockers says in words everything that keeps the change from merging.
+func blockers(r *Report) []string {
+	var out []string
+	if n := len(r.Lint); n > 0 {
+		out = append(out, fmt.Sprintf("the contract files have %d error(s); fix them (contractbot lint shows each with file:line:column)", n))
+	}
+	for _, sr := range r.Subjects {
+		if sr.Error != "" {
+			out = append(out, fmt.Sprintf("%s cannot be evaluated: %s", sr.Subject, sr.Error))
+		}
+	}
+	for _, so := range r.SignOffs {
+		switch so.Status {
+		case Pending:
+			out = append(out, fmt.Sprintf("team %s must sign off (approve the pull request) by %s", so.Team, so.Deadline.UTC().Format(time.RFC3339)))
+		case Overdue:
+			out = append(out, fmt.Sprintf("team %s has not signed off and the deadline (%s) has passed", so.Team, so.Deadline.UTC().Format(time.RFC3339)))
+		}
+	}
+	for _, cc := range r.Calendar {
+		if cc.Required && cc.Entry == "" {
+			out = append(out, fmt.Sprintf("%s needs a calendar entry whose window is ahead and outside every freeze; add %s", cc.Subject, orDefault(cc.SuggestionFile, "one under calendar/")))
+		}
+		if cc.Freeze != "" {
+			out = append(out, fmt.Sprintf("freeze %q is in force for %s until %s; a breaking change cannot merge before then", cc.Freeze, cc.Subject, cc.FrozenUntil.UTC().Format(time.RFC3339)))
+		}
+	}
+	return out
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,256 @@
+package verdict
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	avroschema "github.com/contractbot/contractbot/checker/avro"
+	protoschema "github.com/contractbot/contractbot/checker/protobuf"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/impact"
+)
+
+// Evaluate computes the report for a change from in.Base to in.Head.
+func Evaluate(in Input) *Report {
+	r := &Report{Class: Safe, Now: in.Now, Override: in.Override}
+	changed := map[string]bool{}
+	for _, sr := range changedSubjects(in) {
+		evaluateSubject(in, sr)
+		r.Subjects = append(r.Subjects, sr)
+		r.Class = worst(r.Class, sr.Class)
+		if sr.Kind == Modified {
+			changed[sr.Subject] = true
+		}
+	}
+	r.Lint = lintErrors(in.Head, changed)
+	r.SignOffs, r.State = signOffs(in, r.Subjects)
+	r.Calendar = calendarChecks(in, r.Subjects)
+	r.Blockers = blockers(r)
+	r.Ready = len(r.Blockers) == 0 || in.Override != nil
+	for _, s := range r.SignOffs {
+		if s.Status != Approved && (r.Deadline.IsZero() || s.Deadline.Before(r.Deadline)) {
+			r.Deadline = s.Deadline
+		}
+	}
+	return r
+}
+
+// changedSubjects pairs base and head subjects by registry name.
+func changedSubjects(in Input) []*SubjectReport {
+	var out []*SubjectReport
+	names := map[string]bool{}
+	for _, s := range in.Base.Subjects {
+		names[s.Subject] = true
+	}
+	for _, s := range in.Head.Subjects {
+		names[s.Subject] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, name := range sorted {
+		b, h := in.Base.Subject(name), in.Head.Subject(name)
+		var sr *SubjectReport
+		switch {
+		case b == nil:
+			sr = header(h, Added)
+		case h == nil:
+			sr = header(b, Deleted)
+		case !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
+			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules:
+			sr = header(h, Modified)
+		case b.Dir != h.Dir:
+			sr = header(h, Moved)
+		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours:
+			sr = header(h, Modified)
+		default:
+			continue
+		}
+		if b != nil && h != nil {
+			if b.Dir != h.Dir {
+				sr.OldDir = b.Dir
+			}
+			if b.Compatibility != h.Compatibility {
+				sr.OldLevel = b.Compatibility
+			}
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+func header(s *contract.Subject, k Kind) *SubjectReport {
+	return &SubjectReport{
+		Subject: s.Subject, Kind: k, Dir: s.Dir, Format: s.Format, Owner: s.Owner, Tier: s.Tier,
+		SchemaFile: s.SchemaFile, Level: s.Compatibility, Class: Safe, Compatible: true,
+	}
+}
+
+// evaluateSubject fills in findings, changes, impact and class.
+func evaluateSubject(in Input, sr *SubjectReport) {
+	b, h := in.Base.Subject(sr.Subject), in.Head.Subject(sr.Subject)
+	switch sr.Kind {
+	case Added:
+		sr.Notes = append(sr.Notes, "new subject: nobody consumes it yet")
+		return
+	case Moved:
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the folder moved from %s to %s; the subject, its schema and its level are unchanged", sr.OldDir, sr.Dir))
+		return
+	case Deleted:
+		sr.Affected = impact.Analyze(in.Base, sr.Subject, []checker.Change{{
+			Kind: checker.FieldRemoved, Path: impact.WholeSubject, Effect: checker.Breaks,
+			Message: fmt.Sprintf("subject %s is deleted", sr.Subject),
+		}})
+		if len(sr.Affected) > 0 {
+			sr.Class = Breaking
+		}
+		return
+	}
+	governance(b, h, sr)
+	if !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message {
+		if err := compareSchemas(in, b, h, sr); err != nil {
+			sr.Error = err.Error()
+			sr.Class = Breaking
+			return
+		}
+	}
+	sr.Affected = impact.Analyze(in.Base, sr.Subject, sr.Changes)
+	if !sr.Compatible {
+		sr.Class = Breaking
+	}
+	for _, a := range sr.Affected {
+		switch a.Effect {
+		case checker.Breaks:
+			sr.Class = Breaking
+		case checker.ChangesMeaning:
+			sr.Class = worst(sr.Class, Compatible)
+		}
+	}
+	if len(sr.Governance) > 0 {
+		sr.Class = worst(sr.Class, Compatible)
+	}
+}
+
+// governance records the contract changes consumers must agree to, and notes others.
+func governance(b, h *contract.Subject, sr *SubjectReport) {
+	if b.Compatibility != h.Compatibility {
+		bl, _ := checker.ParseLevel(b.Compatibility)
+		hl, _ := checker.ParseLevel(h.Compatibility)
+		if hl.Strictness() < bl.Strictness() || (bl.Backward() && !hl.Backward()) || (bl.Forward() && !hl.Forward()) {
+			sr.Governance = append(sr.Governance, fmt.Sprintf("the compatibility level is loosened from %s to %s: the registry will accept changes that %s consumers can no longer rely on", bl, hl, sr.Subject))
+		} else {
+			sr.Notes = append(sr.Notes, fmt.Sprintf("the compatibility level is tightened from %s to %s", bl, hl))
+		}
+	}
+	if b.Owner != h.Owner {
+		sr.Governance = append(sr.Governance, fmt.Sprintf("the owner changes from %s to %s: another team will decide on this subject's changes", b.Owner, h.Owner))
+	}
+	if b.Format != h.Format {
+		sr.Governance = append(sr.Governance, fmt.Sprintf("the format changes from %s to %s: every consumer needs a new deserializer", b.Format, h.Format))
+	}
+	if b.Tier != h.Tier {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("tier changes from %s to %s", b.Tier, h.Tier))
+	}
+	if b.Topic != h.Topic {
+		sr.Governance = append(sr.Governance, fmt.Sprintf("the topic changes from %q to %q: consumers must subscribe to the new topic", b.Topic, h.Topic))
+	}
+	if b.SignoffHours != h.SignoffHours {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the sign-off window changes from %d to %d hours", b.SignoffHours, h.SignoffHours))
+	}
+}
+
+// compareSchemas runs the registry check at the head's level and the field diff.
+func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
+	level, err := checker.ParseLevel(h.Compatibility)
+	if err != nil {
+		return err
+	}
+	if b.Format != h.Format {
+		sr.Compatible = false
+		sr.Findings = append(sr.Findings, checker.Finding{
+			Rule: "FORMAT_CHANGED", Path: "", File: h.SchemaFile, Line: 1, Column: 1, Against: 1,
+			Message: fmt.Sprintf("the schema format changes from %s to %s; no registry accepts that as a new version of the same subject. Create a new subject instead.", b.Format, h.Format),
+		})
+		sr.Changes = append(sr.Changes, checker.Change{Kind: checker.TypeChanged, Path: impact.WholeSubject, Old: b.Format, New: h.Format, Effect: checker.Breaks, Message: "the format changes"})
+		return nil
+	}
+	var history []checker.Input
+	if in.History != nil && level.Transitive() {
+		history = in.History(sr.Subject)
+	}
+	var res *checker.Result
+	switch h.Format {
+	case "avro":
+		next, old := h.AvroSchema(), b.AvroSchema()
+		if next == nil || old == nil {
+			return schemaError(b, h)
+		}
+		prev := make([]*avroschema.Schema, 0, len(history)+1)
+		for _, hi := range history {
+			if s, err := avroschema.Parse(hi); err == nil {
+				prev = append(prev, s)
+			}
+		}
+		prev = append(prev, old)
+		res = avroschema.Check(prev, next, level)
+		sr.Changes = avroschema.Diff(old, next)
+	case "protobuf":
+		next, old := h.ProtoSchema(), b.ProtoSchema()
+		if next == nil || old == nil {
+			return schemaError(b, h)
+		}
+		prev := make([]*protoschema.Schema, 0, len(history)+1)
+		for _, hi := range history {
+			importPath := strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/")
+			text := hi.Data
+			resolve := func(p string) ([]byte, error) {
+				if p == importPath {
+					return text, nil
+				}
+				return in.Base.ReadImport(p)
+			}
+			if s, err := protoschema.Parse(importPath, resolve, b.Message); err == nil {
+				prev = append(prev, s)
+			}
+		}
+		prev = append(prev, old)
+		res = protoschema.Check(prev, next, level, h.ProtobufRules)
+		sr.Changes = protoschema.Diff(old, next)
+	default:
+		return fmt.Errorf("unknown format %q", h.Format)
+	}
+	sr.Compatible = res.Compatible
+	sr.Findings = res.Findings
+	return nil
+}
+
+func schemaError(b, h *contract.Subject) error {
+	if _, err := h.Schema(); err != nil {
+		return fmt.Errorf("the new schema %s does not parse; fix it first (see the lint errors)", h.SchemaFile)
+	}
+	return fmt.Errorf("the previous schema %s does not parse, so the change cannot be compared", b.SchemaFile)
+}
+
+// lintErrors returns the head tree's errors, leaving out the ones the change itself
+// causes in consumer files (a consumer reading a removed field): those are impact,
+// shown with the subject, not a mistake in the consumer's file.
+func lintErrors(head *contract.Tree, changed map[string]bool) contract.Diagnostics {
+	var out contract.Diagnostics
+	for _, d := range head.Diagnostics {
+		if d.Severity != contract.Error {
+			continue
+		}
+		if d.Code == contract.CodeUnknownField {
+			if subj := head.SubjectOfConsumerFile(d.File); subj != "" && changed[subj] {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+// Package verdict evaluates a change to a contract repository: base tree + head tree +
+// reviews + calendar + now -> report. It is pure (no I/O, no clock of its own), so the
+// CLI's `contractbot check` and the bot compute exactly the same report.
+package verdict
+
+import (
+	"time"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/impact"
+)
+
+// Class is how bad a change is, for consumers.
+type Class string
+
+// The classes, from harmless to worst (DESIGN.md, Verdicts).
+const (
+	// Safe: nothing any consumer reads changes.
+	Safe Class = "SAFE"
+	// Compatible: the registry accepts it, but a field some consumer reads changes its
+	// meaning or range (a promotion, a new default, new enum symbols, another logical
+	// type), or the contract's governance changes.
+	Compatible Class = "COMPATIBLE"
+	// Breaking: the registry check fails, or a consumer reads a field that is removed or
+	// changed incompatibly (even under NONE).
+	Breaking Class = "BREAKING"
+)
+
+// Rank orders classes: higher is worse.
+func (c Class) Rank() int {
+	switch c {
+	case Breaking:
+		return 2
+	case Compatible:
+		return 1
+	}
+	return 0
+}
+
+func worst(a, b Class) Class {
+	if b.Rank() > a.Rank() {
+		return b
+	}
+	return a
+}
+
+// Kind says what happened to a subject between base and head.
+type Kind string
+
+// Subject change kinds.
+const (
+	Added    Kind = "added"
+	Deleted  Kind = "deleted"
+	Modified Kind = "modified"
+	// Moved: the folder moved, the subject name and schema did not change.
+	Moved Kind = "moved"
+)
+
+// Review is one pull-request review as GitHub reports it.
+type Review struct {
+	Login       string    `json:"login"`
+	State       string    `json:"state"` // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED
+	SubmittedAt time.Time `json:"submitted_at"`
+}
+
+// TeamState is what the bot remembers about one team's sign-off between evaluations
+// (kept in its sticky comment): the fingerprint of what the change does to the team's
+// consumers, since when it has been the same, and when the sign-off was requested.
+type TeamState struct {
+	Fingerprint string    `json:"fingerprint"`
+	Since       time.Time `json:"since,omitzero"`
+	RequestedAt time.Time `json:"requested_at"`
+}
+
+// Override is an audited decision to let a change through without what it needs.
+type Override struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Input is everything an evaluation needs. Base and Head must hold at least every
+// subject that changed and the subjects their lineage reaches.
+type Input struct {
+	Base, Head *contract.Tree
+	// History returns the earlier versions of a subject's schema before the base's
+	// (oldest first), for the _TRANSITIVE levels; nil means none are known.
+	History func(subject string) []checker.Input
+	// Author is the pull request's author (a GitHub login, without @).
+	Author  string
+	Reviews []Review
+	// Members maps a GitHub team handle ("@acme/dw") to its members' logins.
+	Members map[string][]string
+	// OpenedAt is when the pull request was opened: the first request time.
+	OpenedAt time.Time
+	// Prior is the team state of the previous evaluation (the bot's comment).
+	Prior    map[string]TeamState
+	Override *Override
+	Now      time.Time
+}
+
+// Report is the outcome of an evaluation: what the bot posts and the CLI prints.
+type Report struct {
+	Class Class `json:"class"`
+	// Ready: nothing blocks the merge (or an override waived it).
+	Ready    bool             `json:"ready"`
+	Subjects []*SubjectReport `json:"subjects"`
+	SignOffs []*SignOff       `json:"signoffs"`
+	// Deadline is the earliest deadline of a pending sign-off (zero when none).
+	Deadline time.Time        `json:"deadline,omitzero"`
+	Calendar []*CalendarCheck `json:"calendar"`
+	// Lint lists the head tree's errors (the change makes the tree invalid).
+	Lint     contract.Diagnostics `json:"lint"`
+	Blockers []string             `json:"blockers"`
+	Override *Override            `json:"override,omitempty"`
+	// State is the team state to remember for the next evaluation.
+	State map[string]TeamState `json:"state"`
+	Now   time.Time            `json:"evaluated_at"`
+}
+
+// SubjectReport is the evaluation of one changed subject.
+type SubjectReport struct {
+	Subject    string `json:"subject"`
+	Kind       Kind   `json:"kind"`
+	Dir        string `json:"dir"`
+	OldDir     string `json:"old_dir,omitempty"`
+	Format     string `json:"format"`
+	Owner      string `json:"owner"`
+	Tier       string `json:"tier"`
+	SchemaFile string `json:"schema_file"`
+	Class      Class  `json:"class"`
+	// Level is the head's compatibility level; OldLevel the base's when it changed.
+	Level    string `json:"level"`
+	OldLevel string `json:"old_level,omitempty"`
+	// Compatible is the registry check's outcome at Level.
+	Compatible bool              `json:"compatible"`
+	Findings   []checker.Finding `json:"findings"`
+	Changes    []checker.Change  `json:"changes"`
+	Affected   []impact.Affected `json:"affected"`
+	// Governance lists changes to the contract that consumers must agree to.
+	Governance []string `json:"governance,omitempty"`
+	// Notes are other facts worth telling (tier, topic, sign-off window changed).
+	Notes []string `json:"notes,omitempty"`
+	// Error is set when the subject could not be evaluated (its schema does not parse).
+	Error string `json:"error,omitempty"`
+}
+
+// ConsumerRef names one consumer and why its team must sign off.
+type ConsumerRef struct {
+	Subject  string         `json:"subject"`
+	Consumer string         `json:"consumer"`
+	Effect   checker.Effect `json:"effect"`
+	// Fields are the fields of its subject that change for it.
+	Fields []string `json:"fields"`
+	Reason string   `json:"reason"`
+}
+
+// SignOff is one team's required approval.
+type SignOff struct {
+	Team    string        `json:"team"`
+	Handles []string      `json:"handles"`
+	For     []ConsumerRef `json:"for"`
+	// Fingerprint identifies what the change does to this team's consumers; an approval
+	// given for another fingerprint does not count.
+	Fingerprint string    `json:"fingerprint"`
+	RequestedAt time.Time `json:"requested_at"`
+	Deadline    time.Time `json:"deadline"`
+	Status      Status    `json:"status"`
+	ApprovedBy  string    `json:"approved_by,omitempty"`
+	// Dropped says why an earlier approval no longer counts.
+	Dropped string `json:"dropped,omitempty"`
+}
+
+// Status of a sign-off.
+type Status string
+
+// Sign-off states.
+const (
+	Approved Status = "approved"
+	Pending  Status = "pending"
+	Overdue  Status = "overdue"
+)
+
+// CalendarCheck is whether a subject's change has the calendar entry it needs.
+type CalendarCheck struct {
+	Subject  string `json:"subject"`
+	Required bool   `json:"required"`
+	// Entry is the calendar file that covers the change, when found.
+	Entry    string   `json:"entry,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+	// FrozenUntil is set when a freeze in scope blocks the merge now.
+	Freeze      string    `json:"freeze,omitempty"`
+	FrozenUntil time.Time `json:"frozen_until,omitzero"`
+	// Suggestion is a ready-to-commit calendar entry when none was found.
+	SuggestionFile string `json:"suggestion_file,omitempty"`
+	Suggestion     string `json:"suggestion,omitempty"`
+}
