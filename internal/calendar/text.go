@@ -13,7 +13,12 @@ import (
 func WriteText(w io.Writer, v View) error {
 	loc := v.From.Location()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Calendar %s to %s (%s)", v.From.Format("Mon 2006-01-02 15:04"), v.To.In(loc).Format("Mon 2006-01-02 15:04"), v.Timezone)
+	from, to := v.From.In(loc), v.To.In(loc)
+	if from.Format("15:04:05") == "00:00:00" && to.Format("15:04:05") == "00:00:00" {
+		fmt.Fprintf(&b, "Calendar %s to %s (%s)", from.Format("Mon 2006-01-02"), to.Add(-time.Nanosecond).Format("Mon 2006-01-02"), v.Timezone)
+	} else {
+		fmt.Fprintf(&b, "Calendar %s to %s (%s)", from.Format("Mon 2006-01-02 15:04"), to.Format("Mon 2006-01-02 15:04"), v.Timezone)
+	}
 	if v.Team != "" {
 		fmt.Fprintf(&b, ", team %s", v.Team)
 	}
@@ -23,18 +28,18 @@ func WriteText(w io.Writer, v View) error {
 		day, _ := time.ParseInLocation("2006-01-02", d.Date, loc)
 		fmt.Fprintf(&b, "\n%s\n", day.Format("Mon 2006-01-02"))
 		for _, it := range d.Items {
-			when := span(it, day, loc)
-			const indent = "                            "
+			when := span(it, loc)
+			const indent = "                                 "
 			switch it.Kind {
 			case KindFreeze:
 				freezes++
-				fmt.Fprintf(&b, "  %-25s FREEZE %s (%s)\n", when, it.Title, it.Scope)
+				fmt.Fprintf(&b, "  %-30s FREEZE %s (%s)\n", when, it.Title, it.Scope)
 				if it.Reason != "" {
 					fmt.Fprintf(&b, "%s%s\n", indent, it.Reason)
 				}
 			case KindEntry:
 				entries++
-				fmt.Fprintf(&b, "  %-25s %s [%s]\n", when, it.Title, it.EntryKind)
+				fmt.Fprintf(&b, "  %-30s %s [%s]\n", when, it.Title, it.EntryKind)
 				fmt.Fprintf(&b, "%ssubjects: %s\n", indent, join(it.Subjects))
 				owner := "owner: " + it.Owner
 				if it.PullRequest > 0 {
@@ -70,9 +75,9 @@ func plural(n int, one, many string) string {
 }
 
 // span renders an item's time on the day it is listed: "10:00-16:00" within the day,
-// "18:00 to Mon 12-07 08:00" across days, "since Fri 11-27 18:00 to ..." for an item
+// "18:00 to Mon 12-07 08:00" across days (with the year when it changes), "since Fri 11-27 18:00 to ..." for an item
 // already under way.
-func span(it Item, day time.Time, loc *time.Location) string {
+func span(it Item, loc *time.Location) string {
 	s, e := it.Start.In(loc), it.End.In(loc)
 	start := s.Format("15:04")
 	if it.Ongoing {
@@ -84,7 +89,11 @@ func span(it Item, day time.Time, loc *time.Location) string {
 	if e.Format("15:04") == "00:00" && !it.Ongoing && sameDay(s, e.Add(-time.Minute)) {
 		return start + "-24:00"
 	}
-	return start + " to " + e.Format("Mon 01-02 15:04")
+	layout := "Mon 01-02 15:04"
+	if s.Year() != e.Year() {
+		layout = "Mon 2006-01-02 15:04"
+	}
+	return start + " to " + e.Format(layout)
 }
 
 func sameDay(a, b time.Time) bool {

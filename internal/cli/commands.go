@@ -8,5 +8,6 @@ func commands() []*cobra.Command {
 		newLintCmd(),
 		newCodeownersCmd(),
 		newCompatCmd(),
+		newCalendarCmd(),
 	}
 }
