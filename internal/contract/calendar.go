@@ -130,12 +130,30 @@ func window(o *object, loc *time.Location) (start, end time.Time, ok bool) {
 	return start, end, ok
 }
 
-func subjectNames(t *Tree) []string {
+// subjectNames lists every subject of the tree (of the index, for a partial load).
+func (l *loader) subjectNames(t *Tree) []string {
+	if l.index != nil {
+		out := make([]string, 0, len(l.index))
+		for n := range l.index {
+			out = append(out, n)
+		}
+		sort.Strings(out)
+		return out
+	}
 	out := make([]string, 0, len(t.Subjects))
 	for _, s := range t.Subjects {
 		out = append(out, s.Subject)
 	}
 	return out
+}
+
+// knownSubject reports whether a subject exists in the tree, loaded or not.
+func (l *loader) knownSubject(t *Tree, name string) bool {
+	if l.index != nil {
+		_, ok := l.index[name]
+		return ok
+	}
+	return t.Subject(name) != nil
 }
 
 // loadEntry reads one planned change.
@@ -158,9 +176,9 @@ func (l *loader) loadEntry(f *file, t *Tree) *Entry {
 		if len(subs) == 0 {
 			f.report(o.valuePos("subjects"), CodeInvalidValue, "subjects is empty; list the subjects this change touches.")
 		}
-		names := subjectNames(t)
+		names := l.subjectNames(t)
 		for _, s := range subs {
-			if t.Subject(s.val) == nil {
+			if !l.knownSubject(t, s.val) {
 				f.report(s.pos, CodeUnknownSubject, "subject %q is not in the tree.%s", s.val, didYouMean(s.val, names))
 			}
 			en.Subjects = append(en.Subjects, s.val)
@@ -208,6 +226,9 @@ func (l *loader) loadFreezes(f *file, t *Tree) []*Freeze {
 	domains := map[string]bool{}
 	for _, s := range t.Subjects {
 		domains[s.Domain] = true
+	}
+	for _, dir := range l.index {
+		domains[strings.Split(dir, "/")[1]] = true
 	}
 	var out []*Freeze
 	seen := map[string]bool{}

@@ -28,6 +28,9 @@ type loader struct {
 
 	protoFiles sync.Map // import path -> protoFile
 	produces   []pendingProduce
+	// index maps every subject name to its folder in a partial load (LoadSubjects);
+	// nil when the whole tree is loaded.
+	index map[string]string
 }
 
 type protoFile struct {
@@ -249,14 +252,14 @@ func (l *loader) crossCheck(t *Tree) {
 		kept = append(kept, s)
 	}
 	t.Subjects = kept
-	names := make([]string, 0, len(kept))
-	for _, s := range kept {
-		names = append(names, s.Subject)
-	}
+	names := l.subjectNames(t)
 	sort.SliceStable(l.produces, func(i, j int) bool { return l.produces[i].file < l.produces[j].file })
 	for _, p := range l.produces {
 		f := &file{path: p.file, diags: &l.diags}
 		target := t.bySubject[p.target]
+		if target == nil && l.knownSubject(t, p.target) {
+			continue // a partial load: the target exists but was not loaded
+		}
 		if target == nil {
 			f.report(p.tpos, CodeUnknownSubject, "produces names subject %q, which is not in the tree; name a subject from contracts/*/*/contract.yaml.%s", p.target, didYouMean(p.target, names))
 			continue

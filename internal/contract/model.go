@@ -44,6 +44,8 @@ type Tree struct {
 	Freezes []*Freeze
 	// Diagnostics lists every problem found, sorted by file, line and column.
 	Diagnostics Diagnostics
+	// Partial is true for a tree loaded with LoadSubjects: it holds some subjects.
+	Partial bool
 
 	bySubject map[string]*Subject
 	// resolve reads a Protobuf import of this tree (relative to contracts/).

@@ -1,0 +1,217 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// reSubjectKey finds the subject key of a contract.yaml without parsing the YAML.
+var reSubjectKey = regexp.MustCompile(`(?m)^subject:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?[ \t]*(?:#.*)?$`)
+
+// SubjectDirs lists every subject folder contracts/<domain>/<name>, sorted.
+func SubjectDirs(src Source) ([]string, error) {
+	domains, err := src.ReadDir(ContractsDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, d := range domains {
+		if !d.Dir || d.Symlink {
+			continue
+		}
+		names, err := src.ReadDir(ContractsDir + "/" + d.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if n.Dir && !n.Symlink {
+				out = append(out, ContractsDir+"/"+d.Name+"/"+n.Name)
+			}
+		}
+	}
+	return out, nil
+}
+
+// IndexSubjects maps each subject name to its folder by reading the subject key of
+// every contract.yaml, without parsing schemas: what a partial load needs to know
+// about the subjects it does not load.
+func IndexSubjects(src Source) (map[string]string, error) {
+	dirs, err := SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[string]string, len(dirs))
+	for _, dir := range dirs {
+		data, err := src.ReadFile(dir+"/"+ContractFile, MaxYAMLBytes)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrSymlink) || errors.Is(err, fs.ErrInvalid) {
+				continue
+			}
+			return nil, err
+		}
+		if m := reSubjectKey.FindSubmatch(data); m != nil {
+			if _, dup := index[string(m[1])]; !dup {
+				index[string(m[1])] = dir
+			}
+		}
+	}
+	return index, nil
+}
+
+// LoadSubjects loads teams.yaml, the calendar, the subject folders dirs, and every
+// subject their lineage reaches (following produces, hop after hop), for work whose
+// cost must grow with the size of a change rather than of the repository. index is
+// IndexSubjects of the same source (nil to build it). The checks that need the whole
+// tree use the index for names; a subject that is not loaded is not validated.
+func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, error) {
+	if index == nil {
+		var err error
+		if index, err = IndexSubjects(src); err != nil {
+			return nil, err
+		}
+	}
+	l := &loader{src: src, index: index}
+	t := &Tree{bySubject: map[string]*Subject{}, resolve: l.resolveProto, Partial: true}
+	t.Teams = l.loadTeams()
+	l.teams = t.Teams
+	loaded := map[string]bool{}
+	queue := append([]string(nil), dirs...)
+	for len(queue) > 0 {
+		var batch []subjectDir
+		for _, dir := range queue {
+			if loaded[dir] {
+				continue
+			}
+			loaded[dir] = true
+			parts := strings.Split(dir, "/")
+			if len(parts) != 3 || parts[0] != ContractsDir {
+				return nil, fmt.Errorf("load subjects: %q is not a subject folder contracts/<domain>/<name>", dir)
+			}
+			entries, ok := l.listDir(dir)
+			if !ok {
+				continue // deleted in this revision
+			}
+			batch = append(batch, subjectDir{dir: dir, domain: parts[1], name: parts[2], entries: entries})
+		}
+		queue = nil
+		for _, s := range l.loadSubjects(batch) {
+			if s == nil {
+				continue
+			}
+			t.Subjects = append(t.Subjects, s)
+			for _, c := range s.Consumers {
+				for target := range c.Produces {
+					if dir, ok := index[target]; ok && !loaded[dir] {
+						queue = append(queue, dir)
+					}
+				}
+			}
+		}
+		sort.Strings(queue)
+	}
+	l.crossCheck(t)
+	t.Entries, t.Freezes = l.loadCalendar(t)
+	if l.sysErr != nil {
+		return nil, l.sysErr
+	}
+	l.diags.Sort()
+	t.Diagnostics = l.diags
+	return t, nil
+}
+
+// ChangedDirs lists the subject folders whose content differs between two sources
+// (added, deleted or changed files), sorted. Between two Git revisions it compares
+// tree hashes and reads no file; otherwise it compares file contents.
+func ChangedDirs(base, head Source) ([]string, error) {
+	bd, err := SubjectDirs(base)
+	if err != nil {
+		return nil, err
+	}
+	hd, err := SubjectDirs(head)
+	if err != nil {
+		return nil, err
+	}
+	all := map[string]bool{}
+	for _, d := range bd {
+		all[d] = true
+	}
+	for _, d := range hd {
+		all[d] = true
+	}
+	bg, bIsGit := base.(*GitSource)
+	hg, hIsGit := head.(*GitSource)
+	var out []string
+	for dir := range all {
+		var same bool
+		if bIsGit && hIsGit {
+			bh, bok := bg.treeHash(dir)
+			hh, hok := hg.treeHash(dir)
+			same = bok && hok && bh == hh
+		} else {
+			same, err = sameContent(base, head, dir)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if !same {
+			out = append(out, dir)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// treeHash returns the hash of the tree at dir.
+func (g *GitSource) treeHash(dir string) (plumbing.Hash, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t, err := g.tree(dir)
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	return t.Hash, true
+}
+
+// sameContent compares the files of a folder, recursively, in two sources.
+func sameContent(a, b Source, dir string) (bool, error) {
+	ae, aerr := a.ReadDir(dir)
+	be, berr := b.ReadDir(dir)
+	if aerr != nil || berr != nil {
+		return aerr != nil && berr != nil, nil
+	}
+	if len(ae) != len(be) {
+		return false, nil
+	}
+	for i := range ae {
+		if ae[i] != be[i] {
+			return false, nil
+		}
+		p := dir + "/" + ae[i].Name
+		if ae[i].Dir {
+			same, err := sameContent(a, b, p)
+			if err != nil || !same {
+				return same, err
+			}
+			continue
+		}
+		if ae[i].Symlink {
+			continue
+		}
+		ad, err1 := a.ReadFile(p, MaxSchemaBytes)
+		bd, err2 := b.ReadFile(p, MaxSchemaBytes)
+		if (err1 == nil) != (err2 == nil) || !bytes.Equal(ad, bd) {
+			return false, nil
+		}
+	}
+	return true, nil
+}

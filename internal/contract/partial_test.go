@@ -1,0 +1,68 @@
+package contract
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+)
+
+func TestLoadSubjectsFollowsLineage(t *testing.T) {
+	src := exampleSource(t)
+	tree, err := LoadSubjects(src, []string{"contracts/orders/order-created"}, nil)
+	must(t, err)
+	if len(tree.Diagnostics) != 0 {
+		t.Fatalf("diagnostics: %s", formatDiagnostics(tree.Diagnostics))
+	}
+	var got []string
+	for _, s := range tree.Subjects {
+		got = append(got, s.Subject)
+	}
+	want := []string{"dw.order-detail-value", "dws.gmv-1min-value", "orders.order-created-value"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("loaded %v, want the lineage closure %v", got, want)
+	}
+	if !tree.Partial || len(tree.Entries) == 0 {
+		t.Errorf("partial %v, %d calendar entries", tree.Partial, len(tree.Entries))
+	}
+	// A broken subject outside the closure is not read at all.
+	src["contracts/users/user-profile/contract.yaml"] = []byte("subject: users.user-profile-value\nformat: [\n")
+	tree, err = LoadSubjects(src, []string{"contracts/dws/gmv-1min"}, nil)
+	must(t, err)
+	if len(tree.Diagnostics) != 0 || len(tree.Subjects) != 1 {
+		t.Errorf("gmv-1min alone: %d subjects, %s", len(tree.Subjects), formatDiagnostics(tree.Diagnostics))
+	}
+}
+
+func TestChangedDirs(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	must(t, err)
+	copyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
+	commitAll(t, repo, "base")
+	f := filepath.Join(dir, "contracts", "dws", "gmv-1min", "consumers", "gmv-dashboard.yaml")
+	data, err := os.ReadFile(f)
+	must(t, err)
+	must(t, os.WriteFile(f, append(data, []byte("# touched\n")...), 0o644))
+	must(t, os.RemoveAll(filepath.Join(dir, "contracts", "inventory", "stock-level")))
+	copyTree(t, filepath.Join(root, "contracts", "common", "money"), filepath.Join(dir, "contracts", "common", "money2"))
+	commitAll(t, repo, "head")
+	base, err := OpenRevision(dir, "HEAD~1")
+	must(t, err)
+	head, err := OpenRevision(dir, "HEAD")
+	must(t, err)
+	want := []string{"contracts/common/money2", "contracts/dws/gmv-1min", "contracts/inventory/stock-level"}
+	got, err := ChangedDirs(base, head)
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("git vs git: %v, want %v", got, want)
+	}
+	got, err = ChangedDirs(base, NewDirSource(dir))
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("git vs working tree: %v, want %v", got, want)
+	}
+}
