@@ -17,9 +17,10 @@ import (
 
 // testRepo writes commits straight into a real on-disk repository.
 type testRepo struct {
-	t    *testing.T
-	repo *git.Repository
-	when time.Time
+	t       *testing.T
+	repo    *git.Repository
+	when    time.Time
+	written map[plumbing.Hash]bool
 }
 
 func newTestRepo(t *testing.T) *testRepo {
@@ -28,10 +29,13 @@ func newTestRepo(t *testing.T) *testRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testRepo{t: t, repo: r, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &testRepo{t: t, repo: r, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), written: map[plumbing.Hash]bool{}}
 }
 
 func (r *testRepo) blob(content string) plumbing.Hash {
+	if h := plumbing.ComputeHash(plumbing.BlobObject, []byte(content)); r.written[h] {
+		return h
+	}
 	o := r.repo.Storer.NewEncodedObject()
 	o.SetType(plumbing.BlobObject)
 	w, _ := o.Writer()
@@ -41,6 +45,7 @@ func (r *testRepo) blob(content string) plumbing.Hash {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.written[h] = true
 	return h
 }
 
@@ -62,14 +67,18 @@ func (r *testRepo) tree(files map[string]string) plumbing.Hash {
 	}
 	sort.Sort(object.TreeEntrySorter(entries))
 	t := &object.Tree{Entries: entries}
-	o := r.repo.Storer.NewEncodedObject()
+	o := &plumbing.MemoryObject{}
 	if err := t.Encode(o); err != nil {
 		r.t.Fatal(err)
+	}
+	if r.written[o.Hash()] {
+		return o.Hash()
 	}
 	h, err := r.repo.Storer.SetEncodedObject(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.written[h] = true
 	return h
 }
 
