@@ -7,6 +7,8 @@ func commands() []*cobra.Command {
 	return []*cobra.Command{
 		newLintCmd(),
 		newCodeownersCmd(),
+		newCheckCmd(),
+		newImpactCmd(),
 		newCompatCmd(),
 		newCalendarCmd(),
 	}

@@ -134,6 +134,10 @@ type Subject struct {
 
 	// SchemaText is the schema file's content.
 	SchemaText []byte `json:"-"`
+	// Digest identifies the schema as compiled: its text and, for Protobuf, the texts
+	// of every file it imports from the tree. Two versions with the same digest are
+	// the same schema; a change to an imported file changes the importer's digest.
+	Digest string `json:"digest,omitempty"`
 	// KeyPos locates the keys of contract.yaml ("compatibility", "owner", "fields.x").
 	KeyPos map[string]Pos `json:"-"`
 

@@ -215,3 +215,65 @@ func sameContent(a, b Source, dir string) (bool, error) {
 	}
 	return true, nil
 }
+
+// reImport finds the import statements of a .proto file.
+var reImport = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
+
+// WithImporters adds to dirs every subject folder whose Protobuf files import a file
+// of one of them, directly or through other imports: a change to an imported file
+// changes the importer's schema too (a schema reference, in registry terms).
+func WithImporters(src Source, dirs []string) ([]string, error) {
+	all, err := SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	imports := map[string][]string{} // importer dir -> imported dirs
+	for _, dir := range all {
+		entries, err := src.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Dir || e.Symlink || !strings.HasSuffix(e.Name, ".proto") {
+				continue
+			}
+			data, err := src.ReadFile(dir+"/"+e.Name, MaxSchemaBytes)
+			if err != nil {
+				continue
+			}
+			for _, m := range reImport.FindAllSubmatch(data, -1) {
+				p := string(m[1])
+				if strings.HasPrefix(p, "google/protobuf/") || cleanRel(p) != nil {
+					continue
+				}
+				if i := strings.LastIndexByte(p, '/'); i > 0 {
+					imports[dir] = append(imports[dir], ContractsDir+"/"+p[:i])
+				}
+			}
+		}
+	}
+	in := map[string]bool{}
+	for _, d := range dirs {
+		in[d] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for importer, deps := range imports {
+			if in[importer] {
+				continue
+			}
+			for _, d := range deps {
+				if in[d] {
+					in[importer], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(in))
+	for d := range in {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, nil
+}

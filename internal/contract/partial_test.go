@@ -66,3 +66,12 @@ func TestChangedDirs(t *testing.T) {
 		t.Errorf("git vs working tree: %v, want %v", got, want)
 	}
 }
+
+func TestWithImporters(t *testing.T) {
+	got, err := WithImporters(exampleSource(t), []string{"contracts/common/money"})
+	must(t, err)
+	want := []string{"contracts/common/money", "contracts/payments/payment-authorized"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("importers of common/money: %v, want %v", got, want)
+	}
+}

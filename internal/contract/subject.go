@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"github.com/contractbot/contractbot/checker"
 	avroschema "github.com/contractbot/contractbot/checker/avro"
 	protoschema "github.com/contractbot/contractbot/checker/protobuf"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 var (
@@ -247,12 +250,20 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		l.schemaError(sf, err)
 		return
 	}
+	digest := sha256.New()
+	digest.Write(data)
 	switch v := sch.(type) {
 	case *avroschema.Schema:
 		s.fieldPaths = v.FieldPaths()
 	case *protoschema.Schema:
 		s.fieldPaths = v.FieldPaths()
+		for _, p := range treeImports(v.File()) {
+			text, _ := l.resolveProto(p)
+			fmt.Fprintf(digest, "\x00%s\x00%d\x00", p, len(text))
+			digest.Write(text)
+		}
 	}
+	s.Digest = hex.EncodeToString(digest.Sum(nil))
 	if !sort.StringsAreSorted(s.fieldPaths) {
 		s.fieldPaths = append([]string(nil), s.fieldPaths...)
 		sort.Strings(s.fieldPaths)
@@ -260,6 +271,31 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	// The parsed schema is dropped here and parsed again on demand (Subject.Schema):
 	// most callers need only the field paths of most subjects.
 	s.parse = parse
+}
+
+// treeImports lists the files a Protobuf file imports from the tree, directly or
+// through other imports (not the well-known types), sorted.
+func treeImports(fd protoreflect.FileDescriptor) []string {
+	seen := map[string]bool{}
+	var walk func(fd protoreflect.FileDescriptor)
+	walk = func(fd protoreflect.FileDescriptor) {
+		imps := fd.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			p := imps.Get(i).Path()
+			if strings.HasPrefix(p, "google/protobuf/") || seen[p] {
+				continue
+			}
+			seen[p] = true
+			walk(imps.Get(i).FileDescriptor)
+		}
+	}
+	walk(fd)
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // schemaError turns an engine's input error into diagnostics on the right file.

@@ -27,8 +27,9 @@ type Step struct {
 
 // Hit is one change reaching one consumer.
 type Hit struct {
-	// Read is the entry of the consumer's reads (or lineage inputs) that matched.
-	Read string `json:"read"`
+	// Read is the first entry of the consumer's reads that matched; Reads all of them.
+	Read  string   `json:"read"`
+	Reads []string `json:"reads"`
 	// Field is the changed field of the consumer's subject (derived, for indirect hits).
 	Field string `json:"field"`
 	// Change is the original change in the changed subject.
@@ -140,11 +141,14 @@ func (a *analysis) reach(subject, path string, origin checker.Change, effect che
 		return
 	}
 	for _, c := range s.Consumers {
+		var reads []string
 		for _, r := range c.Reads {
 			if Touches(r, path) {
-				a.hit(c, hops, Hit{Read: r, Field: path, Change: origin, Effect: effect, Chain: chain})
-				break
+				reads = append(reads, r)
 			}
+		}
+		if len(reads) > 0 {
+			a.hit(c, hops, Hit{Read: reads[0], Reads: reads, Field: path, Change: origin, Effect: effect, Chain: chain})
 		}
 		a.follow(c, path, origin, effect, chain, hops)
 	}

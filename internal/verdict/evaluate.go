@@ -61,7 +61,7 @@ func changedSubjects(in Input) []*SubjectReport {
 			sr = header(h, Added)
 		case h == nil:
 			sr = header(b, Deleted)
-		case !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
+		case b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
 			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules:
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
@@ -112,7 +112,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		return
 	}
 	governance(b, h, sr)
-	if !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message {
+	if b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message {
 		if err := compareSchemas(in, b, h, sr); err != nil {
 			sr.Error = err.Error()
 			sr.Class = Breaking

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	gitobject "github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// exampleRepo makes a Git repository holding the example tree as its first commit.
+func exampleRepo(t *testing.T) (string, *git.Repository) {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"contracts", "calendar"} {
+		copyDir(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
+	}
+	commit(t, repo, "example tree")
+	return dir, repo
+}
+
+func commit(t *testing.T, repo *git.Repository, msg string) {
+	t.Helper()
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Commit(msg, &git.CommitOptions{Author: &gitobject.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkJSON(t *testing.T, args ...string) (*verdict.Report, int) {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"check", "--format", "json", "--now", "2026-12-01T09:00:00Z"}, args...)...)
+	if code == 2 {
+		t.Fatalf("check: %s", errOut)
+	}
+	var r verdict.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("check output is not a report: %v\n%s", err, out)
+	}
+	return &r, code
+}
+
+// TestCheckImportedProtoChange: a field removed from an imported proto reaches the
+// importing subject and the consumers that read the field through it.
+func TestCheckImportedProtoChange(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  reserved 3;\n")
+	commit(t, repo, "drop nanos")
+	r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	if code != 1 || r.Class != verdict.Breaking {
+		t.Fatalf("exit %d class %s, want 1 BREAKING", code, r.Class)
+	}
+	var subjects []string
+	consumers := map[string]bool{}
+	for _, s := range r.Subjects {
+		subjects = append(subjects, s.Subject)
+		for _, a := range s.Affected {
+			consumers[a.Name] = true
+		}
+	}
+	if strings.Join(subjects, ",") != "common.money-value,payments.payment-authorized-value" {
+		t.Errorf("subjects %v: the importer must be evaluated too", subjects)
+	}
+	for _, c := range []string{"fraud-detector", "dwd-payment-detail"} {
+		if !consumers[c] {
+			t.Errorf("%s reads amount.nanos and is not named: %v", c, consumers)
+		}
+	}
+}
+
+// TestCheckWorkingTree compares uncommitted edits with the merge base of main.
+func TestCheckWorkingTree(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	r, code := checkJSON(t, "--repo", dir)
+	if code != 0 || r.Class != verdict.Safe || len(r.Subjects) != 0 {
+		t.Fatalf("no change: exit %d class %s subjects %d", code, r.Class, len(r.Subjects))
+	}
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/order_created.avsc"), `"name": "amount"`, `"name": "amount_total", "aliases": ["amount"]`)
+	r, code = checkJSON(t, "--repo", dir)
+	if r.Class != verdict.Breaking || code != 1 {
+		t.Fatalf("rename: exit %d class %s", code, r.Class)
+	}
+	if len(r.SignOffs) == 0 {
+		t.Error("a rename read by consumers needs sign-offs")
+	}
+}
