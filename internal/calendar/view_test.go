@@ -127,3 +127,11 @@ func TestAgendaEmpty(t *testing.T) {
 		t.Errorf("empty lists must be [] in JSON:\n%s", js.String())
 	}
 }
+
+func TestAgendaListsAnEntryUnderWayOnTheFirstDay(t *testing.T) {
+	tree := load(t, nil)
+	v := Agenda(tree, at(berlin, "2026-12-08 12:00"), at(berlin, "2026-12-09 00:00"), "orders")
+	if got, want := agendaSummary(v), "2026-12-08 10:00 calendar/2026-12-08-split-order-amount.yaml (ongoing)\n"; got != want {
+		t.Errorf("agenda:\n%s\nwant:\n%s", got, want)
+	}
+}
