@@ -1,0 +1,196 @@
+package verdict
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/impact"
+)
+
+// Annotation levels, as GitHub's check runs name them.
+const (
+	LevelFailure = "failure"
+	LevelWarning = "warning"
+	LevelNotice  = "notice"
+)
+
+// Annotation is one remark on a line of a file, as a check run carries it. It is pure
+// data: the bot turns it into the API's type.
+type Annotation struct {
+	Path        string `json:"path"`
+	StartLine   int    `json:"start_line"`
+	EndLine     int    `json:"end_line"`
+	StartColumn int    `json:"start_column,omitempty"`
+	EndColumn   int    `json:"end_column,omitempty"`
+	// Level is LevelFailure, LevelWarning or LevelNotice.
+	Level   string `json:"annotation_level"`
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
+// Annotations lists the report's remarks on exact lines, sorted by path, line and
+// column: registry findings, contract file errors and field changes that break a
+// consumer are failures; changes of meaning are warnings; other field changes are
+// notices. Changes to a deleted subject have no line left to point at and are left to
+// the summary.
+func Annotations(r *Report) []Annotation {
+	var out []Annotation
+	add := func(a Annotation) {
+		a.StartLine = max(a.StartLine, 1)
+		a.EndLine = a.StartLine
+		if a.StartColumn > 0 {
+			a.EndColumn = a.StartColumn
+		}
+		out = append(out, a)
+	}
+	for _, s := range r.Subjects {
+		for _, f := range s.Findings {
+			title := f.Rule
+			if f.Path != "" {
+				title += " at " + f.Path
+			}
+			add(Annotation{Path: orDefault(f.File, s.SchemaFile), StartLine: f.Line, StartColumn: f.Column, Level: LevelFailure,
+				Title: title, Message: f.Message})
+		}
+		for _, c := range s.Changes {
+			if c.File == "" {
+				continue
+			}
+			level := LevelNotice
+			switch c.Effect {
+			case checker.Breaks:
+				level = LevelWarning
+				if readers(s.Affected, c) > 0 {
+					level = LevelFailure
+				}
+			case checker.ChangesMeaning:
+				level = LevelWarning
+			}
+			from, to := changePath(c)
+			title := fmt.Sprintf("%s %s", strings.ReplaceAll(string(c.Kind), "_", " "), to)
+			if from != "" {
+				title = fmt.Sprintf("%s %s -> %s", c.Kind, from, to)
+			}
+			add(Annotation{Path: c.File, StartLine: c.Line, StartColumn: c.Column, Level: level,
+				Title: title + ": " + effectWord(c.Effect), Message: c.Message + readersSentence(s.Affected, c)})
+		}
+	}
+	for _, d := range r.Lint {
+		add(Annotation{Path: d.File, StartLine: d.Line, StartColumn: d.Column, Level: LevelFailure, Title: d.Code, Message: d.Message})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		if a.StartColumn != b.StartColumn {
+			return a.StartColumn < b.StartColumn
+		}
+		if a.Level != b.Level {
+			return levelRank(a.Level) > levelRank(b.Level)
+		}
+		if a.Title != b.Title {
+			return a.Title < b.Title
+		}
+		return a.Message < b.Message
+	})
+	return out
+}
+
+func levelRank(l string) int {
+	switch l {
+	case LevelFailure:
+		return 2
+	case LevelWarning:
+		return 1
+	}
+	return 0
+}
+
+// touchedBy returns the consumers a change reaches, direct ones first.
+func touchedBy(as []impact.Affected, c checker.Change) (direct, indirect []string) {
+	for _, a := range as {
+		for _, h := range a.Hits {
+			if h.Change.Kind == c.Kind && h.Change.Path == c.Path && h.Change.OldPath == c.OldPath {
+				name := a.Name + " (" + a.Owner + ")"
+				if a.Direct {
+					direct = append(direct, name)
+				} else {
+					indirect = append(indirect, name)
+				}
+				break
+			}
+		}
+	}
+	return direct, indirect
+}
+
+func readers(as []impact.Affected, c checker.Change) int {
+	d, i := touchedBy(as, c)
+	return len(d) + len(i)
+}
+
+// readersSentence names who a change reaches: " Read by a (t), b (u); indirectly by c (v)."
+func readersSentence(as []impact.Affected, c checker.Change) string {
+	direct, indirect := touchedBy(as, c)
+	var parts []string
+	if len(direct) > 0 {
+		parts = append(parts, "read by "+strings.Join(direct, ", "))
+	}
+	if len(indirect) > 0 {
+		parts = append(parts, "indirectly by "+strings.Join(indirect, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ")
+	return " " + strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// GitHubActions renders the report as GitHub Actions workflow commands: one
+// `::error`, `::warning` or `::notice` line per annotation, then a summary line
+// without a file (an error when the change is not ready to merge). Data is escaped as
+// GitHub's workflow command rules require, so a message cannot end the command or
+// start another.
+func GitHubActions(r *Report) string {
+	var b strings.Builder
+	for _, a := range Annotations(r) {
+		cmd := "notice"
+		switch a.Level {
+		case LevelFailure:
+			cmd = "error"
+		case LevelWarning:
+			cmd = "warning"
+		}
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d", cmd, escapeProperty(a.Path), a.StartLine, a.EndLine)
+		if a.StartColumn > 0 {
+			fmt.Fprintf(&b, ",col=%d,endColumn=%d", a.StartColumn, a.EndColumn)
+		}
+		fmt.Fprintf(&b, ",title=%s::%s\n", escapeProperty(a.Title), escapeData(a.Message))
+	}
+	title := "contractbot: " + string(r.Class)
+	switch {
+	case len(r.Blockers) == 0:
+		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData("Ready to merge."))
+	case r.Override != nil:
+		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData("Ready to merge by override: "+strings.Join(r.Blockers, "; ")))
+	default:
+		fmt.Fprintf(&b, "::error title=%s::%s\n", escapeProperty(title), escapeData("Not ready to merge: "+strings.Join(r.Blockers, "; ")))
+	}
+	return b.String()
+}
+
+// escapeData escapes a workflow command's message: %, CR and LF.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as data, plus : and ,.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,190 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/impact"
+)
+
+// Text renders the report for a terminal (`contractbot check`, the default format):
+// the verdict, then per subject compiler-like lines (file:line:col: RULE message) for
+// registry findings and field changes, the affected consumers, then sign-offs,
+// calendar, contract file errors and blockers. Control characters from the tree are
+// replaced, so a file cannot send escape sequences to the terminal.
+func Text(r *Report) string {
+	var b strings.Builder
+	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	switch {
+	case len(r.Subjects) == 0 && len(r.Lint) == 0:
+		f("%s: no schema contract changes; ready to merge\n", r.Class)
+	case len(r.Blockers) == 0:
+		f("%s: ready to merge\n", r.Class)
+	case r.Override != nil:
+		f("%s: ready to merge by override (%s)\n", r.Class, summary(r))
+	default:
+		f("%s: not ready to merge (%s)\n", r.Class, summary(r))
+	}
+	if o := r.Override; o != nil {
+		f("override by @%s at %s: %s\n", plain(o.By), stamp(o.At), plain(o.Reason))
+	}
+	for _, s := range r.Subjects {
+		f("\n%s: %s (%s; %s; %s; owner %s; tier %s)\n", plain(s.Subject), s.Class, s.Kind, plain(s.Format),
+			plain(levelWords(s)), plain(s.Owner), plain(s.Tier))
+		if s.OldDir != "" {
+			f("  moved from %s to %s\n", plain(s.OldDir), plain(s.Dir))
+		}
+		if s.Error != "" {
+			f("  not evaluated: %s\n", plain(s.Error))
+		}
+		if s.Kind == Modified && s.Error == "" {
+			if len(s.Findings) == 0 {
+				f("  registry check at %s: passes\n", plain(s.Level))
+			} else {
+				f("  registry check at %s: fails (%s)\n", plain(s.Level), count(len(s.Findings), "finding", "findings"))
+			}
+		}
+		for i, fd := range s.Findings {
+			if i == maxFindings {
+				f("  ... and %d more findings\n", len(s.Findings)-i)
+				break
+			}
+			f("  %s:%d:%d: %s %s\n", plain(fd.File), fd.Line, fd.Column, plain(fd.Rule), plain(fd.Message))
+		}
+		for i, c := range s.Changes {
+			if i == maxChanges {
+				f("  ... and %d more field changes\n", len(s.Changes)-i)
+				break
+			}
+			from, to := changePath(c)
+			what := to
+			if from != "" {
+				what = from + " -> " + to
+			}
+			f("  %s:%d:%d: %s %s", plain(c.File), c.Line, c.Column, c.Kind, plain(what))
+			if w := changeWords(c); w != "" && from == "" {
+				f(" (%s)", plain(w))
+			}
+			f(": %s\n", effectWord(c.Effect))
+		}
+		direct, indirect := split(s.Affected)
+		textConsumers(&b, "direct", direct)
+		textConsumers(&b, "indirect", indirect)
+		for _, g := range s.Governance {
+			f("  governance: %s\n", plain(g))
+		}
+		for _, n := range s.Notes {
+			f("  note: %s\n", plain(n))
+		}
+	}
+	if len(r.SignOffs) > 0 {
+		f("\nsign-offs:\n")
+	}
+	for _, so := range r.SignOffs {
+		mark := "[ ]"
+		if so.Status == Approved {
+			mark = "[x]"
+		}
+		f("  %s %s (%s): ", mark, plain(so.Team), plain(strings.Join(so.Handles, ", ")))
+		switch so.Status {
+		case Approved:
+			f("approved by @%s\n", plain(so.ApprovedBy))
+		case Overdue:
+			f("overdue by %s (was due %s)\n", span(r.Now.Sub(so.Deadline)), stamp(so.Deadline))
+		default:
+			f("pending, due %s (%s)\n", stamp(so.Deadline), relative(so.Deadline, r.Now))
+		}
+		for _, ref := range so.For {
+			f("      %s on %s", plain(ref.Consumer), plain(ref.Subject))
+			if fs := nonEmpty(ref.Fields); len(fs) > 0 {
+				f(" (%s)", plain(strings.Join(fs, ", ")))
+			}
+			f(": %s\n", plain(ref.Reason))
+		}
+		if so.Dropped != "" {
+			f("      earlier approval dropped: %s\n", plain(so.Dropped))
+		}
+	}
+	if len(r.Calendar) > 0 {
+		f("\ncalendar:\n")
+	}
+	for _, c := range r.Calendar {
+		switch {
+		case !c.Required:
+		case c.Entry != "":
+			f("  %s: planned in %s\n", plain(c.Subject), plain(c.Entry))
+		default:
+			f("  %s: no usable calendar entry\n", plain(c.Subject))
+			for _, p := range c.Problems {
+				f("      %s\n", plain(p))
+			}
+			if c.Suggestion != "" {
+				f("      suggested entry, %s:\n", plain(c.SuggestionFile))
+				for _, line := range strings.Split(strings.TrimRight(c.Suggestion, "\n"), "\n") {
+					f("        %s\n", plain(line))
+				}
+			}
+		}
+		if c.Freeze != "" {
+			f("  %s: freeze %s in force until %s\n", plain(c.Subject), plain(c.Freeze), stamp(c.FrozenUntil))
+		}
+	}
+	if len(r.Lint) > 0 {
+		f("\ncontract file errors:\n")
+	}
+	for i, d := range r.Lint {
+		if i == maxLint {
+			f("  ... and %d more (contractbot lint shows all)\n", len(r.Lint)-i)
+			break
+		}
+		f("  %s:%d:%d: %s %s\n", plain(d.File), d.Line, d.Column, d.Code, plain(d.Message))
+	}
+	if len(r.Blockers) > 0 {
+		f("\nblockers:\n")
+	}
+	for _, bl := range r.Blockers {
+		f("  - %s\n", plain(bl))
+	}
+	return b.String()
+}
+
+func textConsumers(b *strings.Builder, label string, as []impact.Affected) {
+	if len(as) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  %s consumers:\n", label)
+	for i, a := range as {
+		if i == maxConsumers {
+			fmt.Fprintf(b, "    ... and %d more\n", len(as)-i)
+			break
+		}
+		fmt.Fprintf(b, "    %s", plain(a.Name))
+		if !a.Direct {
+			fmt.Fprintf(b, " on %s", plain(a.Subject))
+		}
+		fmt.Fprintf(b, " (%s, %s)", plain(a.Owner), plain(a.Kind))
+		if !a.Direct {
+			fmt.Fprintf(b, ", %s", count(a.Hops, "hop", "hops"))
+		}
+		var fields []string
+		for _, rd := range reads(a) {
+			switch {
+			case rd.Field == impact.WholeSubject:
+				fields = append(fields, "the whole subject")
+			case rd.Read == rd.Field:
+				fields = append(fields, rd.Field)
+			default:
+				fields = append(fields, rd.Field+" (reads "+rd.Read+")")
+			}
+		}
+		fmt.Fprintf(b, ": %s: %s\n", effectWord(a.Effect), plain(strings.Join(fields, ", ")))
+		cs := chains(a)
+		for j, c := range cs {
+			if j == maxChains {
+				fmt.Fprintf(b, "        ... and %d more chains\n", len(cs)-j)
+				break
+			}
+			fmt.Fprintf(b, "        %s\n", plain(c))
+		}
+	}
+}
