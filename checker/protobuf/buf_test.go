@@ -90,15 +90,15 @@ func runBufBreaking(t testing.TB, bin, category string, prev, next map[string]st
 
 // ourRules returns our findings of the categories (comma-separated) as
 // "RULE line:col"; a rule in several categories reports once, as in buf.
-func ourRules(t testing.TB, categories, prevText, nextText string) []string {
+func ourRules(t testing.TB, categories string, prevFiles, nextFiles map[string]string) []string {
 	t.Helper()
-	prev, err := Parse("schema.proto", mapResolver(map[string]string{"schema.proto": prevText}), "")
+	prev, err := Parse("schema.proto", mapResolver(prevFiles), "")
 	if err != nil {
 		t.Fatalf("parse previous: %v", err)
 	}
-	next, err := Parse("schema.proto", mapResolver(map[string]string{"schema.proto": nextText}), "")
+	next, err := Parse("schema.proto", mapResolver(nextFiles), "")
 	if err != nil {
-		t.Fatalf("parse next: %v\n%s", err, nextText)
+		t.Fatalf("parse next: %v\n%s", err, nextFiles)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -135,11 +135,11 @@ func TestBufDifferential(t *testing.T) {
 	const cats = RulesWire + "," + RulesWireJSON
 	var findings int
 	for _, tc := range cases {
-		theirs := runBufBreaking(t, bin, cats, map[string]string{"schema.proto": tc.prev}, map[string]string{"schema.proto": tc.next})
-		ours := ourRules(t, cats, tc.prev, tc.next)
+		theirs := runBufBreaking(t, bin, cats, tc.files(false), tc.files(true))
+		ours := ourRules(t, cats, tc.files(false), tc.files(true))
 		findings += len(theirs)
 		if strings.Join(ruleIDs(ours), ",") != strings.Join(ruleIDs(theirs), ",") {
-			t.Errorf("%s: rule ids differ\n ours: %q\n  buf: %q\n--- next:\n%s", tc.name, ours, theirs, tc.next)
+			t.Errorf("%s: rule ids differ\n ours: %q\n  buf: %q\n--- next:\n%s", tc.name, ours, theirs, tc.files(true))
 			continue
 		}
 		if strings.Join(ours, ",") != strings.Join(theirs, ",") {

@@ -306,10 +306,51 @@ func firstEnum(f *pFile) *pEnum {
 	panic("no enum")
 }
 
-// editCase is a generated pair of schema texts.
+// editCase is a generated pair of schema texts; deps are the other files of each
+// side (imports), by import path.
 type editCase struct {
-	name       string
-	prev, next string
+	name               string
+	prev, next         string
+	prevDeps, nextDeps map[string]string
+}
+
+// files returns every file of one side, schema.proto included.
+func (tc editCase) files(next bool) map[string]string {
+	text, deps := tc.prev, tc.prevDeps
+	if next {
+		text, deps = tc.next, tc.nextDeps
+	}
+	out := map[string]string{"schema.proto": text}
+	for k, v := range deps {
+		out[k] = v
+	}
+	return out
+}
+
+// importedBase is a schema whose types live in an imported file (a registry
+// reference); edits change the imported file only.
+func importedBase() (schema string, common *pFile) {
+	schema = `syntax = "proto3";
+package shop.orders;
+import "common.proto";
+
+message Order {
+  string id = 1;
+  repeated shop.common.Item items = 2;
+  shop.common.Kind kind = 3;
+}
+`
+	common = &pFile{syntax: "proto3", pkg: "shop.common",
+		msgs: []*pMsg{{name: "Item", fields: []*pField{
+			{typ: "string", name: "sku", num: 1},
+			{typ: "uint32", name: "qty", num: 2},
+			{typ: "sint64", name: "delta", num: 3},
+			{typ: "Kind", name: "kind", num: 4},
+			{label: "repeated", typ: "string", name: "tags", num: 5},
+		}}},
+		enums: []*pEnum{{name: "Kind", values: []pValue{{"KIND_UNSPECIFIED", 0}, {"KIND_A", 1}, {"KIND_B", 2}}}},
+	}
+	return schema, common
 }
 
 // generatedEdits applies every field edit to every field of each base file's first
@@ -338,6 +379,29 @@ func generatedEdits() []editCase {
 				continue
 			}
 			out = append(out, editCase{name: fmt.Sprintf("base%d/%s", bi, e.name), prev: prevText, next: next})
+		}
+	}
+	schema, common := importedBase()
+	prevCommon := common.render()
+	add := func(name string, f *pFile) {
+		out = append(out, editCase{name: "imported/" + name, prev: schema, next: schema,
+			prevDeps: map[string]string{"common.proto": prevCommon}, nextDeps: map[string]string{"common.proto": f.render()}})
+	}
+	for fi := range common.msgs[0].fields {
+		for _, fe := range fieldEdits {
+			f := common.clone()
+			if fe.apply(f.msgs[0], fi) {
+				add(common.msgs[0].fields[fi].name+"/"+fe.name, f)
+			}
+		}
+	}
+	for _, name := range []string{"enum_add_value", "enum_delete_value", "enum_delete_value_reserved", "enum_rename_value"} {
+		for _, e := range fileEdits {
+			if e.name == name {
+				f := common.clone()
+				e.apply(f)
+				add(name, f)
+			}
 		}
 	}
 	return out
