@@ -1,8 +1,3 @@
-// Package protobuf checks Protobuf schema changes: the Confluent Schema Registry's
-// compatibility levels (with its difference kinds and paths), buf's WIRE and WIRE_JSON
-// breaking rules, and a field-level change list. Schemas are compiled with
-// github.com/bufbuild/protocompile, keeping source info so every finding has a
-// line and column.
 package protobuf
 
 import (
