@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -125,11 +125,23 @@ func evaluateChange(repoDir, rev, against string, now time.Time) (*verdict.Repor
 // writeReport prints a report in one of the check formats.
 func writeReport(cmd *cobra.Command, format string, r *verdict.Report) error {
 	w := cmd.OutOrStdout()
+	var out string
 	switch format {
+	case "text":
+		out = verdict.Text(r)
+	case "markdown":
+		out = verdict.Markdown(r, verdict.MarkdownOptions{})
+	case "github":
+		out = verdict.GitHubActions(r)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		data, err := verdict.JSON(r)
+		if err != nil {
+			return err
+		}
+		out = string(data)
+	default:
+		return fmt.Errorf("unknown --format %q: use text, markdown, json or github", format)
 	}
-	return fmt.Errorf("unknown --format %q: use text, markdown, json or github", format)
+	_, err := io.WriteString(w, out)
+	return err
 }
