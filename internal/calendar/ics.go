@@ -113,6 +113,9 @@ func WriteICS(w io.Writer, v View, opt ICSOptions) error {
 			for _, c := range it.ConflictsWith {
 				desc = append(desc, "CONFLICT with "+c)
 			}
+			for _, f := range it.InFreezes {
+				desc = append(desc, "IN FREEZE "+f)
+			}
 			if it.Entry != nil && it.Entry.Notes != "" {
 				desc = append(desc, "", strings.TrimRight(it.Entry.Notes, "\n"))
 			}

@@ -50,6 +50,9 @@ func WriteText(w io.Writer, v View) error {
 				for _, c := range it.ConflictsWith {
 					fmt.Fprintf(&b, "%sCONFLICT with %s\n", indent, c)
 				}
+				for _, f := range it.InFreezes {
+					fmt.Fprintf(&b, "%sIN FREEZE %s: this window cannot carry a change to its subjects\n", indent, f)
+				}
 			}
 		}
 	}
@@ -75,13 +78,13 @@ func plural(n int, one, many string) string {
 }
 
 // span renders an item's time on the day it is listed: "10:00-16:00" within the day,
-// "18:00 to Mon 12-07 08:00" across days (with the year when it changes), "since Fri 11-27 18:00 to ..." for an item
-// already under way.
+// "18:00 to Mon 12-07 08:00" across days (with the year when it changes), "ongoing,
+// to Mon 12-07 08:00" for an item already under way when the view begins.
 func span(it Item, loc *time.Location) string {
 	s, e := it.Start.In(loc), it.End.In(loc)
 	start := s.Format("15:04")
 	if it.Ongoing {
-		start = "since " + s.Format("Mon 01-02 15:04")
+		start = "ongoing,"
 	}
 	if !it.Ongoing && sameDay(s, e) {
 		return start + "-" + e.Format("15:04")

@@ -54,6 +54,9 @@ type Item struct {
 	PullRequest int      `json:"pull_request,omitempty"`
 	// ConflictsWith lists the files of entries this one conflicts with.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
+	// InFreezes names the freezes in scope of the entry's subjects that its window
+	// overlaps: such an entry cannot carry a change (see FindEntry).
+	InFreezes []string `json:"in_freezes,omitempty"`
 
 	// Freeze fields.
 	Reason string `json:"reason,omitempty"`
@@ -103,6 +106,11 @@ func Agenda(tree *contract.Tree, from, to time.Time, team string, opts ...Agenda
 		for _, c := range conflicts {
 			if c.AFile == e.File || c.BFile == e.File {
 				it.ConflictsWith = append(it.ConflictsWith, c.Other(e.File))
+			}
+		}
+		for _, f := range freezesFor(tree, e.Subjects) {
+			if len(Occurrences(f, e.Start, e.End)) > 0 {
+				it.InFreezes = append(it.InFreezes, f.Name)
 			}
 		}
 		items = append(items, it)

@@ -135,3 +135,20 @@ func TestAgendaListsAnEntryUnderWayOnTheFirstDay(t *testing.T) {
 		t.Errorf("agenda:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestAgendaMarksEntriesInAFreeze(t *testing.T) {
+	tree := load(t, map[string]string{
+		"calendar/2026-12-11-friday.yaml": entryYAML("Friday evening", "[orders.order-created-value]", "orders", "2026-12-11T17:00", "2026-12-11T19:00", "Europe/Berlin"),
+		"calendar/2026-12-11-users.yaml":  entryYAML("Friday evening, standard tier", "[users.user-profile-value]", "accounts", "2026-12-11T17:00", "2026-12-11T19:00", "Europe/Berlin"),
+	})
+	v := Agenda(tree, at(berlin, "2026-12-11 00:00"), at(berlin, "2026-12-12 00:00"), "")
+	got := map[string]string{}
+	for _, it := range v.Items() {
+		if it.Kind == KindEntry {
+			got[it.File] = strings.Join(it.InFreezes, ",")
+		}
+	}
+	if got["calendar/2026-12-11-friday.yaml"] != "weekend" || got["calendar/2026-12-11-users.yaml"] != "" {
+		t.Errorf("in freezes: %v", got)
+	}
+}

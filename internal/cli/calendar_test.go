@@ -11,6 +11,7 @@ import (
 func TestCalendarGolden(t *testing.T) {
 	repo := filepath.Join("..", "..")
 	const now = "2026-12-01T09:00:00Z"
+	const conflictsTree = "testdata/calendar/conflicts"
 	tests := []struct {
 		name   string
 		args   []string
@@ -26,6 +27,10 @@ func TestCalendarGolden(t *testing.T) {
 		{"to before from", []string{"--from", "2026-12-10", "--to", "2026-12-01"}, 2, "to-before-from.stderr"},
 		{"bad zone", []string{"--tz", "Mars/Olympus"}, 2, "bad-zone.stderr"},
 		{"bad format", []string{"--format", "xml"}, 2, "bad-format.stderr"},
+		// A small tree with a conflict and an entry inside a freeze.
+		{"conflicts text", []string{"--repo", conflictsTree, "--from", "2026-12-07", "--to", "2026-12-13", "--tz", "Europe/Berlin"}, 0, "conflicts.txt"},
+		{"conflicts json", []string{"--repo", conflictsTree, "--from", "2026-12-08", "--to", "2026-12-11", "--format", "json"}, 0, "conflicts.json"},
+		{"conflicts ics", []string{"--repo", conflictsTree, "--from", "2026-12-07", "--to", "2026-12-13", "--format", "ics"}, 0, "conflicts.ics"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
