@@ -187,7 +187,7 @@ func effectBadge(e checker.Effect) string {
 func (m *mdWriter) affected(s *SubjectReport) {
 	direct, indirect := split(s.Affected)
 	if len(direct)+len(indirect) == 0 {
-		if s.Kind == Modified || s.Kind == Deleted {
+		if len(s.Changes) > 0 || s.Kind == Deleted {
 			m.f("\nNo consumer reads what changed.\n")
 		}
 		return
@@ -390,7 +390,7 @@ func (m *mdWriter) next() {
 		}
 	}
 	if r.Class == Breaking && len(r.Blockers) > 0 && r.Override == nil {
-		add("Or make the change additive: keep the old field next to the new one, and remove it in a later pull request once every reader has moved.")
+		add("Or make the change additive: keep what readers use (the old field, the old subject) next to the new, and remove it in a later pull request once every reader has moved.")
 	}
 	if len(items) == 0 {
 		switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/impact"
 )
 
 // signOffs works out which teams must sign off, whether they have, and the team state
@@ -50,7 +51,9 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 			fields := map[string]bool{}
 			var kinds []string
 			for _, h := range a.Hits {
-				fields[h.Field] = true
+				if h.Field != impact.WholeSubject { // a deleted subject: no field to name
+					fields[h.Field] = true
+				}
 				kinds = append(kinds, fmt.Sprintf("%s %s %s->%s", h.Field, h.Change.Kind, h.Change.Old, h.Change.New))
 			}
 			reason := "the change breaks fields it reads"
