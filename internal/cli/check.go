@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -14,7 +17,7 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	var (
-		repoDir, rev, against, format, now string
+		repoDir, rev, against, overlay, format, now string
 	)
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -32,6 +35,7 @@ Exit status 1 when the change is BREAKING and lacks what it needs, or when the c
 files have errors; 0 otherwise.`,
 		Example: `  contractbot check                          # working tree vs the merge base with main
   contractbot check --against HEAD~1 --rev HEAD
+  contractbot check --overlay examples/changes/remove-order-amount   # a proposed change
   contractbot check --format markdown        # the pull-request comment
   contractbot check --format github          # annotations in GitHub Actions`,
 		Args: cobra.NoArgs,
@@ -44,7 +48,7 @@ files have errors; 0 otherwise.`,
 				}
 				at = t
 			}
-			r, err := evaluateChange(repoDir, rev, against, at)
+			r, err := evaluateChange(repoDir, rev, against, overlay, at)
 			if err != nil {
 				return err
 			}
@@ -60,6 +64,7 @@ files have errors; 0 otherwise.`,
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git working tree)")
 	cmd.Flags().StringVar(&rev, "rev", "", "evaluate this revision instead of the working tree")
 	cmd.Flags().StringVar(&against, "against", "", "the base revision (default: the merge base with the default branch)")
+	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, json or github")
 	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339), for reproducible output")
 	_ = cmd.Flags().MarkHidden("now")
@@ -67,41 +72,27 @@ files have errors; 0 otherwise.`,
 }
 
 // evaluateChange loads what changed between the base and the head and evaluates it.
-func evaluateChange(repoDir, rev, against string, now time.Time) (*verdict.Report, error) {
-	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return nil, fmt.Errorf("open git repository %s: %w", repoDir, err)
+// With an overlay and no revisions, the base is the working directory as it is and
+// no Git repository is needed.
+func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verdict.Report, error) {
+	var files map[string][]byte
+	if overlay != "" {
+		var err error
+		if files, err = readOverlay(overlay); err != nil {
+			return nil, err
+		}
 	}
-	var head contract.Source
-	headRev := "HEAD"
-	if rev != "" {
-		headRev = rev
-		if head, err = contract.NewGitSource(repo, rev); err != nil {
-			return nil, err
-		}
+	var base, head contract.Source
+	if overlay != "" && rev == "" && against == "" {
+		base = contract.NewDirSource(repoDir)
+		head = &contract.Overlay{Base: base, Files: files}
 	} else {
-		wt, err := repo.Worktree()
-		if err != nil {
-			return nil, fmt.Errorf("%s has no working tree; use --rev: %w", repoDir, err)
-		}
-		head = contract.NewDirSource(wt.Filesystem.Root())
-	}
-	var base *contract.GitSource
-	if against != "" {
-		if base, err = contract.NewGitSource(repo, against); err != nil {
+		var err error
+		if base, head, err = gitSources(repoDir, rev, against); err != nil {
 			return nil, err
 		}
-	} else {
-		hs, err := contract.NewGitSource(repo, headRev)
-		if err != nil {
-			return nil, err
-		}
-		mb, _, err := mergeBase(repo, hs.Commit())
-		if err != nil {
-			return nil, err
-		}
-		if base, err = contract.NewGitSource(repo, mb.Hash.String()); err != nil {
-			return nil, err
+		if files != nil {
+			head = &contract.Overlay{Base: head, Files: files}
 		}
 	}
 	dirs, err := contract.ChangedDirs(base, head)
@@ -120,6 +111,75 @@ func evaluateChange(repoDir, rev, against string, now time.Time) (*verdict.Repor
 		return nil, err
 	}
 	return verdict.Evaluate(verdict.Input{Base: baseTree, Head: headTree, Now: now, OpenedAt: now}), nil
+}
+
+// gitSources opens the head (the working tree, or rev) and the base (against, or the
+// merge base with the default branch) of a change.
+func gitSources(repoDir, rev, against string) (base, head contract.Source, err error) {
+	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open git repository %s: %w", repoDir, err)
+	}
+	headRev := "HEAD"
+	if rev != "" {
+		headRev = rev
+		if head, err = contract.NewGitSource(repo, rev); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		wt, err := repo.Worktree()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s has no working tree; use --rev: %w", repoDir, err)
+		}
+		head = contract.NewDirSource(wt.Filesystem.Root())
+	}
+	if against != "" {
+		base, err = contract.NewGitSource(repo, against)
+		return base, head, err
+	}
+	hs, err := contract.NewGitSource(repo, headRev)
+	if err != nil {
+		return nil, nil, err
+	}
+	mb, _, err := mergeBase(repo, hs.Commit())
+	if err != nil {
+		return nil, nil, err
+	}
+	base, err = contract.NewGitSource(repo, mb.Hash.String())
+	return base, head, err
+}
+
+// readOverlay reads every file under dir, keyed by its path relative to dir.
+func readOverlay(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file; an overlay holds plain files", p)
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read overlay %s: %w", dir, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("overlay %s holds no files", dir)
+	}
+	return files, nil
 }
 
 // writeReport prints a report in one of the check formats.

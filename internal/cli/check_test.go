@@ -114,3 +114,22 @@ func TestCheckWorkingTree(t *testing.T) {
 		t.Error("a rename read by consumers needs sign-offs")
 	}
 }
+
+// TestCheckOverlayExample runs the README's command and keeps the README's copy of
+// its output true.
+func TestCheckOverlayExample(t *testing.T) {
+	out, errOut, code := runCLI(t, "check", "--repo", "../..", "--overlay", "../../examples/changes/amount-to-decimal", "--now", "2026-12-01T09:00:00Z")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (BREAKING without sign-offs): %s", code, errOut)
+	}
+	checkGolden(t, filepath.Join("..", "check", "amount-to-decimal.txt"), out)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), out) {
+		t.Errorf("README.md does not show the current output of the check example; paste internal/cli/testdata/check/amount-to-decimal.txt into it")
+	}
+	md, _, _ := runCLI(t, "check", "--repo", "../..", "--overlay", "../../examples/changes/amount-to-decimal", "--now", "2026-12-01T09:00:00Z", "--format", "markdown")
+	checkGolden(t, filepath.Join("..", "check", "amount-to-decimal.md"), md)
+}

@@ -354,3 +354,44 @@ func (m MemSource) ReadFile(name string, limit int64) ([]byte, error) {
 	}
 	return v, nil
 }
+
+// Overlay is a tree with some files replaced or added: what a change would make of
+// Base. It lets a proposed change be evaluated without committing it.
+type Overlay struct {
+	Base  Source
+	Files map[string][]byte
+}
+
+// Describe names the overlay.
+func (o *Overlay) Describe() string { return o.Base.Describe() + " with changes" }
+
+// ReadDir lists the base directory merged with the overlay's files.
+func (o *Overlay) ReadDir(dir string) ([]DirEntry, error) {
+	entries, err := o.Base.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	extra, _ := MemSource(o.Files).ReadDir(dir)
+	if err != nil && len(extra) == 0 {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		seen[e.Name] = true
+	}
+	for _, e := range extra {
+		if !seen[e.Name] {
+			entries = append(entries, e)
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return entries, nil
+}
+
+// ReadFile reads the overlay's version of a file, or the base's.
+func (o *Overlay) ReadFile(name string, limit int64) ([]byte, error) {
+	if _, ok := o.Files[name]; ok {
+		return MemSource(o.Files).ReadFile(name, limit)
+	}
+	return o.Base.ReadFile(name, limit)
+}
