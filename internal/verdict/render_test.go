@@ -354,7 +354,7 @@ func TestMarkdownCalendarAndOverride(t *testing.T) {
 		Calendar: []*CalendarCheck{{Subject: "orders.x-value", Required: true,
 			Problems:       []string{"calendar/2026-11-01-x.yaml: the window ended Sun 2026-11-01 16:00 CET; move it to a time ahead, or add a new entry."},
 			SuggestionFile: "calendar/2026-12-01-x.yaml", Suggestion: "title: x\nkind: schema-change\n",
-			Freeze:         "year-end", FrozenUntil: time.Date(2027, 1, 4, 7, 0, 0, 0, time.UTC)}},
+			Freeze: "year-end", FrozenUntil: time.Date(2027, 1, 4, 7, 0, 0, 0, time.UTC)}},
 		Blockers: []string{"x needs a calendar entry"},
 		Override: &Override{By: "hkoenig", Reason: "incident INC-42: revert needed now", At: now},
 	}
