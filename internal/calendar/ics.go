@@ -116,8 +116,8 @@ func WriteICS(w io.Writer, v View, opt ICSOptions) error {
 			for _, f := range it.InFreezes {
 				desc = append(desc, "IN FREEZE "+f)
 			}
-			if it.Entry != nil && it.Entry.Notes != "" {
-				desc = append(desc, "", strings.TrimRight(it.Entry.Notes, "\n"))
+			if it.Notes != "" {
+				desc = append(desc, "", strings.TrimRight(it.Notes, "\n"))
 			}
 			line("CATEGORIES", escapeText(it.EntryKind))
 			line("TRANSP", "OPAQUE")

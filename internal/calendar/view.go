@@ -52,6 +52,7 @@ type Item struct {
 	Owner       string   `json:"owner,omitempty"`
 	Timezone    string   `json:"timezone,omitempty"`
 	PullRequest int      `json:"pull_request,omitempty"`
+	Notes       string   `json:"notes,omitempty"`
 	// ConflictsWith lists the files of entries this one conflicts with.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
 	// InFreezes names the freezes in scope of the entry's subjects that its window
@@ -102,7 +103,7 @@ func Agenda(tree *contract.Tree, from, to time.Time, team string, opts ...Agenda
 			continue
 		}
 		it := Item{Kind: KindEntry, Start: e.Start, End: e.End, Title: e.Title, File: e.File, EntryKind: e.Kind,
-			Subjects: e.Subjects, Owner: e.Owner, Timezone: e.Timezone, PullRequest: e.PullRequest, Entry: e}
+			Subjects: e.Subjects, Owner: e.Owner, Timezone: e.Timezone, PullRequest: e.PullRequest, Notes: e.Notes, Entry: e}
 		for _, c := range conflicts {
 			if c.AFile == e.File || c.BFile == e.File {
 				it.ConflictsWith = append(it.ConflictsWith, c.Other(e.File))
