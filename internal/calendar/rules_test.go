@@ -148,3 +148,28 @@ func TestMergeBlocked(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeBlockedUntilTheLastActiveFreezeEnds(t *testing.T) {
+	freezes := `freezes:
+  - name: weekend
+    weekly: {from: "fri 18:00", to: "mon 08:00"}
+    timezone: Europe/Berlin
+    scope: {tiers: [core]}
+  - name: orders-migration
+    start: "2026-12-12T00:00"
+    end: "2026-12-16T00:00"
+    timezone: Europe/Berlin
+    scope: {domains: [orders]}
+`
+	tree := load(t, map[string]string{"calendar/freezes.yaml": freezes})
+	// Saturday: both hold; the migration freeze started later but ends later.
+	w := MergeBlocked(tree, ordersSubject, at(berlin, "2026-12-12 10:00"))
+	if w == nil || w.Name != "orders-migration" || !w.End.Equal(at(berlin, "2026-12-16 00:00")) {
+		t.Errorf("got %+v", w)
+	}
+	// dw.order-detail-value is core but not in the orders domain: the weekend only.
+	w = MergeBlocked(tree, "dw.order-detail-value", at(berlin, "2026-12-12 10:00"))
+	if w == nil || w.Name != "weekend" {
+		t.Errorf("dw: got %+v", w)
+	}
+}

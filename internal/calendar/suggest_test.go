@@ -115,3 +115,21 @@ func TestSuggestedContentQuotesWhatYAMLWouldMisread(t *testing.T) {
 		}
 	}
 }
+
+func TestSuggestALongWindowStartsAtTheBeginningOfTheDay(t *testing.T) {
+	tree := load(t, nil)
+	// A standard-tier subject (no weekend freeze), asked on Monday 2026-12-14 at 10:05:
+	// eight hours do not fit in working hours, so the window starts at 10:00 on the next
+	// change day and runs on past 16:00.
+	s := Suggest(tree, []string{"users.user-profile-value"}, "accounts", at(berlin, "2026-12-14 10:05"), 8*time.Hour)
+	if want := at(berlin, "2026-12-15 10:00"); !s.Start.Equal(want) || !s.End.Equal(want.Add(8*time.Hour)) {
+		t.Errorf("suggested %s..%s", s.Start, s.End)
+	}
+	loadSuggested(t, s)
+	// A team without a time zone works in UTC.
+	tree.Teams["accounts"].Timezone = ""
+	s = Suggest(tree, []string{"users.user-profile-value"}, "accounts", utc("2026-12-14T09:00:00Z"), time.Hour)
+	if s.Timezone != "UTC" || !s.Start.Equal(utc("2026-12-14T10:00:00Z")) {
+		t.Errorf("UTC team: suggested %s in %s", s.Start, s.Timezone)
+	}
+}
