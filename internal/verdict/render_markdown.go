@@ -371,9 +371,12 @@ func (m *mdWriter) next() {
 	}
 	for _, c := range r.Calendar {
 		if c.Required && c.Entry == "" {
-			if c.SuggestionFile != "" {
+			switch {
+			case c.SuggestionFile != "" && len(c.Problems) > 0:
 				add("Add the calendar entry for %s (the suggested %s works), or fix the entry named above.", code(c.Subject), code(c.SuggestionFile))
-			} else {
+			case c.SuggestionFile != "":
+				add("Add the calendar entry for %s (the suggested %s works, or pick another window).", code(c.Subject), code(c.SuggestionFile))
+			default:
 				add("Add a calendar entry for %s whose window is ahead and outside every freeze.", code(c.Subject))
 			}
 		}

@@ -211,6 +211,27 @@ func TestScenarioBrokenYAML(t *testing.T) {
 	}
 }
 
+func TestScenarioRegistryFailsNoCalendarEntry(t *testing.T) {
+	r := scenarioNamed(t, "k-registry-fails-no-calendar-entry").run(t)
+	equal(t, "class", r.Class, Breaking)
+	s := subjectOf(t, r, "users.user-profile-value")
+	equal(t, "registry compatible", s.Compatible, false)
+	equal(t, "findings", len(s.Findings), 1)
+	f := s.Findings[0]
+	equal(t, "finding place", [4]any{f.Rule, f.File, f.Line, f.Path}, [4]any{"READER_FIELD_MISSING_DEFAULT_VALUE", userProfileSchema, 12, "email"})
+	equal(t, "direct", consumers(s, true), []string{"crm-sync"})
+	equal(t, "statuses", statuses(r), map[string]Status{"engagement": Pending})
+	// A BREAKING change needs an entry whatever the tier; none names the subject.
+	cc := r.Calendar[0]
+	equal(t, "calendar", [3]any{cc.Required, cc.Entry, len(cc.Problems)}, [3]any{true, "", 0})
+	if cc.SuggestionFile == "" || !strings.Contains(cc.Suggestion, "users.user-profile-value") {
+		t.Errorf("no suggested entry: %+v", cc)
+	}
+	if !strings.Contains(Markdown(r, MarkdownOptions{}), "```yaml\n  # yaml-language-server") {
+		t.Error("the suggested entry is not shown as a YAML block")
+	}
+}
+
 // TestScenarioReviews: in scenario (c) an approval by a member of data-warehouse
 // signs off for the team; the author's own approval does not count for a team the
 // author is not in; a later request for changes by the same member revokes it.

@@ -10,6 +10,7 @@ const (
 	orderCreatedContract = "contracts/orders/order-created/contract.yaml"
 	gmvSchema            = "contracts/dws/gmv-1min/gmv_1min.avsc"
 	userProfileContract  = "contracts/users/user-profile/contract.yaml"
+	userProfileSchema    = "contracts/users/user-profile/user_profile.avsc"
 	crmSyncConsumer      = "contracts/users/user-profile/consumers/crm-sync.yaml"
 )
 
@@ -80,6 +81,14 @@ func breakCrmSync(r *scenarioRepo) {
 	r.replace(crmSyncConsumer, "marketing_opt_in, updated_at]", "marketing_opt_in, updated_at")
 }
 
+// removeEmail removes email (no default) from users.user-profile-value, which is
+// FULL_TRANSITIVE: the registry refuses it, crm-sync reads it, and no calendar entry
+// names the subject, so the verdict suggests one.
+func removeEmail(r *scenarioRepo) {
+	r.write(userProfileSchema, removeField(r.t, r.read(userProfileSchema), "email"))
+	r.replace(userProfileContract, "  email:\n    pii: true\n    doc: verified login e-mail\n", "")
+}
+
 // scenario is one pull request over the example tree.
 type scenario struct {
 	name   string
@@ -96,6 +105,7 @@ var scenarios = []scenario{
 	{name: "e-loosen-full-to-none", change: loosenUserProfile},
 	{name: "f-delete-subject", change: deleteOrderDetail},
 	{name: "g-broken-yaml", change: breakCrmSync},
+	{name: "k-registry-fails-no-calendar-entry", change: removeEmail},
 }
 
 // run builds the scenario's history and evaluates HEAD~1 -> HEAD.
