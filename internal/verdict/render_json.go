@@ -47,7 +47,7 @@ func normalized(r *Report) *Report {
 		for j, a := range s.Affected {
 			a.Hits = make([]impact.Hit, len(s.Affected[j].Hits))
 			for k, h := range s.Affected[j].Hits {
-				h.Chain = list(h.Chain)
+				h.Chain, h.Reads = list(h.Chain), list(h.Reads)
 				a.Hits[k] = h
 			}
 			sc.Affected[j] = a
