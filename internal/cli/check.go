@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -116,36 +116,35 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 // gitSources opens the head (the working tree, or rev) and the base (against, or the
 // merge base with the default branch) of a change.
 func gitSources(repoDir, rev, against string) (base, head contract.Source, err error) {
-	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open git repository %s: %w", repoDir, err)
+		return nil, nil, err
 	}
 	headRev := "HEAD"
 	if rev != "" {
 		headRev = rev
-		if head, err = contract.NewGitSource(repo, rev); err != nil {
+		if head, err = contract.NewGitSource(repo.Repository, rev); err != nil {
 			return nil, nil, err
 		}
 	} else {
-		wt, err := repo.Worktree()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s has no working tree; use --rev: %w", repoDir, err)
+		if repo.Root == "" {
+			return nil, nil, fmt.Errorf("%s is a bare repository; name the revision to check with --rev", repoDir)
 		}
-		head = contract.NewDirSource(wt.Filesystem.Root())
+		head = contract.NewDirSource(repo.Root)
 	}
 	if against != "" {
-		base, err = contract.NewGitSource(repo, against)
+		base, err = contract.NewGitSource(repo.Repository, against)
 		return base, head, err
 	}
-	hs, err := contract.NewGitSource(repo, headRev)
+	hs, err := contract.NewGitSource(repo.Repository, headRev)
 	if err != nil {
 		return nil, nil, err
 	}
-	mb, _, err := mergeBase(repo, hs.Commit())
+	mb, _, err := mergeBase(repo.Repository, hs.Commit())
 	if err != nil {
 		return nil, nil, err
 	}
-	base, err = contract.NewGitSource(repo, mb.Hash.String())
+	base, err = contract.NewGitSource(repo.Repository, mb.Hash.String())
 	return base, head, err
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -166,17 +168,33 @@ type GitSource struct {
 
 	// go-git trees and object storage are not safe for concurrent use: every read
 	// holds mu. Parsing, the expensive part of a load, runs outside it.
-	mu    sync.Mutex
-	trees map[string]*gitobject.Tree
+	mu     sync.Mutex
+	trees  map[string]*gitobject.Tree
+	closer func() error
 }
 
-// OpenRevision resolves rev ("HEAD~1", a branch, a hash) in the repository at dir.
+// OpenRevision resolves rev ("HEAD~1", a branch, a hash) in the repository that holds
+// dir. Close the source when done: it keeps the pack files open for fast reads.
 func OpenRevision(dir, rev string) (*GitSource, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := gitrepo.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open git repository %s: %w", dir, err)
 	}
-	return NewGitSource(repo, rev)
+	g, err := NewGitSource(repo.Repository, rev)
+	if err != nil {
+		repo.Close()
+		return nil, err
+	}
+	g.closer = repo.Close
+	return g, nil
+}
+
+// Close releases what OpenRevision opened; it does nothing for NewGitSource's.
+func (g *GitSource) Close() error {
+	if g.closer == nil {
+		return nil
+	}
+	return g.closer()
 }
 
 // NewGitSource resolves rev in an open repository.
