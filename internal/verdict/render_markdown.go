@@ -101,9 +101,6 @@ func (m *mdWriter) subject(s *SubjectReport) {
 	m.f("| Format | Level | Owner | Tier | Class |\n|---|---|---|---|---|\n")
 	m.f("| %s | %s | %s | %s | %s |\n", escapeMarkdown(s.Format), escapeMarkdown(levelWords(s)),
 		escapeMarkdown(s.Owner), escapeMarkdown(s.Tier), badge(s.Class))
-	if s.OldDir != "" {
-		m.f("\nMoved from %s to %s.\n", code(s.OldDir), code(s.Dir))
-	}
 	if s.Error != "" {
 		m.f("\n**Not evaluated:** %s\n", escapeMarkdown(s.Error))
 	}

@@ -31,9 +31,6 @@ func Text(r *Report) string {
 	for _, s := range r.Subjects {
 		f("\n%s: %s (%s; %s; %s; owner %s; tier %s)\n", plain(s.Subject), s.Class, s.Kind, plain(s.Format),
 			plain(levelWords(s)), plain(s.Owner), plain(s.Tier))
-		if s.OldDir != "" {
-			f("  moved from %s to %s\n", plain(s.OldDir), plain(s.Dir))
-		}
 		if s.Error != "" {
 			f("  not evaluated: %s\n", plain(s.Error))
 		}

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -229,6 +231,32 @@ func TestScenarioRegistryFailsNoCalendarEntry(t *testing.T) {
 	}
 	if !strings.Contains(Markdown(r, MarkdownOptions{}), "```yaml\n  # yaml-language-server") {
 		t.Error("the suggested entry is not shown as a YAML block")
+	}
+}
+
+func TestScenarioNewSubjectAndMove(t *testing.T) {
+	r := scenarioNamed(t, "l-new-subject-and-move").run(t)
+	equal(t, "class", r.Class, Safe)
+	equal(t, "ready", r.Ready, true)
+	equal(t, "subjects", subjectNames(r), []string{"inventory.stock-level-value", "orders.order-cancelled-value"})
+	moved := subjectOf(t, r, "inventory.stock-level-value")
+	equal(t, "moved", [3]any{moved.Kind, moved.OldDir, moved.Dir}, [3]any{Moved, "contracts/inventory/stock-level", "contracts/inventory/stock-levels"})
+	equal(t, "added", subjectOf(t, r, "orders.order-cancelled-value").Kind, Added)
+	equal(t, "lint", len(r.Lint), 0)
+	equal(t, "sign-offs", len(r.SignOffs), 0)
+}
+
+// TestDocsShowCurrentOutput keeps the examples of docs/verdict.md true: they are
+// copies of scenario goldens.
+func TestDocsShowCurrentOutput(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "verdict.md"))
+	must(t, err)
+	for _, g := range []string{"b-promote-int-long.md", "c-remove-field-two-hops.txt", "g-broken-yaml.github"} {
+		want, err := os.ReadFile(filepath.Join("testdata", "scenarios", g))
+		must(t, err)
+		if !strings.Contains(string(doc), string(want)) {
+			t.Errorf("docs/verdict.md does not show the current %s; copy the golden file into it", g)
+		}
 	}
 }
 

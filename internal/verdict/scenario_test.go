@@ -89,6 +89,33 @@ func removeEmail(r *scenarioRepo) {
 	r.replace(userProfileContract, "  email:\n    pii: true\n    doc: verified login e-mail\n", "")
 }
 
+// addSubjectAndMove adds a new subject, orders.order-cancelled-value, and moves the
+// folder of inventory.stock-level-value (name, schema and level unchanged).
+func addSubjectAndMove(r *scenarioRepo) {
+	r.write("contracts/orders/order-cancelled/contract.yaml", `subject: orders.order-cancelled-value
+format: avro
+schema: order_cancelled.avsc
+compatibility: BACKWARD_TRANSITIVE
+owner: orders
+tier: standard
+topic: ods_order_cancelled
+`)
+	r.write("contracts/orders/order-cancelled/order_cancelled.avsc", `{
+  "type": "record",
+  "name": "OrderCancelled",
+  "namespace": "acme.orders.v1",
+  "fields": [
+    {"name": "order_id", "type": "string", "doc": "Order number."},
+    {"name": "reason", "type": "string", "doc": "Why the order was cancelled."}
+  ]
+}
+`)
+	for _, f := range []string{"contract.yaml", "stock_level.avsc", "consumers/order-availability.yaml"} {
+		r.write("contracts/inventory/stock-levels/"+f, r.read("contracts/inventory/stock-level/"+f))
+	}
+	r.remove("contracts/inventory/stock-level")
+}
+
 // scenario is one pull request over the example tree.
 type scenario struct {
 	name   string
@@ -106,6 +133,7 @@ var scenarios = []scenario{
 	{name: "f-delete-subject", change: deleteOrderDetail},
 	{name: "g-broken-yaml", change: breakCrmSync},
 	{name: "k-registry-fails-no-calendar-entry", change: removeEmail},
+	{name: "l-new-subject-and-move", change: addSubjectAndMove},
 }
 
 // run builds the scenario's history and evaluates HEAD~1 -> HEAD.
