@@ -10,9 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -73,7 +77,7 @@ files have errors; 0 otherwise.`,
 
 // evaluateChange loads what changed between the base and the head and evaluates it.
 // With an overlay and no revisions, the base is the working directory as it is and
-// no Git repository is needed.
+// no Git repository is needed (its history is used when there is one).
 func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verdict.Report, error) {
 	var files map[string][]byte
 	if overlay != "" {
@@ -82,15 +86,31 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 			return nil, err
 		}
 	}
-	var base, head contract.Source
+	var (
+		base, head contract.Source
+		hist       *history
+	)
 	if overlay != "" && rev == "" && against == "" {
 		base = contract.NewDirSource(repoDir)
 		head = &contract.Overlay{Base: base, Files: files}
+		if repo, err := gitrepo.Open(repoDir); err == nil {
+			defer repo.Close()
+			if h, err := repo.Head(); err == nil {
+				hist = &history{repo: repo, at: h.Hash()}
+			}
+		}
 	} else {
-		var err error
-		if base, head, err = gitSources(repoDir, rev, against); err != nil {
+		repo, err := gitrepo.Open(repoDir)
+		if err != nil {
 			return nil, err
 		}
+		defer repo.Close()
+		var baseSrc *contract.GitSource
+		if baseSrc, head, err = gitSources(repo, rev, against); err != nil {
+			return nil, err
+		}
+		base = baseSrc
+		hist = &history{repo: repo, at: baseSrc.Commit().Hash}
 		if files != nil {
 			head = &contract.Overlay{Base: head, Files: files}
 		}
@@ -110,16 +130,61 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 	if err != nil {
 		return nil, err
 	}
-	return verdict.Evaluate(verdict.Input{Base: baseTree, Head: headTree, Now: now, OpenedAt: now}), nil
+	in := verdict.Input{Base: baseTree, Head: headTree, Now: now, OpenedAt: now}
+	if hist != nil {
+		if in.History, err = hist.earlierVersions(baseTree, headTree); err != nil {
+			return nil, err
+		}
+	}
+	return verdict.Evaluate(in), nil
+}
+
+// history finds the earlier versions of schemas, for the _TRANSITIVE levels.
+type history struct {
+	repo *gitrepo.Repo
+	at   plumbing.Hash
+}
+
+// earlierVersions reads the distinct earlier contents of the schema files of the
+// changed subjects whose level is transitive, along the base's first-parent history.
+func (h *history) earlierVersions(base, head *contract.Tree) (func(string) []checker.Input, error) {
+	bySubject := map[string]string{}
+	var paths []string
+	for _, s := range head.Subjects {
+		lvl, err := checker.ParseLevel(s.Compatibility)
+		if b := base.Subject(s.Subject); err == nil && lvl.Transitive() && b != nil && b.SchemaFile != "" {
+			bySubject[s.Subject] = b.SchemaFile
+			paths = append(paths, b.SchemaFile)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	found, err := versions.PathHistory(h.repo.Repository, h.at, paths)
+	if err != nil {
+		return nil, fmt.Errorf("read schema history: %w", err)
+	}
+	return func(subject string) []checker.Input {
+		file := bySubject[subject]
+		current := plumbing.ComputeHash(plumbing.BlobObject, base.Subject(subject).SchemaText)
+		var out []checker.Input
+		for i, blob := range found[file] {
+			if blob == current {
+				continue
+			}
+			data, err := versions.ReadBlob(h.repo.Repository, blob)
+			if err != nil {
+				continue
+			}
+			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", file, i+1), Data: data})
+		}
+		return out
+	}, nil
 }
 
 // gitSources opens the head (the working tree, or rev) and the base (against, or the
 // merge base with the default branch) of a change.
-func gitSources(repoDir, rev, against string) (base, head contract.Source, err error) {
-	repo, err := gitrepo.Open(repoDir)
-	if err != nil {
-		return nil, nil, err
-	}
+func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSource, head contract.Source, err error) {
 	headRev := "HEAD"
 	if rev != "" {
 		headRev = rev
@@ -128,7 +193,7 @@ func gitSources(repoDir, rev, against string) (base, head contract.Source, err e
 		}
 	} else {
 		if repo.Root == "" {
-			return nil, nil, fmt.Errorf("%s is a bare repository; name the revision to check with --rev", repoDir)
+			return nil, nil, fmt.Errorf("a bare repository has no working tree; name the revision to check with --rev")
 		}
 		head = contract.NewDirSource(repo.Root)
 	}

@@ -133,3 +133,35 @@ func TestCheckOverlayExample(t *testing.T) {
 	md, _, _ := runCLI(t, "check", "--repo", "../..", "--overlay", "../../examples/changes/amount-to-decimal", "--now", "2026-12-01T09:00:00Z", "--format", "markdown")
 	checkGolden(t, filepath.Join("..", "check", "amount-to-decimal.md"), md)
 }
+
+// TestCheckTransitiveUsesHistory: a field that comes back with another type passes
+// against the latest version but not against the one before it, which wrote the old
+// type; BACKWARD_TRANSITIVE must catch that from the Git history.
+func TestCheckTransitiveUsesHistory(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	anchor := `      "name": "amount",`
+	edit(t, avsc, anchor, `      "name": "legacy_flag", "type": "int", "default": 0
+    },
+    {
+`+anchor)
+	commit(t, repo, "add legacy_flag as int")
+	edit(t, avsc, `      "name": "legacy_flag", "type": "int", "default": 0
+    },
+    {
+`, "")
+	commit(t, repo, "drop legacy_flag")
+	edit(t, avsc, anchor, `      "name": "legacy_flag", "type": "string", "default": ""
+    },
+    {
+`+anchor)
+	commit(t, repo, "legacy_flag comes back as a string")
+	r, _ := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	if len(r.Subjects) != 1 || r.Subjects[0].Compatible {
+		t.Fatalf("want the transitive check to fail against the int version: %+v", r.Subjects)
+	}
+	f := r.Subjects[0].Findings
+	if len(f) != 1 || f[0].Rule != "TYPE_MISMATCH" || f[0].Path != "legacy_flag" {
+		t.Errorf("findings: %+v", f)
+	}
+}
