@@ -32,8 +32,8 @@ type Annotation struct {
 
 // Annotations lists the report's remarks on exact lines, sorted by path, line and
 // column: registry findings, contract file errors and field changes that break a
-// consumer are failures; changes of meaning are warnings; other field changes are
-// notices. Changes to a deleted subject have no line left to point at and are left to
+// consumer are failures; changes of meaning, and breaking changes nobody reads, are
+// warnings; other field changes are notices. Changes to a deleted subject have no line left to point at and are left to
 // the summary.
 func Annotations(r *Report) []Annotation {
 	var out []Annotation

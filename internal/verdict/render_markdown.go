@@ -48,13 +48,14 @@ type mdWriter struct {
 func (m *mdWriter) f(format string, args ...any) { fmt.Fprintf(&m.b, format, args...) }
 
 // link renders file:line, linked to the line at the head commit when the options
-// allow it.
-func (m *mdWriter) link(file string, line, col int) string {
+// allow it, and file:line:col otherwise (or always, with withCol).
+func (m *mdWriter) link(file string, line, col int, withCol bool) string {
 	text := fmt.Sprintf("%s:%d", file, max(line, 1))
-	if m.opt.RepoURL == "" || m.opt.HeadSHA == "" || file == "" {
-		if col > 0 {
-			text += fmt.Sprintf(":%d", col)
-		}
+	linked := m.opt.RepoURL != "" && m.opt.HeadSHA != "" && file != ""
+	if col > 0 && (withCol || !linked) {
+		text += fmt.Sprintf(":%d", col)
+	}
+	if !linked {
 		return escapeMarkdown(text)
 	}
 	return fmt.Sprintf("[%s](%s#L%d)", escapeMarkdown(text), m.fileURL(file), max(line, 1))
@@ -137,7 +138,7 @@ func (m *mdWriter) findings(s *SubjectReport) {
 			m.f("- and %d more\n", len(s.Findings)-i)
 			break
 		}
-		m.f("- %s %s", m.link(f.File, f.Line, f.Column), code(f.Rule))
+		m.f("- %s %s", m.link(orDefault(f.File, s.SchemaFile), f.Line, f.Column, false), code(f.Rule))
 		if f.Path != "" {
 			m.f(" at %s", code(f.Path))
 		}
@@ -233,6 +234,9 @@ func mdReads(a impact.Affected) string {
 		default:
 			parts = append(parts, code(rd.Field)+" (reads "+code(rd.Read)+")")
 		}
+	}
+	if len(parts) == 1 && parts[0] == "the whole subject" {
+		return parts[0]
 	}
 	return "fields " + strings.Join(parts, ", ")
 }
@@ -349,7 +353,7 @@ func (m *mdWriter) lint() {
 			m.f("- and %d more (run `contractbot lint` to see all)\n", len(m.r.Lint)-i)
 			break
 		}
-		m.f("- %s %s: %s\n", m.link(d.File, d.Line, d.Column), code(d.Code), escapeMarkdown(d.Message))
+		m.f("- %s %s: %s\n", m.link(d.File, d.Line, d.Column, true), code(d.Code), escapeMarkdown(d.Message))
 	}
 }
 

@@ -395,7 +395,7 @@ func TestMarkdownCaps(t *testing.T) {
 func TestMarkdownLinks(t *testing.T) {
 	r := scenarioNamed(t, "f-delete-subject").run(t)
 	with := Markdown(r, MarkdownOptions{RepoURL: "https://github.com/acme/contracts/", HeadSHA: "abc"})
-	if !strings.Contains(with, "[contracts/orders/order-created/consumers/dwd-order-detail.yaml:20](https://github.com/acme/contracts/blob/abc/contracts/orders/order-created/consumers/dwd-order-detail.yaml#L20)") {
+	if !strings.Contains(with, "[contracts/orders/order-created/consumers/dwd-order-detail.yaml:20:3](https://github.com/acme/contracts/blob/abc/contracts/orders/order-created/consumers/dwd-order-detail.yaml#L20)") {
 		t.Errorf("no link to the lint error's line:\n%s", with)
 	}
 	without := Markdown(r, MarkdownOptions{})

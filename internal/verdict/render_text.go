@@ -46,7 +46,7 @@ func Text(r *Report) string {
 				f("  ... and %d more findings\n", len(s.Findings)-i)
 				break
 			}
-			f("  %s:%d:%d: %s %s\n", plain(fd.File), fd.Line, fd.Column, plain(fd.Rule), plain(fd.Message))
+			f("  %s:%d:%d: %s %s\n", plain(orDefault(fd.File, s.SchemaFile)), fd.Line, fd.Column, plain(fd.Rule), plain(fd.Message))
 		}
 		for i, c := range s.Changes {
 			if i == maxChanges {
@@ -82,7 +82,11 @@ func Text(r *Report) string {
 		if so.Status == Approved {
 			mark = "[x]"
 		}
-		f("  %s %s (%s): ", mark, plain(so.Team), plain(strings.Join(so.Handles, ", ")))
+		f("  %s %s", mark, plain(so.Team))
+		if len(so.Handles) > 0 {
+			f(" (%s)", plain(strings.Join(so.Handles, ", ")))
+		}
+		f(": ")
 		switch so.Status {
 		case Approved:
 			f("approved by @%s\n", plain(so.ApprovedBy))
