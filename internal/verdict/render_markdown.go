@@ -129,6 +129,8 @@ func (m *mdWriter) findings(s *SubjectReport) {
 	if len(s.Findings) == 0 {
 		if s.Compatible {
 			m.f("\nRegistry check at %s: passes.\n", escapeMarkdown(s.Level))
+		} else {
+			m.f("\nRegistry check at %s: **fails**.\n", escapeMarkdown(s.Level))
 		}
 		return
 	}

@@ -403,3 +403,19 @@ func TestMarkdownLinks(t *testing.T) {
 		t.Errorf("without a repository URL, places should be plain file:line:col:\n%s", without)
 	}
 }
+
+// TestRenderersDeterministic renders one report many times: every format must come out
+// byte for byte the same (no map is ranged unsorted).
+func TestRenderersDeterministic(t *testing.T) {
+	r := scenarioNamed(t, "f-delete-subject").run(t)
+	md, txt, gh := Markdown(r, goldenOptions), Text(r), GitHubActions(r)
+	js, err := JSON(r)
+	must(t, err)
+	for i := 0; i < 20; i++ {
+		js2, err := JSON(r)
+		must(t, err)
+		if Markdown(r, goldenOptions) != md || Text(r) != txt || GitHubActions(r) != gh || string(js2) != string(js) {
+			t.Fatalf("rendering %d differs from the first", i)
+		}
+	}
+}

@@ -35,9 +35,12 @@ func Text(r *Report) string {
 			f("  not evaluated: %s\n", plain(s.Error))
 		}
 		if s.Kind == Modified && s.Error == "" {
-			if len(s.Findings) == 0 {
+			switch {
+			case len(s.Findings) == 0 && s.Compatible:
 				f("  registry check at %s: passes\n", plain(s.Level))
-			} else {
+			case len(s.Findings) == 0:
+				f("  registry check at %s: fails\n", plain(s.Level))
+			default:
 				f("  registry check at %s: fails (%s)\n", plain(s.Level), count(len(s.Findings), "finding", "findings"))
 			}
 		}
