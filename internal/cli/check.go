@@ -122,11 +122,19 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 	if dirs, err = contract.WithImporters(head, dirs); err != nil {
 		return nil, err
 	}
-	baseTree, err := contract.LoadSubjects(base, dirs, nil)
+	baseIndex, err := contract.IndexSubjects(base)
 	if err != nil {
 		return nil, err
 	}
-	headTree, err := contract.LoadSubjects(head, dirs, nil)
+	headIndex, err := contract.UpdateIndex(baseIndex, head, dirs)
+	if err != nil {
+		return nil, err
+	}
+	baseTree, err := contract.LoadSubjects(base, dirs, baseIndex)
+	if err != nil {
+		return nil, err
+	}
+	headTree, err := contract.LoadSubjects(head, dirs, headIndex)
 	if err != nil {
 		return nil, err
 	}

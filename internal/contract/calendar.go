@@ -176,10 +176,9 @@ func (l *loader) loadEntry(f *file, t *Tree) *Entry {
 		if len(subs) == 0 {
 			f.report(o.valuePos("subjects"), CodeInvalidValue, "subjects is empty; list the subjects this change touches.")
 		}
-		names := l.subjectNames(t)
 		for _, s := range subs {
 			if !l.knownSubject(t, s.val) {
-				f.report(s.pos, CodeUnknownSubject, "subject %q is not in the tree.%s", s.val, didYouMean(s.val, names))
+				f.report(s.pos, CodeUnknownSubject, "subject %q is not in the tree.%s", s.val, didYouMean(s.val, l.subjectNames(t)))
 			}
 			en.Subjects = append(en.Subjects, s.val)
 		}

@@ -252,7 +252,6 @@ func (l *loader) crossCheck(t *Tree) {
 		kept = append(kept, s)
 	}
 	t.Subjects = kept
-	names := l.subjectNames(t)
 	sort.SliceStable(l.produces, func(i, j int) bool { return l.produces[i].file < l.produces[j].file })
 	for _, p := range l.produces {
 		f := &file{path: p.file, diags: &l.diags}
@@ -261,7 +260,7 @@ func (l *loader) crossCheck(t *Tree) {
 			continue // a partial load: the target exists but was not loaded
 		}
 		if target == nil {
-			f.report(p.tpos, CodeUnknownSubject, "produces names subject %q, which is not in the tree; name a subject from contracts/*/*/contract.yaml.%s", p.target, didYouMean(p.target, names))
+			f.report(p.tpos, CodeUnknownSubject, "produces names subject %q, which is not in the tree; name a subject from contracts/*/*/contract.yaml.%s", p.target, didYouMean(p.target, l.subjectNames(t)))
 			continue
 		}
 		paths := target.FieldPaths()

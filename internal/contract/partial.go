@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // reSubjectKey finds the subject key of a contract.yaml without parsing the YAML.
@@ -50,7 +51,26 @@ func IndexSubjects(src Source) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := make(map[string]string, len(dirs))
+	return indexDirs(src, make(map[string]string, len(dirs)), dirs)
+}
+
+// UpdateIndex returns a copy of index (of another revision) brought up to date for
+// src, where only the folders dirs may differ: the index of a head from its base's.
+func UpdateIndex(index map[string]string, src Source, dirs []string) (map[string]string, error) {
+	changed := map[string]bool{}
+	for _, d := range dirs {
+		changed[d] = true
+	}
+	out := make(map[string]string, len(index))
+	for name, dir := range index {
+		if !changed[dir] {
+			out[name] = dir
+		}
+	}
+	return indexDirs(src, out, dirs)
+}
+
+func indexDirs(src Source, index map[string]string, dirs []string) (map[string]string, error) {
 	for _, dir := range dirs {
 		data, err := src.ReadFile(dir+"/"+ContractFile, MaxYAMLBytes)
 		if err != nil {
@@ -131,8 +151,14 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 
 // ChangedDirs lists the subject folders whose content differs between two sources
 // (added, deleted or changed files), sorted. Between two Git revisions it compares
-// tree hashes and reads no file; otherwise it compares file contents.
+// tree hashes, skipping whole domains whose tree did not change, and reads no file;
+// otherwise it compares file contents.
 func ChangedDirs(base, head Source) ([]string, error) {
+	if bg, ok := base.(*GitSource); ok {
+		if hg, ok := head.(*GitSource); ok {
+			return changedGitDirs(bg, hg)
+		}
+	}
 	bd, err := SubjectDirs(base)
 	if err != nil {
 		return nil, err
@@ -142,26 +168,14 @@ func ChangedDirs(base, head Source) ([]string, error) {
 		return nil, err
 	}
 	all := map[string]bool{}
-	for _, d := range bd {
+	for _, d := range append(bd, hd...) {
 		all[d] = true
 	}
-	for _, d := range hd {
-		all[d] = true
-	}
-	bg, bIsGit := base.(*GitSource)
-	hg, hIsGit := head.(*GitSource)
 	var out []string
 	for dir := range all {
-		var same bool
-		if bIsGit && hIsGit {
-			bh, bok := bg.treeHash(dir)
-			hh, hok := hg.treeHash(dir)
-			same = bok && hok && bh == hh
-		} else {
-			same, err = sameContent(base, head, dir)
-			if err != nil {
-				return nil, err
-			}
+		same, err := sameContent(base, head, dir)
+		if err != nil {
+			return nil, err
 		}
 		if !same {
 			out = append(out, dir)
@@ -171,15 +185,53 @@ func ChangedDirs(base, head Source) ([]string, error) {
 	return out, nil
 }
 
-// treeHash returns the hash of the tree at dir.
-func (g *GitSource) treeHash(dir string) (plumbing.Hash, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	t, err := g.tree(dir)
-	if err != nil {
-		return plumbing.ZeroHash, false
+// changedGitDirs compares two revisions level by level by tree hash.
+func changedGitDirs(base, head *GitSource) ([]string, error) {
+	entries := func(g *GitSource, dir string) map[string]plumbing.Hash {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		t, err := g.tree(dir)
+		if err != nil {
+			return nil
+		}
+		out := make(map[string]plumbing.Hash, len(t.Entries))
+		for _, e := range t.Entries {
+			if e.Mode == filemode.Dir {
+				out[e.Name] = e.Hash
+			}
+		}
+		return out
 	}
-	return t.Hash, true
+	var out []string
+	bDomains, hDomains := entries(base, ContractsDir), entries(head, ContractsDir)
+	for _, domain := range unionKeys(bDomains, hDomains) {
+		if bh, ok := bDomains[domain]; ok && bh == hDomains[domain] {
+			continue
+		}
+		dir := ContractsDir + "/" + domain
+		bSubs, hSubs := entries(base, dir), entries(head, dir)
+		for _, name := range unionKeys(bSubs, hSubs) {
+			if bh, ok := bSubs[name]; !ok || bh != hSubs[name] {
+				out = append(out, dir+"/"+name)
+			}
+		}
+	}
+	return out, nil
+}
+
+func unionKeys(a, b map[string]plumbing.Hash) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	var out []string
+	for _, m := range []map[string]plumbing.Hash{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // sameContent compares the files of a folder, recursively, in two sources.
@@ -216,6 +268,23 @@ func sameContent(a, b Source, dir string) (bool, error) {
 	return true, nil
 }
 
+// anyProto reports whether one of the folders holds a .proto file in src. A deleted
+// folder counts too: its importers break.
+func anyProto(src Source, dirs []string) bool {
+	for _, d := range dirs {
+		entries, err := src.ReadDir(d)
+		if err != nil {
+			return true
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name, ".proto") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // reImport finds the import statements of a .proto file.
 var reImport = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
 
@@ -223,6 +292,9 @@ var reImport = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]
 // of one of them, directly or through other imports: a change to an imported file
 // changes the importer's schema too (a schema reference, in registry terms).
 func WithImporters(src Source, dirs []string) ([]string, error) {
+	if !anyProto(src, dirs) {
+		return dirs, nil // nothing that can be imported changed
+	}
 	all, err := SubjectDirs(src)
 	if err != nil {
 		return nil, err

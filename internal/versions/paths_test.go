@@ -12,8 +12,8 @@ func TestPathHistory(t *testing.T) {
 	c1 := r.commit(subjectFiles(nil, "o/x", "x", v1))
 	c2 := r.commit(subjectFiles(nil, "o/x", "x", v2), c1)
 	c3 := r.commit(subjectFiles(subjectFiles(nil, "o/x", "x", v2), "o/y", "y", v1), c2) // unrelated
-	side := r.commit(subjectFiles(nil, "o/x", "x", avsc("side")), c3)                    // second parent only
-	c4 := r.commit(subjectFiles(nil, "o/x", "x", v1), c3, side)                            // revert, as a merge
+	side := r.commit(subjectFiles(nil, "o/x", "x", avsc("side")), c3)                   // second parent only
+	c4 := r.commit(subjectFiles(nil, "o/x", "x", v1), c3, side)                         // revert, as a merge
 	got, err := PathHistory(r.repo, c4, []string{"contracts/o/x/s.avsc", "contracts/o/y/s.avsc", "contracts/o/z/s.avsc"})
 	if err != nil {
 		t.Fatal(err)
