@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -41,25 +43,6 @@ var diagnosticCodes = map[string]bool{
 	"missing-key":   true,
 	"wrong-type":    true,
 	"invalid-value": true,
-}
-
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // compileSchemas compiles every JSON Schema of docs/schemas, keyed by file name.
@@ -142,7 +125,7 @@ func readJSON(t *testing.T, file string) map[string]any {
 // keeps the house rules: $id and title, a description on every property, and every
 // object schema says what it does with other properties.
 func TestJSONSchemaFilesWellFormed(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	compileSchemas(t, root)
 	for _, name := range schemaFiles {
 		doc := readJSON(t, filepath.Join(root, "docs", "schemas", name))
@@ -236,7 +219,7 @@ func treeFiles(t *testing.T, root string) []string {
 // TestJSONSchemaExampleTree validates every YAML file of contracts/ and calendar/
 // against its schema and checks its yaml-language-server line.
 func TestJSONSchemaExampleTree(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	schemas := compileSchemas(t, root)
 	n := 0
 	for _, rel := range treeFiles(t, root) {
@@ -294,7 +277,7 @@ var expectLine = regexp.MustCompile(`^# expect: ([a-z-]+)$`)
 // line "# expect: <code>" names the loader's diagnostic code for the same file; the
 // loader's tests check that half.
 func TestJSONSchemaRejectsBadFiles(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	schemas := compileSchemas(t, root)
 	n := 0
 	codes := map[string]int{}
@@ -432,7 +415,7 @@ type subject struct {
 // calendar entries name existing subjects and teams and are named after their start
 // date, freeze names are unique.
 func TestJSONSchemaTreeSchemasParse(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	contracts := filepath.Join(root, "contracts")
 
 	teamsDoc := mustYAMLMap(t, filepath.Join(contracts, "teams.yaml"))

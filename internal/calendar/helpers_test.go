@@ -1,56 +1,19 @@
 package calendar
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/contractbot/contractbot/internal/contract"
 )
-
-// exampleSource reads the project's example tree (contracts/ and calendar/) into memory.
-func exampleSource(t *testing.T) contract.MemSource {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = filepath.Dir(dir)
-	}
-	src := contract.MemSource{}
-	for _, sub := range []string{contract.ContractsDir, contract.CalendarDir} {
-		err := filepath.Walk(filepath.Join(dir, sub), func(p string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			src[filepath.ToSlash(rel)] = data
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return src
-}
 
 // load loads the example tree with files replaced (or removed, for ""), and fails on
 // any diagnostic.
 func load(t *testing.T, files map[string]string) *contract.Tree {
 	t.Helper()
-	src := exampleSource(t)
+	src := contract.MemSource(testutil.ExampleFiles(t))
 	for p, c := range files {
 		if c == "" {
 			delete(src, p)

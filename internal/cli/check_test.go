@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/go-git/go-git/v5"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 
@@ -23,7 +25,7 @@ func exampleRepo(t *testing.T) (string, *git.Repository) {
 		t.Fatal(err)
 	}
 	for _, sub := range []string{"contracts", "calendar"} {
-		copyDir(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
+		testutil.CopyTree(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
 	}
 	commit(t, repo, "example tree")
 	return dir, repo

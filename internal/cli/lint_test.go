@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 const badTree = "../contract/testdata/bad"
@@ -46,7 +48,7 @@ func TestCodeownersCheck(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, sub := range []string{"contracts", "calendar"} {
-		copyDir(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
+		testutil.CopyTree(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
 	}
 	_, errOut, code := runCLI(t, "codeowners", "--repo", dir, "--check")
 	if code != 1 || !strings.Contains(errOut, "missing") {
@@ -63,27 +65,5 @@ func TestCodeownersCheck(t *testing.T) {
 	}
 	if _, _, code = runCLI(t, "codeowners", "--repo", dir, "--check"); code != 0 {
 		t.Errorf("after writing, --check exits %d", code)
-	}
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

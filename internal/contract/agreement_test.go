@@ -5,30 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// exampleSource reads the project's example tree into memory.
-func exampleSource(t *testing.T) MemSource {
-	t.Helper()
-	root := repoRoot(t)
-	src := MemSource{}
-	for _, dir := range []string{ContractsDir, CalendarDir} {
-		err := filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			src[filepath.ToSlash(rel)] = data
-			return nil
-		})
-		must(t, err)
-	}
-	return src
-}
+	"github.com/contractbot/contractbot/internal/testutil"
+)
 
 // refines maps the loader's more precise codes to the one a JSON Schema can give.
 var refines = map[string]string{
@@ -42,7 +21,7 @@ var refines = map[string]string{
 // its place in the example tree and checks that the loader reports the code the file
 // names (the JSON Schema half of the agreement is docs/schemas/schemas_test.go).
 func TestLoaderAgreesWithJSONSchemas(t *testing.T) {
-	badRoot := filepath.Join(repoRoot(t), "docs", "schemas", "testdata", "bad")
+	badRoot := filepath.Join(testutil.RepoRoot(t), "docs", "schemas", "testdata", "bad")
 	places := map[string]func(name string) string{
 		"teams":          func(string) string { return TeamsFile },
 		"contract":       func(string) string { return "contracts/orders/order-created/contract.yaml" },
@@ -62,7 +41,7 @@ func TestLoaderAgreesWithJSONSchemas(t *testing.T) {
 			want := strings.TrimSpace(strings.TrimPrefix(first, "# expect:"))
 			target := place(filepath.Base(p))
 			t.Run(kind+"/"+filepath.Base(p), func(t *testing.T) {
-				src := exampleSource(t)
+				src := MemSource(testutil.ExampleFiles(t))
 				src[target] = data
 				tree, err := Load(src)
 				must(t, err)

@@ -10,30 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/go-git/go-git/v5"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// repoRoot finds the project root (the folder with go.mod).
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
 
 // golden compares got with testdata/name, rewriting it with -update.
 func golden(t *testing.T, name, got string) {
@@ -55,7 +38,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestLoadExampleTree(t *testing.T) {
-	tree, err := Load(NewDirSource(repoRoot(t)))
+	tree, err := Load(NewDirSource(testutil.RepoRoot(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,29 +113,6 @@ func longestLineage(t *Tree) int {
 	return best
 }
 
-// copyTree copies a folder of testdata into dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func formatDiagnostics(ds Diagnostics) string {
 	var b strings.Builder
 	for _, d := range ds {
@@ -165,7 +125,7 @@ func formatDiagnostics(ds Diagnostics) string {
 // diagnostic (file, line, column, code and message) in a golden file.
 func TestLoadBadTree(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, filepath.Join("testdata", "bad"), dir)
+	testutil.CopyTree(t, filepath.Join("testdata", "bad"), dir)
 	// Made here rather than committed: a link and a file over the size limit.
 	big := filepath.Join(dir, "contracts", "orders", "huge")
 	must(t, os.MkdirAll(big, 0o755))
@@ -218,12 +178,12 @@ func commitAll(t *testing.T, repo *git.Repository, msg string) {
 // TestLoadAtRevisionWithoutWorkingTree commits the example tree, changes it, deletes
 // the whole working tree and still loads both revisions from Git objects.
 func TestLoadAtRevisionWithoutWorkingTree(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	must(t, err)
-	copyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
-	copyTree(t, filepath.Join(root, "calendar"), filepath.Join(dir, "calendar"))
+	testutil.CopyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
+	testutil.CopyTree(t, filepath.Join(root, "calendar"), filepath.Join(dir, "calendar"))
 	commitAll(t, repo, "example tree")
 	must(t, os.RemoveAll(filepath.Join(dir, "contracts", "inventory")))
 	commitAll(t, repo, "drop inventory")
@@ -276,7 +236,7 @@ func TestGitSymlinkAndEscape(t *testing.T) {
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	must(t, err)
-	copyTree(t, filepath.Join(repoRoot(t), "contracts"), filepath.Join(dir, "contracts"))
+	testutil.CopyTree(t, filepath.Join(testutil.RepoRoot(t), "contracts"), filepath.Join(dir, "contracts"))
 	link := filepath.Join(dir, "contracts", "orders", "order-created", "consumers", "evil.yaml")
 	must(t, os.Symlink("/etc/passwd", link))
 	commitAll(t, repo, "with a link")
@@ -329,7 +289,7 @@ func TestMemSourceErrorsNeverStopTheRest(t *testing.T) {
 
 // TestCodeownersIsCurrent: the project's own CODEOWNERS is generated from its tree.
 func TestCodeownersIsCurrent(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	tree, err := Load(NewDirSource(root))
 	must(t, err)
 	got := string(Codeowners(tree))
@@ -350,7 +310,7 @@ func TestCodeownersIsCurrent(t *testing.T) {
 }
 
 func TestLoadSubjectReadsOneFolder(t *testing.T) {
-	src := exampleSource(t)
+	src := MemSource(testutil.ExampleFiles(t))
 	// Break every other subject: LoadSubject must not read them.
 	for p := range src {
 		if strings.HasSuffix(p, "contract.yaml") && !strings.HasPrefix(p, "contracts/orders/order-created/") {
@@ -373,7 +333,7 @@ func TestLoadSubjectReadsOneFolder(t *testing.T) {
 		t.Error("a missing folder loaded without error")
 	}
 	// A Protobuf subject resolves its imports from elsewhere in the tree.
-	pt, err := LoadSubject(exampleSource(t), "contracts/payments/payment-authorized")
+	pt, err := LoadSubject(MemSource(testutil.ExampleFiles(t)), "contracts/payments/payment-authorized")
 	must(t, err)
 	if p := pt.Subject("payments.payment-authorized-value"); p == nil || p.ProtoSchema() == nil {
 		t.Fatalf("protobuf subject not loaded: %s", formatDiagnostics(pt.Diagnostics))

@@ -6,11 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/go-git/go-git/v5"
 )
 
 func TestLoadSubjectsFollowsLineage(t *testing.T) {
-	src := exampleSource(t)
+	src := MemSource(testutil.ExampleFiles(t))
 	tree, err := LoadSubjects(src, []string{"contracts/orders/order-created"}, nil)
 	must(t, err)
 	if len(tree.Diagnostics) != 0 {
@@ -37,18 +39,18 @@ func TestLoadSubjectsFollowsLineage(t *testing.T) {
 }
 
 func TestChangedDirs(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	must(t, err)
-	copyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
+	testutil.CopyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
 	commitAll(t, repo, "base")
 	f := filepath.Join(dir, "contracts", "dws", "gmv-1min", "consumers", "gmv-dashboard.yaml")
 	data, err := os.ReadFile(f)
 	must(t, err)
 	must(t, os.WriteFile(f, append(data, []byte("# touched\n")...), 0o644))
 	must(t, os.RemoveAll(filepath.Join(dir, "contracts", "inventory", "stock-level")))
-	copyTree(t, filepath.Join(root, "contracts", "common", "money"), filepath.Join(dir, "contracts", "common", "money2"))
+	testutil.CopyTree(t, filepath.Join(root, "contracts", "common", "money"), filepath.Join(dir, "contracts", "common", "money2"))
 	commitAll(t, repo, "head")
 	base, err := OpenRevision(dir, "HEAD~1")
 	must(t, err)
@@ -68,7 +70,7 @@ func TestChangedDirs(t *testing.T) {
 }
 
 func TestWithImporters(t *testing.T) {
-	got, err := WithImporters(exampleSource(t), []string{"contracts/common/money"})
+	got, err := WithImporters(MemSource(testutil.ExampleFiles(t)), []string{"contracts/common/money"})
 	must(t, err)
 	want := []string{"contracts/common/money", "contracts/payments/payment-authorized"}
 	if !reflect.DeepEqual(got, want) {

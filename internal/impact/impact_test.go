@@ -2,10 +2,10 @@ package impact
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -13,14 +13,7 @@ import (
 
 func exampleTree(t *testing.T) *contract.Tree {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	tree, err := contract.Load(contract.NewDirSource(dir))
+	tree, err := contract.Load(contract.MemSource(testutil.ExampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
 )
@@ -249,7 +251,7 @@ func TestScenarioNewSubjectAndMove(t *testing.T) {
 // TestDocsShowCurrentOutput keeps the examples of docs/verdict.md true: they are
 // copies of scenario goldens.
 func TestDocsShowCurrentOutput(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "verdict.md"))
+	doc, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "docs", "verdict.md"))
 	must(t, err)
 	for _, g := range []string{"b-promote-int-long.md", "c-remove-field-two-hops.txt", "g-broken-yaml.github"} {
 		want, err := os.ReadFile(filepath.Join("testdata", "scenarios", g))

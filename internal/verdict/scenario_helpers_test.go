@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/testutil"
+
 	"github.com/go-git/go-git/v5"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 
@@ -36,12 +38,12 @@ type scenarioRepo struct {
 // repository root) as the first commit of a fresh repository.
 func newScenarioRepo(t *testing.T) *scenarioRepo {
 	t.Helper()
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	must(t, err)
-	copyTree(t, filepath.Join(root, contract.ContractsDir), filepath.Join(dir, contract.ContractsDir))
-	copyTree(t, filepath.Join(root, contract.CalendarDir), filepath.Join(dir, contract.CalendarDir))
+	testutil.CopyTree(t, filepath.Join(root, contract.ContractsDir), filepath.Join(dir, contract.ContractsDir))
+	testutil.CopyTree(t, filepath.Join(root, contract.CalendarDir), filepath.Join(dir, contract.CalendarDir))
 	r := &scenarioRepo{t: t, dir: dir, repo: repo}
 	r.commit("example tree")
 	return r
@@ -105,44 +107,6 @@ func (r *scenarioRepo) input() Input {
 		Base: r.load("HEAD~1"), Head: r.load("HEAD"),
 		Author: "olivia", OpenedAt: openedAt, Now: now,
 	}
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	must(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	must(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	}))
 }
 
 func must(t *testing.T, err error) {
