@@ -1,0 +1,174 @@
+package githubfake
+
+import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// installationTokenTTL is how long an installation token lives on GitHub.
+const installationTokenTTL = time.Hour
+
+type tokenInfo struct {
+	login   string
+	expires time.Time // zero: never
+}
+
+type appConfig struct {
+	id  int64
+	key *rsa.PublicKey
+}
+
+// WithApp registers a GitHub App: POST /app/installations/{id}/access_tokens
+// then accepts JWTs signed with the private half of key (RS256) whose iss claim
+// is appID, and hands out installation tokens valid for an hour of the clock.
+func WithApp(appID int64, key *rsa.PublicKey) Option {
+	return func(s *Server) { s.app = &appConfig{id: appID, key: key} }
+}
+
+// AddInstallation makes installation id of the app known to the fake.
+func (s *Server) AddInstallation(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.installs[id] = true
+}
+
+// AddToken makes the fake accept token for requests acting as login.
+func (s *Server) AddToken(token, login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = tokenInfo{login: login}
+}
+
+// RevokeToken makes the fake refuse token with 401 from now on.
+func (s *Server) RevokeToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tokens, token)
+}
+
+// bearer returns the credential of an "Authorization: token X" or "Bearer X"
+// header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	for _, scheme := range []string{"token ", "Bearer ", "bearer "} {
+		if t, ok := strings.CutPrefix(h, scheme); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// authenticate resolves the request's token to a login, or answers 401 as
+// GitHub does and returns false.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tok := bearer(r)
+	if tok == "" {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return "", false
+	}
+	s.mu.Lock()
+	info, ok := s.tokens[tok]
+	now := s.now()
+	s.mu.Unlock()
+	if !ok || (!info.expires.IsZero() && !now.Before(info.expires)) {
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return "", false
+	}
+	return info.login, true
+}
+
+// jwtClaims are the claims GitHub reads from an app's JWT.
+type jwtClaims struct {
+	Iss json.RawMessage `json:"iss"`
+	Iat int64           `json:"iat"`
+	Exp int64           `json:"exp"`
+}
+
+// verifyJWT checks an app JWT's shape, RS256 signature, issuer and times; the
+// error text is the message GitHub's 401 carries.
+func (s *Server) verifyJWT(tok string) error {
+	if s.app == nil {
+		return fmt.Errorf("A JSON web token could not be decoded")
+	}
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("A JSON web token could not be decoded")
+	}
+	var header struct {
+		Alg string `json:"alg"`
+	}
+	var claims jwtClaims
+	hb, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	cb, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil ||
+		json.Unmarshal(hb, &header) != nil || json.Unmarshal(cb, &claims) != nil {
+		return fmt.Errorf("A JSON web token could not be decoded")
+	}
+	if header.Alg != "RS256" {
+		return fmt.Errorf("A JSON web token could not be decoded")
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if rsa.VerifyPKCS1v15(s.app.key, crypto.SHA256, sum[:], sig) != nil {
+		return fmt.Errorf("A JSON web token could not be decoded")
+	}
+	iss := strings.Trim(string(claims.Iss), `"`)
+	if iss != strconv.FormatInt(s.app.id, 10) {
+		return fmt.Errorf("'Issuer' claim ('iss') must be an Integer")
+	}
+	now := s.now().Unix()
+	if claims.Exp <= now {
+		return fmt.Errorf("'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires")
+	}
+	if claims.Exp-now > 10*60+30 {
+		return fmt.Errorf("'Expiration time' claim ('exp') is too far in the future")
+	}
+	if claims.Iat > now+60 {
+		return fmt.Errorf("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued")
+	}
+	return nil
+}
+
+func (s *Server) createAccessToken(w http.ResponseWriter, r *http.Request) {
+	tok := bearer(r)
+	if tok == "" {
+		writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.verifyJWT(tok); err != nil {
+		writeError(w, http.StatusUnauthorized, err.Error())
+		return
+	}
+	id, _ := pathInt(r, "id")
+	if !s.installs[id] {
+		notFound(w)
+		return
+	}
+	expires := s.now().Add(installationTokenTTL)
+	token := fmt.Sprintf("ghs_fake_%d_%d", id, s.id())
+	s.tokens[token] = tokenInfo{login: s.botLogin, expires: expires}
+	writeJSON(w, http.StatusCreated, github.InstallationToken{
+		Token:     github.String(token),
+		ExpiresAt: &github.Timestamp{Time: expires.UTC()},
+		Permissions: &github.InstallationPermissions{
+			Checks:       github.String("write"),
+			Contents:     github.String("read"),
+			Issues:       github.String("write"),
+			PullRequests: github.String("write"),
+			Statuses:     github.String("write"),
+			Members:      github.String("read"),
+		},
+	})
+}

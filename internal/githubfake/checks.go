@@ -1,0 +1,349 @@
+package githubfake
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// maxAnnotations is how many annotations GitHub takes in one request.
+const maxAnnotations = 50
+
+type checkRun struct {
+	run         *github.CheckRun
+	annotations []*github.CheckRunAnnotation
+}
+
+type status struct {
+	sha string
+	s   *github.RepoStatus
+}
+
+// checkRunBody is the body of POST and PATCH .../check-runs.
+type checkRunBody struct {
+	Name        *string           `json:"name"`
+	HeadSHA     *string           `json:"head_sha"`
+	DetailsURL  *string           `json:"details_url"`
+	ExternalID  *string           `json:"external_id"`
+	Status      *string           `json:"status"`
+	Conclusion  *string           `json:"conclusion"`
+	StartedAt   *github.Timestamp `json:"started_at"`
+	CompletedAt *github.Timestamp `json:"completed_at"`
+	Output      *struct {
+		Title       *string                      `json:"title"`
+		Summary     *string                      `json:"summary"`
+		Text        *string                      `json:"text"`
+		Annotations []*github.CheckRunAnnotation `json:"annotations"`
+	} `json:"output"`
+}
+
+var (
+	checkStatuses    = []string{"queued", "in_progress", "completed", "waiting", "requested", "pending"}
+	checkConclusions = []string{"action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"}
+	annotationLevels = []string{"notice", "warning", "failure"}
+)
+
+// validate checks a check-run body as GitHub does and answers 422 when it is
+// invalid; create says whether name and head_sha are required.
+func (b *checkRunBody) validate(w http.ResponseWriter, create bool) bool {
+	if create && (b.Name == nil || *b.Name == "") {
+		invalid(w, "CheckRun", "name", "missing_field", "")
+		return false
+	}
+	if create && (b.HeadSHA == nil || *b.HeadSHA == "") {
+		invalid(w, "CheckRun", "head_sha", "missing_field", "")
+		return false
+	}
+	if b.Status != nil && !slices.Contains(checkStatuses, *b.Status) {
+		invalid(w, "CheckRun", "status", "invalid", "")
+		return false
+	}
+	if b.Conclusion != nil && !slices.Contains(checkConclusions, *b.Conclusion) {
+		invalid(w, "CheckRun", "conclusion", "invalid", "")
+		return false
+	}
+	if b.Status != nil && *b.Status == "completed" && b.Conclusion == nil {
+		invalid(w, "CheckRun", "conclusion", "missing_field", "conclusion is required when status is completed")
+		return false
+	}
+	if o := b.Output; o != nil {
+		if o.Title == nil || o.Summary == nil {
+			invalid(w, "CheckRun", "output", "missing_field", "output needs a title and a summary")
+			return false
+		}
+		if len(o.Annotations) > maxAnnotations {
+			writeJSON(w, http.StatusUnprocessableEntity, errorBody{
+				Message:          "Invalid request.\n\nOnly 50 annotations are allowed per request.",
+				Errors:           []github.Error{{Resource: "CheckRun", Field: "output.annotations", Code: "invalid", Message: fmt.Sprintf("%d annotations were sent; at most %d are allowed per request", len(o.Annotations), maxAnnotations)}},
+				DocumentationURL: docsURL,
+			})
+			return false
+		}
+		for _, a := range o.Annotations {
+			if a.GetPath() == "" || a.StartLine == nil || a.EndLine == nil || a.GetMessage() == "" ||
+				!slices.Contains(annotationLevels, a.GetAnnotationLevel()) {
+				invalid(w, "CheckRun", "output.annotations", "invalid",
+					"each annotation needs path, start_line, end_line, message and annotation_level notice, warning or failure")
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// apply writes the body's fields into c; callers hold s.mu.
+func (s *Server) apply(c *checkRun, b *checkRunBody) {
+	run := c.run
+	for _, f := range []struct {
+		dst **string
+		src *string
+	}{{&run.Name, b.Name}, {&run.HeadSHA, b.HeadSHA}, {&run.DetailsURL, b.DetailsURL}, {&run.ExternalID, b.ExternalID}, {&run.Status, b.Status}} {
+		if f.src != nil && *f.src != "" {
+			*f.dst = github.String(*f.src)
+		}
+	}
+	if b.StartedAt != nil {
+		run.StartedAt = b.StartedAt
+	}
+	if b.Conclusion != nil {
+		run.Conclusion = github.String(*b.Conclusion)
+		run.Status = github.String("completed")
+		run.CompletedAt = cmp.Or(b.CompletedAt, &github.Timestamp{Time: s.now()})
+	} else if b.CompletedAt != nil {
+		run.CompletedAt = b.CompletedAt
+	}
+	if o := b.Output; o != nil {
+		run.Output.Title = o.Title
+		run.Output.Summary = o.Summary
+		if o.Text != nil {
+			run.Output.Text = o.Text
+		}
+		c.annotations = append(c.annotations, clone(o.Annotations)...)
+		run.Output.AnnotationsCount = github.Int(len(c.annotations))
+	}
+}
+
+func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
+	var body checkRunBody
+	if !readJSON(w, r, &body) || !body.validate(w, true) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return
+	}
+	id := s.id()
+	now := github.Timestamp{Time: s.now()}
+	c := &checkRun{run: &github.CheckRun{
+		ID:        github.Int64(id),
+		NodeID:    github.String(fmt.Sprintf("CR_%d", id)),
+		Status:    github.String("queued"),
+		StartedAt: &now,
+		URL:       github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", s.ts.URL, rp.owner, rp.name, id)),
+		HTMLURL:   github.String(fmt.Sprintf("https://github.com/%s/%s/runs/%d", rp.owner, rp.name, id)),
+		Output: &github.CheckRunOutput{
+			AnnotationsCount: github.Int(0),
+			AnnotationsURL:   github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d/annotations", s.ts.URL, rp.owner, rp.name, id)),
+		},
+		App: &github.App{Slug: github.String(strings.TrimSuffix(actor(r), "[bot]")), Owner: s.user(rp.owner)},
+	}}
+	s.apply(c, &body)
+	rp.checkRuns = append(rp.checkRuns, c)
+	writeJSON(w, http.StatusCreated, clone(c.run))
+}
+
+// checkRunOf finds check run {id} of the request's repository or answers 404.
+func (s *Server) checkRunOf(w http.ResponseWriter, r *http.Request) *checkRun {
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return nil
+	}
+	id, _ := pathInt(r, "id")
+	for _, c := range rp.checkRuns {
+		if c.run.GetID() == id {
+			return c
+		}
+	}
+	notFound(w)
+	return nil
+}
+
+func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.checkRunOf(w, r); c != nil {
+		writeJSON(w, http.StatusOK, clone(c.run))
+	}
+}
+
+func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
+	var body checkRunBody
+	if !readJSON(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.checkRunOf(w, r)
+	if c == nil || !body.validate(w, false) {
+		return
+	}
+	body.HeadSHA = nil // a check run stays on the commit it was created for
+	s.apply(c, &body)
+	writeJSON(w, http.StatusOK, clone(c.run))
+}
+
+func (s *Server) listAnnotations(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.checkRunOf(w, r); c != nil {
+		paginate(w, r, clone(c.annotations))
+	}
+}
+
+func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return
+	}
+	q := r.URL.Query()
+	ref := r.PathValue("ref")
+	latest := q.Get("filter") != "all"
+	seen := map[string]bool{}
+	var runs []*github.CheckRun
+	// Newest first; with filter=latest (the default) only the newest run of
+	// each name is listed.
+	for _, c := range slices.Backward(rp.checkRuns) {
+		run := c.run
+		if run.GetHeadSHA() != ref ||
+			(q.Has("check_name") && run.GetName() != q.Get("check_name")) ||
+			(q.Has("status") && run.GetStatus() != q.Get("status")) {
+			continue
+		}
+		if latest && seen[run.GetName()] {
+			continue
+		}
+		seen[run.GetName()] = true
+		runs = append(runs, clone(run))
+	}
+	lo, hi := page(w, r, len(runs))
+	writeJSON(w, http.StatusOK, github.ListCheckRunsResults{
+		Total:     github.Int(len(runs)),
+		CheckRuns: append([]*github.CheckRun{}, runs[lo:hi]...),
+	})
+}
+
+// CheckRuns returns every check run created on head SHA sha, oldest first.
+func (s *Server) CheckRuns(owner, name, sha string) []*github.CheckRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp, ok := s.repos[key(owner, name)]
+	if !ok {
+		return nil
+	}
+	var out []*github.CheckRun
+	for _, c := range rp.checkRuns {
+		if c.run.GetHeadSHA() == sha {
+			out = append(out, clone(c.run))
+		}
+	}
+	return out
+}
+
+// CheckRunAnnotations returns every annotation check run id received, in the
+// order they were sent.
+func (s *Server) CheckRunAnnotations(owner, name string, id int64) []*github.CheckRunAnnotation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp, ok := s.repos[key(owner, name)]
+	if !ok {
+		return nil
+	}
+	for _, c := range rp.checkRuns {
+		if c.run.GetID() == id {
+			return clone(c.annotations)
+		}
+	}
+	return nil
+}
+
+// Commit statuses.
+
+var statusStates = []string{"error", "failure", "pending", "success"}
+
+func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		State       string  `json:"state"`
+		TargetURL   *string `json:"target_url"`
+		Description *string `json:"description"`
+		Context     *string `json:"context"`
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return
+	}
+	if !slices.Contains(statusStates, body.State) {
+		invalid(w, "Status", "state", "custom", "state must be one of error, failure, pending, success")
+		return
+	}
+	id := s.id()
+	now := github.Timestamp{Time: s.now()}
+	st := &github.RepoStatus{
+		ID:          github.Int64(id),
+		NodeID:      github.String(fmt.Sprintf("SC_%d", id)),
+		State:       github.String(body.State),
+		TargetURL:   body.TargetURL,
+		Description: body.Description,
+		Context:     cmp.Or(body.Context, github.String("default")),
+		Creator:     s.user(actor(r)),
+		CreatedAt:   &now,
+		UpdatedAt:   &now,
+		URL:         github.String(fmt.Sprintf("%s/repos/%s/%s/statuses/%s", s.ts.URL, rp.owner, rp.name, r.PathValue("sha"))),
+	}
+	rp.statuses = append(rp.statuses, &status{sha: r.PathValue("sha"), s: st})
+	writeJSON(w, http.StatusCreated, st)
+}
+
+func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return
+	}
+	paginate(w, r, statusesOf(rp, r.PathValue("ref")))
+}
+
+// statusesOf lists the statuses on sha, newest first as GitHub does.
+func statusesOf(rp *repo, sha string) []*github.RepoStatus {
+	out := []*github.RepoStatus{}
+	for _, st := range slices.Backward(rp.statuses) {
+		if st.sha == sha {
+			out = append(out, clone(st.s))
+		}
+	}
+	return out
+}
+
+// Statuses returns the commit statuses on sha, newest first.
+func (s *Server) Statuses(owner, name, sha string) []*github.RepoStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp, ok := s.repos[key(owner, name)]
+	if !ok {
+		return nil
+	}
+	return statusesOf(rp, sha)
+}

@@ -1,0 +1,155 @@
+package githubfake
+
+import (
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Fault makes the next Times requests that match Method and Path fail in one
+// way. Faults are consulted before authentication and rate limits, in the
+// order they were injected, and each request consumes at most one.
+type Fault struct {
+	// Method is the HTTP method to match; empty matches any.
+	Method string
+	// Path is a path.Match pattern for the request path, where * stands for
+	// one segment: "/repos/*/*/issues/*/comments".
+	Path string
+	// Times is how many matching requests fail; 0 means 1.
+	Times int
+	// Status is the status code to answer with, for example 502.
+	Status int
+	// Hang holds the request until the client gives up (its context ends) or
+	// the server closes, as a stalled GitHub does; Status is then ignored.
+	Hang bool
+	// RetryAfter, when positive, answers GitHub's secondary rate limit: 403
+	// with a Retry-After header in seconds and the secondary-limit message,
+	// which go-github turns into *github.AbuseRateLimitError.
+	RetryAfter time.Duration
+}
+
+// Inject adds f to the faults waiting for requests.
+func (s *Server) Inject(f Fault) {
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &f)
+}
+
+// FailNext makes the next n requests matching method and the path pattern
+// answer status (for example 502 Bad Gateway) with GitHub's error body.
+func (s *Server) FailNext(method, pattern string, n, status int) {
+	s.Inject(Fault{Method: method, Path: pattern, Times: n, Status: status})
+}
+
+// HangNext makes the next n requests matching method and the path pattern hang
+// until the client times out.
+func (s *Server) HangNext(method, pattern string, n int) {
+	s.Inject(Fault{Method: method, Path: pattern, Times: n, Hang: true})
+}
+
+// SecondaryRateLimitNext makes the next n requests matching method and the
+// path pattern hit GitHub's secondary rate limit with the given Retry-After.
+func (s *Server) SecondaryRateLimitNext(method, pattern string, n int, retryAfter time.Duration) {
+	s.Inject(Fault{Method: method, Path: pattern, Times: n, RetryAfter: retryAfter})
+}
+
+// takeFault consumes the first fault matching r; callers hold s.mu.
+func (s *Server) takeFault(r *http.Request) *Fault {
+	for i, f := range s.faults {
+		if f.Method != "" && f.Method != r.Method {
+			continue
+		}
+		if ok, _ := path.Match(f.Path, r.URL.Path); !ok {
+			continue
+		}
+		f.Times--
+		if f.Times == 0 {
+			s.faults = slices.Delete(s.faults, i, i+1)
+		}
+		return f
+	}
+	return nil
+}
+
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) {
+	switch {
+	case f.Hang:
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		w.WriteHeader(http.StatusGatewayTimeout)
+	case f.RetryAfter > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
+		writeJSON(w, http.StatusForbidden, errorBody{
+			Message:          "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.",
+			DocumentationURL: "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+		})
+	default:
+		status := f.Status
+		if status == 0 {
+			status = http.StatusBadGateway
+		}
+		writeError(w, status, http.StatusText(status))
+	}
+}
+
+// Request is one request the fake received.
+type Request struct {
+	Method  string
+	Path    string // without the /api/v3 prefix
+	Query   string
+	Pattern string // the route that matched, "GET /repos/{owner}/{repo}/pulls/{number}"; empty when none
+	Status  int    // the status code answered
+	At      time.Time
+}
+
+func (s *Server) record(r *http.Request, pattern string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, Request{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Pattern: pattern, Status: status, At: s.now(),
+	})
+}
+
+// Requests returns every request received so far, in order of completion.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// Count returns how many requests matched method (empty: any) and the
+// path.Match pattern, whatever they were answered.
+func (s *Server) Count(method, pattern string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.log {
+		if method != "" && method != q.Method {
+			continue
+		}
+		if ok, _ := path.Match(pattern, q.Path); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// CountRoute returns how many requests each route received, keyed by the
+// route pattern ("GET /repos/{owner}/{repo}/pulls/{number}/reviews").
+func (s *Server) CountRoute() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, q := range s.log {
+		out[q.Pattern]++
+	}
+	return out
+}

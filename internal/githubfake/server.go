@@ -1,0 +1,226 @@
+// Package githubfake is an in-memory HTTP fake of the parts of GitHub's REST API
+// that contractbot's bot calls: pull requests and their reviews, issue comments,
+// labels, check runs, commit statuses, team memberships, GitHub App installation
+// tokens and rate limits.
+//
+// It answers like GitHub does (JSON shapes, status codes, pagination with Link
+// headers, 404 and 422 bodies, rate-limit headers and errors) so that the real
+// go-github client can be pointed at it, and it records what was done so tests
+// can assert on the bot's behaviour rather than on its calls. Tests arrange
+// state with the Add* methods, inject faults and limits, move the clock, and
+// read the result with the inspection methods.
+package githubfake
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// DefaultToken is the token the fake accepts from the start; Client uses it.
+const DefaultToken = "ghs_githubfake_default_token"
+
+// DefaultBotLogin is the login under which requests made with DefaultToken or
+// with an installation token act (comments, check runs and statuses carry it).
+const DefaultBotLogin = "contractbot[bot]"
+
+// Server is a running fake of GitHub's REST API. Its methods are safe for
+// concurrent use.
+type Server struct {
+	ts   *httptest.Server
+	mux  *http.ServeMux
+	done chan struct{}
+
+	mu       sync.Mutex
+	clock    func() time.Time
+	botLogin string
+	nextID   int64
+	userIDs  map[string]int64
+	repos    map[string]*repo // key "owner/name", lower case
+	teams    map[string]*team // key "org/slug", lower case
+	tokens   map[string]tokenInfo
+	app      *appConfig
+	installs map[int64]bool
+	limit    rateLimit
+	faults   []*Fault
+	log      []Request
+}
+
+// Option configures a Server in New.
+type Option func(*Server)
+
+// WithClock makes the fake read the time from now: timestamps it writes,
+// token expiry and rate-limit windows all follow it.
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) { s.clock = now }
+}
+
+// WithBotLogin sets the login that DefaultToken and installation tokens act as.
+func WithBotLogin(login string) Option {
+	return func(s *Server) { s.botLogin = login }
+}
+
+// New starts a fake on a loopback port. Close it when the test ends.
+func New(opts ...Option) *Server {
+	s := &Server{
+		mux:      http.NewServeMux(),
+		done:     make(chan struct{}),
+		clock:    time.Now,
+		botLogin: DefaultBotLogin,
+		userIDs:  map[string]int64{},
+		repos:    map[string]*repo{},
+		teams:    map[string]*team{},
+		tokens:   map[string]tokenInfo{},
+		installs: map[int64]bool{},
+		limit:    rateLimit{limit: 5000, window: time.Hour, status: http.StatusForbidden},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.tokens[DefaultToken] = tokenInfo{login: s.botLogin}
+	s.routes()
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the fake's base URL, without a trailing slash. Requests under
+// URL()+"/api/v3/" are served too, so a client configured for GitHub Enterprise
+// with WithEnterpriseURLs(URL(), URL()) works.
+func (s *Server) URL() string { return s.ts.URL }
+
+// Client returns a go-github client pointed at the fake and authenticated with
+// DefaultToken.
+func (s *Server) Client() *github.Client {
+	return s.ClientWithToken(DefaultToken)
+}
+
+// ClientWithToken returns a go-github client pointed at the fake that sends
+// token; an empty token sends no Authorization header.
+func (s *Server) ClientWithToken(token string) *github.Client {
+	c := github.NewClient(s.ts.Client())
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	u, _ := url.Parse(s.ts.URL + "/")
+	c.BaseURL = u
+	c.UploadURL = u
+	return c
+}
+
+// Close releases requests held by hang faults and shuts the server down.
+func (s *Server) Close() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.ts.Close()
+}
+
+func (s *Server) now() time.Time { return s.clock() }
+
+// serve runs every request through the steps GitHub's edge applies, in order:
+// recording, injected faults, authentication, rate limits, then the endpoint.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if p, ok := strings.CutPrefix(r.URL.Path, "/api/v3"); ok {
+		r.URL.Path = p
+		r.URL.RawPath = ""
+	}
+	_, pattern := s.mux.Handler(r)
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() { s.record(r, pattern, rec.status) }()
+	w = rec
+
+	s.mu.Lock()
+	s.writeRateHeaders(w)
+	f := s.takeFault(r)
+	s.mu.Unlock()
+	if f != nil {
+		s.applyFault(w, r, f)
+		return
+	}
+	if pattern == "" {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if !strings.HasSuffix(pattern, "/access_tokens") {
+		login, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), actorKey{}, login))
+	}
+	if pattern != "GET /rate_limit" {
+		s.mu.Lock()
+		limited := s.spendRate(w)
+		s.mu.Unlock()
+		if limited {
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+type actorKey struct{}
+
+// actor is the login the request authenticated as.
+func actor(r *http.Request) string {
+	login, _ := r.Context().Value(actorKey{}).(string)
+	return login
+}
+
+func (s *Server) routes() {
+	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
+		s.mux.HandleFunc(pattern, h)
+	}
+	// Pull requests (pulls.go).
+	handle("GET /repos/{owner}/{repo}/pulls", s.listPulls)
+	handle("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
+	handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.listPullFiles)
+	handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.listReviews)
+	handle("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", s.requestReviewers)
+	handle("DELETE /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", s.removeReviewers)
+	handle("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", s.listRequestedReviewers)
+	// Issue comments and labels (issues.go).
+	handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
+	handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
+	handle("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
+	handle("DELETE /repos/{owner}/{repo}/issues/comments/{id}", s.deleteComment)
+	handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.listIssueLabels)
+	handle("POST /repos/{owner}/{repo}/issues/{number}/labels", s.addIssueLabels)
+	handle("PUT /repos/{owner}/{repo}/issues/{number}/labels", s.replaceIssueLabels)
+	handle("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", s.removeIssueLabel)
+	handle("GET /repos/{owner}/{repo}/labels", s.listRepoLabels)
+	handle("POST /repos/{owner}/{repo}/labels", s.createRepoLabel)
+	// Check runs and commit statuses (checks.go).
+	handle("POST /repos/{owner}/{repo}/check-runs", s.createCheckRun)
+	handle("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
+	handle("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
+	handle("GET /repos/{owner}/{repo}/check-runs/{id}/annotations", s.listAnnotations)
+	handle("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRuns)
+	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
+	handle("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
+	// Teams (teams.go).
+	handle("GET /orgs/{org}/teams/{slug}/members", s.listTeamMembers)
+	handle("GET /orgs/{org}/teams/{slug}/memberships/{user}", s.getTeamMembership)
+	// App authentication and rate limits (auth.go, ratelimit.go).
+	handle("POST /app/installations/{id}/access_tokens", s.createAccessToken)
+	handle("GET /rate_limit", s.getRateLimit)
+}
+
+// statusRecorder remembers the status code an endpoint answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}

@@ -1,0 +1,59 @@
+package githubfake
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+func (s *Server) teamJSON(t *team) *github.Team {
+	if t == nil {
+		return nil
+	}
+	return &github.Team{
+		ID:      github.Int64(t.id),
+		Slug:    github.String(t.slug),
+		Name:    github.String(t.slug),
+		URL:     github.String(fmt.Sprintf("%s/orgs/%s/teams/%s", s.ts.URL, t.org, t.slug)),
+		HTMLURL: github.String(fmt.Sprintf("https://github.com/orgs/%s/teams/%s", t.org, t.slug)),
+	}
+}
+
+func (s *Server) listTeamMembers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.teams[key(r.PathValue("org"), r.PathValue("slug"))]
+	if !ok {
+		notFound(w)
+		return
+	}
+	users := make([]*github.User, 0, len(t.members))
+	for _, m := range t.members {
+		users = append(users, s.user(m))
+	}
+	paginate(w, r, users)
+}
+
+func (s *Server) getTeamMembership(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.teams[key(r.PathValue("org"), r.PathValue("slug"))]
+	if !ok {
+		notFound(w)
+		return
+	}
+	login := r.PathValue("user")
+	for _, m := range t.members {
+		if strings.EqualFold(m, login) {
+			writeJSON(w, http.StatusOK, github.Membership{
+				URL:   github.String(fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.ts.URL, t.org, t.slug, m)),
+				Role:  github.String("member"),
+				State: github.String("active"),
+			})
+			return
+		}
+	}
+	notFound(w)
+}
