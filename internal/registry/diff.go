@@ -1,0 +1,159 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// DriftKind names one kind of difference between Git and a live registry.
+type DriftKind string
+
+// The kinds of drift.
+const (
+	// Missing: a version in Git is not registered (no registry version has its text).
+	Missing DriftKind = "missing"
+	// Unregistered: a registry version has a text no Git version has; it was
+	// registered behind Git's back.
+	Unregistered DriftKind = "unregistered"
+	// UnknownSubject: a registry subject that Git never had.
+	UnknownSubject DriftKind = "unknown_subject"
+	// DeletedSubject: a subject deleted from the contract tree is still registered.
+	DeletedSubject DriftKind = "deleted_subject"
+	// LevelDiffers: the registry's compatibility level for a subject is not Git's.
+	LevelDiffers DriftKind = "level"
+)
+
+// Drift is one difference, with a sentence saying what to do about it.
+type Drift struct {
+	Kind    DriftKind `json:"kind"`
+	Subject string    `json:"subject"`
+	// Version is the Git version (missing) or the registry version (unregistered).
+	Version int `json:"version,omitempty"`
+	// ID is the Git schema id (missing) or the registry's (unregistered).
+	ID       int    `json:"id,omitempty"`
+	Git      string `json:"git,omitempty"`      // Git's level (level)
+	Registry string `json:"registry,omitempty"` // the registry's level (level)
+	Message  string `json:"message"`
+}
+
+// DriftReport is the result of Diff.
+type DriftReport struct {
+	Head     string  `json:"head"`     // the Git commit compared
+	Subjects int     `json:"subjects"` // subjects compared
+	Drift    []Drift `json:"drift"`
+}
+
+// Diff compares the versions index ix of repo (Git, the source of truth) with the
+// registry c talks to. Versions are matched by schema text (after the normalisation
+// the embedded registry's look-up uses), not by version number or id: a registry
+// that was populated by other means numbers them its own way. A subject without its
+// own level in the registry is compared at the registry's global level.
+func Diff(ctx context.Context, c *Client, repo *git.Repository, ix *versions.Index) (*DriftReport, error) {
+	b := builder{}
+	snap, err := b.build(ix, func(v versions.Version) ([]byte, error) { return ix.Schema(repo, v) })
+	if err != nil {
+		return nil, err
+	}
+	return diffSnapshot(ctx, c, snap)
+}
+
+func diffSnapshot(ctx context.Context, c *Client, snap *snapshot) (*DriftReport, error) {
+	rep := &DriftReport{Head: snap.head, Drift: []Drift{}}
+	regSubjects, err := c.Subjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inRegistry := map[string]bool{}
+	for _, s := range regSubjects {
+		inRegistry[s] = true
+	}
+	global := ""
+	levelOf := func(subject string) (string, error) {
+		l, err := c.GetConfig(ctx, subject)
+		if err == nil {
+			return l, nil
+		}
+		if !IsNotFound(err) {
+			return "", err
+		}
+		if global == "" {
+			if global, err = c.GetConfig(ctx, ""); err != nil {
+				return "", err
+			}
+		}
+		return global, nil
+	}
+	names := make([]string, 0, len(snap.subjects))
+	for s := range snap.subjects {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		se := snap.subjects[name]
+		if se.deleted {
+			if inRegistry[name] {
+				rep.Drift = append(rep.Drift, Drift{Kind: DeletedSubject, Subject: name,
+					Message: fmt.Sprintf("%s was deleted from the contract tree but is still registered; delete it from the registry once no producer writes it.", name)})
+			}
+			continue
+		}
+		rep.Subjects++
+		// The registry's texts of this subject, by normalised text.
+		reg := map[string]bool{}
+		if inRegistry[name] {
+			nums, err := c.Versions(ctx, name)
+			if err != nil && !IsSubjectNotFound(err) {
+				return nil, err
+			}
+			gitTexts := map[string]bool{}
+			for _, ve := range se.versions {
+				gitTexts[normalise(ve.typ, ve.text)] = true
+			}
+			for _, n := range nums {
+				sc, err := c.GetVersion(ctx, name, n)
+				if err != nil {
+					return nil, err
+				}
+				k := normalise(sc.Type(), []byte(sc.Schema))
+				reg[k] = true
+				if !gitTexts[k] {
+					rep.Drift = append(rep.Drift, Drift{Kind: Unregistered, Subject: name, Version: n, ID: sc.ID,
+						Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, sc.ID, folderOr(se))})
+				}
+			}
+		}
+		for _, ve := range se.versions {
+			if !reg[normalise(ve.typ, ve.text)] {
+				rep.Drift = append(rep.Drift, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
+					Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+			}
+		}
+		lvl, err := levelOf(name)
+		if err != nil {
+			return nil, err
+		}
+		if lvl != se.level {
+			rep.Drift = append(rep.Drift, Drift{Kind: LevelDiffers, Subject: name, Git: se.level, Registry: lvl,
+				Message: fmt.Sprintf("%s is %s in the registry but %s in %s/contract.yaml; run contractbot publish to set it, or change the file through a pull request.", name, lvl, se.level, folderOr(se))})
+		}
+	}
+	for _, name := range regSubjects {
+		if snap.subjects[name] == nil {
+			rep.Drift = append(rep.Drift, Drift{Kind: UnknownSubject, Subject: name,
+				Message: fmt.Sprintf("%s is in the registry but has never been in the contract repository; add a contract folder for it through a pull request, or delete it from the registry.", name)})
+		}
+	}
+	return rep, nil
+}
+
+func folderOr(se *subjectEntry) string {
+	if se.folder != "" {
+		return se.folder
+	}
+	return "the contract repository"
+}

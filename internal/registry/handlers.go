@@ -1,0 +1,255 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+var (
+	ctJSON = []string{ContentType}
+	// typesBody lists the schema types the embedded registry serves.
+	typesBody = mustJSON([]SchemaType{Avro, Protobuf})
+	modeBody  = []byte(`{"mode":"READONLY"}`)
+)
+
+// maxRequestBody bounds POST bodies (a schema, its type and references).
+const maxRequestBody = 16 << 20
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { write(w, []byte("{}")) })
+	m.HandleFunc("GET /subjects", s.getSubjects)
+	m.HandleFunc("GET /subjects/{subject}/versions", s.getVersions)
+	m.HandleFunc("GET /subjects/{subject}/versions/{version}", s.getVersion)
+	m.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.getVersionSchema)
+	m.HandleFunc("POST /subjects/{subject}", s.lookUp)
+	m.HandleFunc("GET /schemas/ids/{id}", s.getByID)
+	m.HandleFunc("GET /schemas/ids/{id}/schema", s.getByIDSchema)
+	m.HandleFunc("GET /schemas/ids/{id}/versions", s.getByIDVersions)
+	m.HandleFunc("GET /schemas/ids/{id}/subjects", s.getByIDSubjects)
+	m.HandleFunc("GET /schemas/types", func(w http.ResponseWriter, _ *http.Request) { write(w, typesBody) })
+	m.HandleFunc("POST /compatibility/subjects/{subject}/versions", s.compatibility)
+	m.HandleFunc("POST /compatibility/subjects/{subject}/versions/{version}", s.compatibility)
+	m.HandleFunc("GET /config", func(w http.ResponseWriter, _ *http.Request) { write(w, s.snap.Load().configBody) })
+	m.HandleFunc("GET /config/{subject}", s.getConfig)
+	m.HandleFunc("GET /mode", func(w http.ResponseWriter, _ *http.Request) { write(w, modeBody) })
+	m.HandleFunc("GET /mode/{subject}", func(w http.ResponseWriter, _ *http.Request) { write(w, modeBody) })
+	// Everything else that changes state is refused in the registry's own words.
+	for _, p := range []string{
+		"POST /subjects/{subject}/versions", "DELETE /subjects/{subject}", "DELETE /subjects/{subject}/versions/{version}",
+		"PUT /config", "PUT /config/{subject}", "DELETE /config", "DELETE /config/{subject}",
+		"PUT /mode", "PUT /mode/{subject}", "DELETE /mode/{subject}",
+	} {
+		m.HandleFunc(p, s.refuse)
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, http.StatusNotFound, fmt.Sprintf("%s %s is not part of the Schema Registry API served here.", r.Method, r.URL.Path))
+	})
+	s.mux = m
+}
+
+func write(w http.ResponseWriter, body []byte) {
+	w.Header()["Content-Type"] = ctJSON
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status, code int, msg string) {
+	w.Header()["Content-Type"] = ctJSON
+	w.WriteHeader(status)
+	_, _ = w.Write(mustJSON(Error{Code: code, Message: msg}))
+}
+
+func subjectNotFound(w http.ResponseWriter, subject string) {
+	writeError(w, http.StatusNotFound, CodeSubjectNotFound, fmt.Sprintf("Subject '%s' not found.", subject))
+}
+
+// subject returns the subject named in the path, or answers 40401.
+func (s *Server) subject(w http.ResponseWriter, r *http.Request) (*snapshot, *subjectEntry) {
+	snap := s.snap.Load()
+	name := r.PathValue("subject")
+	se := snap.subjects[name]
+	if se == nil || (se.deleted && r.URL.Query().Get("deleted") != "true") {
+		subjectNotFound(w, name)
+		return snap, nil
+	}
+	return snap, se
+}
+
+// version returns the version named in the path ("latest", -1 or a number), or
+// answers 42202 (not a version number) or 40402 (no such version).
+func (s *Server) version(w http.ResponseWriter, r *http.Request) *versionEntry {
+	_, se := s.subject(w, r)
+	if se == nil {
+		return nil
+	}
+	vs := r.PathValue("version")
+	n := len(se.versions)
+	if vs != "latest" && vs != "-1" {
+		v, err := strconv.Atoi(vs)
+		if err != nil || v < 1 || v > 1<<31-1 {
+			writeError(w, http.StatusUnprocessableEntity, CodeInvalidVersion, fmt.Sprintf("The specified version '%s' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"", vs))
+			return nil
+		}
+		if v > n {
+			writeError(w, http.StatusNotFound, CodeVersionNotFound, fmt.Sprintf("Version %d not found.", v))
+			return nil
+		}
+		return se.versions[v-1]
+	}
+	if n == 0 {
+		writeError(w, http.StatusNotFound, CodeVersionNotFound, "Version latest not found.")
+		return nil
+	}
+	return se.versions[n-1]
+}
+
+func (s *Server) getSubjects(w http.ResponseWriter, r *http.Request) {
+	snap := s.snap.Load()
+	if r.URL.Query().Get("deleted") == "true" {
+		write(w, snap.listAllBody)
+		return
+	}
+	write(w, snap.listBody)
+}
+
+func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
+	if _, se := s.subject(w, r); se != nil {
+		write(w, se.versionsBody)
+	}
+}
+
+func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
+	if ve := s.version(w, r); ve != nil {
+		write(w, ve.body)
+	}
+}
+
+func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
+	if ve := s.version(w, r); ve != nil {
+		write(w, ve.text)
+	}
+}
+
+// id returns the schema id named in the path, or answers 40403.
+func (s *Server) id(w http.ResponseWriter, r *http.Request) *idEntry {
+	snap := s.snap.Load()
+	raw := r.PathValue("id")
+	id, err := strconv.Atoi(raw)
+	if err != nil || id < 1 || id > len(snap.ids) || snap.ids[id-1] == nil {
+		writeError(w, http.StatusNotFound, CodeSchemaNotFound, fmt.Sprintf("Schema %s not found", raw))
+		return nil
+	}
+	return snap.ids[id-1]
+}
+
+func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
+	if e := s.id(w, r); e != nil {
+		write(w, e.body)
+	}
+}
+
+func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {
+	if e := s.id(w, r); e != nil {
+		write(w, e.text)
+	}
+}
+
+func (s *Server) getByIDVersions(w http.ResponseWriter, r *http.Request) {
+	if e := s.id(w, r); e != nil {
+		write(w, e.versionsBody)
+	}
+}
+
+func (s *Server) getByIDSubjects(w http.ResponseWriter, r *http.Request) {
+	if e := s.id(w, r); e != nil {
+		write(w, e.subjectsBody)
+	}
+}
+
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	snap := s.snap.Load()
+	name := r.PathValue("subject")
+	if se := snap.subjects[name]; se != nil && !se.deleted {
+		write(w, se.configBody)
+		return
+	}
+	if r.URL.Query().Get("defaultToGlobal") == "true" {
+		write(w, snap.configBody)
+		return
+	}
+	writeError(w, http.StatusNotFound, CodeSubjectLevelNotFound, fmt.Sprintf("Subject '%s' does not have subject-level compatibility configured", name))
+}
+
+// readRequest decodes a schema request body, answering 422 or 400 on failure.
+func readRequest(w http.ResponseWriter, r *http.Request) (schemaRequest, bool) {
+	var req schemaRequest
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, http.StatusBadRequest, "The request body could not be read: "+err.Error())
+		return req, false
+	}
+	if len(data) > maxRequestBody {
+		writeError(w, http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is over %d bytes.", maxRequestBody))
+		return req, false
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
+		writeError(w, http.StatusBadRequest, http.StatusBadRequest, "The request body is not a schema request ({\"schema\": \"...\"}): "+err.Error())
+		return req, false
+	}
+	if strings.TrimSpace(req.Schema) == "" {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, "Empty schema")
+		return req, false
+	}
+	return req, true
+}
+
+// lookUp answers POST /subjects/{subject}: the version of the subject whose text
+// equals the given schema after normalise (exact bytes win when several match).
+func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
+	_, se := s.subject(w, r)
+	if se == nil {
+		return
+	}
+	req, ok := readRequest(w, r)
+	if !ok {
+		return
+	}
+	typ := req.SchemaType
+	if typ == "" {
+		typ = Avro
+	}
+	cands := se.lookup[normalise(typ, []byte(req.Schema))]
+	var hit *versionEntry
+	for _, c := range cands {
+		if c.typ != typ {
+			continue
+		}
+		if hit == nil || string(c.text) == req.Schema && string(hit.text) != req.Schema {
+			hit = c
+		}
+	}
+	if hit == nil {
+		writeError(w, http.StatusNotFound, CodeSchemaNotFound, "Schema not found")
+		return
+	}
+	write(w, hit.body)
+}
+
+// refuse answers every write: the embedded registry is read-only.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request) {
+	msg := "This registry is read-only: it serves the contract repository, where schemas and compatibility levels change through pull requests."
+	if name := r.PathValue("subject"); name != "" {
+		if se := s.snap.Load().subjects[name]; se != nil && se.folder != "" {
+			msg += fmt.Sprintf(" Open a pull request that changes %s/contract.yaml or its schema file; the new version is served here once it is merged.", se.folder)
+		} else {
+			msg += fmt.Sprintf(" Open a pull request that adds a folder under contracts/ with a contract.yaml naming subject %s.", name)
+		}
+	} else {
+		msg += " Open a pull request against the contract repository."
+	}
+	writeError(w, http.StatusUnprocessableEntity, CodeNotPermitted, msg)
+}

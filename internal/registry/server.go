@@ -1,0 +1,200 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// Source is the Git side of the embedded registry: a repository and the branch whose
+// first-parent history it serves.
+type Source struct {
+	Repo *git.Repository
+	// Branch is the branch followed: a short name ("main") or a full reference name
+	// ("refs/remotes/origin/main"). Empty means HEAD.
+	Branch string
+	// Logger receives refresh failures in Follow (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server is the embedded read-only registry: an http.Handler answering the read side
+// of the Confluent Schema Registry REST API from the versions index of a Git
+// repository. Requests read an immutable snapshot through an atomic pointer, so any
+// number of them run at once, also while Refresh builds the next snapshot.
+type Server struct {
+	src Source
+	mux *http.ServeMux
+	log *slog.Logger
+
+	snap atomic.Pointer[snapshot]
+
+	gitMu sync.Mutex // serialises Git object reads (go-git storage is not safe for concurrent use)
+
+	mu sync.Mutex // one refresh at a time; guards ix and b
+	ix *versions.Index
+	b  builder
+}
+
+// NewServer indexes the branch of src and returns the registry serving it.
+func NewServer(src Source) (*Server, error) {
+	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.routes()
+	if _, err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Head returns the commit the registry serves.
+func (s *Server) Head() string { return s.snap.Load().head }
+
+// Refresh extends the index to the branch's current commit and swaps in a new snapshot;
+// it reports whether the served commit changed. The bot calls it on a push event;
+// Follow calls it periodically. A rewritten branch (versions.ErrHistoryRewritten) is
+// refused: the registry keeps serving the last good snapshot.
+func (s *Server) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head, err := s.resolve()
+	if err != nil {
+		return false, err
+	}
+	if s.snap.Load() != nil && head.String() == s.ix.Head {
+		return false, nil
+	}
+	s.gitMu.Lock()
+	err = s.sequence(head)
+	if err == nil {
+		err = s.ix.Extend(s.src.Repo, head)
+	}
+	s.gitMu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("index %s at %s: %w", s.branchName(), head, err)
+	}
+	snap, err := s.b.build(s.ix, func(v versions.Version) ([]byte, error) {
+		s.gitMu.Lock()
+		defer s.gitMu.Unlock()
+		return s.ix.Schema(s.src.Repo, v)
+	})
+	if err != nil {
+		return false, fmt.Errorf("read schemas of %s at %s: %w", s.branchName(), head, err)
+	}
+	s.snap.Store(snap)
+	return true, nil
+}
+
+// Follow calls Refresh every interval until ctx ends, logging failures; a new commit
+// is served within one interval of reaching the branch.
+func (s *Server) Follow(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if changed, err := s.Refresh(); err != nil {
+				s.log.Error("embedded registry: refresh failed; still serving the last indexed commit", "branch", s.branchName(), "head", s.Head(), "err", err)
+			} else if changed {
+				s.log.Info("embedded registry: serving a new commit", "branch", s.branchName(), "head", s.Head())
+			}
+		}
+	}
+}
+
+func (s *Server) branchName() string {
+	if s.src.Branch == "" {
+		return "HEAD"
+	}
+	return s.src.Branch
+}
+
+// resolve finds the commit the branch points at.
+func (s *Server) resolve() (plumbing.Hash, error) {
+	s.gitMu.Lock()
+	defer s.gitMu.Unlock()
+	b := s.src.Branch
+	if b == "" || b == "HEAD" {
+		ref, err := s.src.Repo.Head()
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("resolve HEAD: %w", err)
+		}
+		return ref.Hash(), nil
+	}
+	for _, name := range []string{b, "refs/heads/" + b, "refs/remotes/" + b, "refs/remotes/origin/" + b} {
+		if ref, err := s.src.Repo.Reference(plumbing.ReferenceName(name), true); err == nil {
+			return ref.Hash(), nil
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("branch %q not found (tried refs/heads/, refs/remotes/ and refs/remotes/origin/)", b)
+}
+
+// sequence numbers the first-parent commits from the indexed head (exclusive) to
+// head, so that references can pin the version current at a commit.
+func (s *Server) sequence(head plumbing.Hash) error {
+	old := s.ix.Head
+	var chain []string
+	for h := head; ; {
+		if h.String() == old {
+			break
+		}
+		if _, ok := s.b.seq[h.String()]; ok {
+			break
+		}
+		c, err := object.GetCommit(s.src.Repo.Storer, h)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", h, err)
+		}
+		chain = append(chain, h.String())
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	n := len(s.b.seq)
+	for i := len(chain) - 1; i >= 0; i-- {
+		n++
+		s.b.seq[chain[i]] = n
+	}
+	return nil
+}
+
+// readAt reads a file of the repository at a commit (for Protobuf imports).
+func (s *Server) readAt(commit, path string) ([]byte, error) {
+	s.gitMu.Lock()
+	defer s.gitMu.Unlock()
+	c, err := object.GetCommit(s.src.Repo.Storer, plumbing.NewHash(commit))
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	f, err := t.File(path)
+	if err != nil {
+		if errors.Is(err, object.ErrFileNotFound) {
+			return nil, fmt.Errorf("%s not found at %.12s: %w", path, commit, err)
+		}
+		return nil, err
+	}
+	txt, err := f.Contents()
+	return []byte(txt), err
+}
+
+// ServeHTTP answers one registry request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }

@@ -1,0 +1,251 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// DefaultLevel is the registry-wide compatibility level the embedded registry reports
+// (GET /config), Confluent's default. Every subject has its own level from its
+// contract.yaml.
+const DefaultLevel = "BACKWARD"
+
+// snapshot is an immutable view of the versions index at one commit, with every
+// response body precomputed. Readers load it through an atomic pointer; a refresh
+// builds a new one and swaps it in.
+type snapshot struct {
+	head        string
+	subjects    map[string]*subjectEntry
+	listBody    []byte // GET /subjects (subjects in the tree at head)
+	listAllBody []byte // GET /subjects?deleted=true
+	ids         []*idEntry
+	configBody  []byte
+}
+
+type subjectEntry struct {
+	name         string
+	folder       string
+	deleted      bool
+	level        string
+	versions     []*versionEntry // versions[i].v.Version == i+1
+	versionsBody []byte
+	configBody   []byte
+	lookup       map[string][]*versionEntry // normalised text -> versions, ascending
+}
+
+type versionEntry struct {
+	v          versions.Version
+	typ        SchemaType
+	text       []byte
+	importPath string // the schema file's path inside contracts/ (Protobuf imports)
+	refs       []Reference
+	body       []byte // GET /subjects/{s}/versions/{v}
+}
+
+type idEntry struct {
+	body         []byte // GET /schemas/ids/{id}
+	text         []byte
+	versionsBody []byte
+	subjectsBody []byte
+}
+
+// builder carries what survives from one snapshot to the next: version entries never
+// change once built (a version's text, id and references are fixed by history).
+type builder struct {
+	entries map[versions.SubjectVersion]*versionEntry
+	seq     map[string]int // first-parent commit -> position in history
+}
+
+// build makes a snapshot of ix. text returns a version's schema text; it is called
+// only for versions not seen by an earlier build.
+func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte, error)) (*snapshot, error) {
+	if b.entries == nil {
+		b.entries = map[versions.SubjectVersion]*versionEntry{}
+	}
+	// Import path -> subject: the subject folders at head, then where earlier
+	// versions' files lived.
+	importSubject := map[string]string{}
+	for folder, fs := range ix.Folders {
+		if fs.Subject != "" && fs.Schema != "" && !fs.Broken {
+			importSubject[importPathOf(folder+"/"+fs.Schema)] = fs.Subject
+		}
+	}
+	names := ix.Subjects()
+	for _, s := range names {
+		for _, v := range ix.BySubject[s].Versions {
+			if p := importPathOf(v.Path); importSubject[p] == "" {
+				importSubject[p] = s
+			}
+		}
+	}
+	snap := &snapshot{head: ix.Head, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
+	var current []string
+	for _, s := range names {
+		h := ix.BySubject[s]
+		se := &subjectEntry{name: s, folder: h.Folder, deleted: h.Current == 0, lookup: map[string][]*versionEntry{}}
+		if fs := ix.Folders[h.Folder]; h.Folder != "" && fs != nil && fs.Compatibility != "" {
+			se.level = strings.ToUpper(fs.Compatibility)
+		} else if n := len(h.Versions); n > 0 && h.Versions[n-1].Compatibility != "" {
+			se.level = strings.ToUpper(h.Versions[n-1].Compatibility)
+		} else {
+			se.level = DefaultLevel
+		}
+		nums := make([]int, 0, len(h.Versions))
+		for _, v := range h.Versions {
+			key := versions.SubjectVersion{Subject: s, Version: v.Version}
+			ve := b.entries[key]
+			if ve == nil || ve.v.Blob != v.Blob {
+				data, err := text(v)
+				if err != nil {
+					return nil, err
+				}
+				ve = &versionEntry{v: v, typ: schemaTypeOf(v.Format), text: data, importPath: importPathOf(v.Path)}
+				if ve.typ == Protobuf {
+					ve.refs = b.references(ix, v, importSubject)
+				}
+				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
+				b.entries[key] = ve
+			}
+			se.versions = append(se.versions, ve)
+			nk := normalise(ve.typ, ve.text)
+			se.lookup[nk] = append(se.lookup[nk], ve)
+			nums = append(nums, v.Version)
+		}
+		se.versionsBody = mustJSON(nums)
+		se.configBody = levelBody(se.level)
+		snap.subjects[s] = se
+		if !se.deleted {
+			current = append(current, s)
+		}
+	}
+	snap.listBody = mustJSON(nonNil(current))
+	snap.listAllBody = mustJSON(nonNil(names))
+	snap.configBody = levelBody(DefaultLevel)
+	for i, e := range ix.Schemas {
+		uses := make([]SubjectVersion, 0, len(e.Uses))
+		var subs []string
+		var first *versionEntry
+		for _, u := range e.Uses {
+			se := snap.subjects[u.Subject]
+			if se == nil || u.Version < 1 || u.Version > len(se.versions) {
+				continue
+			}
+			if first == nil {
+				first = se.versions[u.Version-1]
+			}
+			uses = append(uses, SubjectVersion{u.Subject, u.Version})
+			if len(subs) == 0 || subs[len(subs)-1] != u.Subject {
+				subs = append(subs, u.Subject)
+			}
+		}
+		if first == nil {
+			continue
+		}
+		sort.Strings(subs)
+		subs = dedupe(subs)
+		snap.ids[i] = &idEntry{
+			body:         mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: string(first.text)}),
+			text:         first.text,
+			versionsBody: mustJSON(uses),
+			subjectsBody: mustJSON(subs),
+		}
+	}
+	return snap, nil
+}
+
+// references lists a Protobuf version's imports that are other subjects' schema files,
+// each pinned to the referenced subject's newest version at the commit where this
+// version first appeared. Imports that are no subject's schema (the well-known
+// google/protobuf types, extra files in a folder) are left out.
+func (b *builder) references(ix *versions.Index, v versions.Version, importSubject map[string]string) []Reference {
+	var refs []Reference
+	at, known := b.seq[v.Commit]
+	for _, imp := range v.Imports {
+		sub := importSubject[imp]
+		if sub == "" || sub == v.Subject {
+			continue
+		}
+		h := ix.BySubject[sub]
+		if h == nil {
+			continue
+		}
+		ver := 0
+		for _, rv := range h.Versions {
+			if s, ok := b.seq[rv.Commit]; !known || (ok && s <= at) {
+				ver = rv.Version
+			}
+		}
+		if ver == 0 {
+			continue
+		}
+		refs = append(refs, Reference{Name: imp, Subject: sub, Version: ver})
+	}
+	return refs
+}
+
+func importPathOf(p string) string { return strings.TrimPrefix(p, versions.ContractsDir+"/") }
+
+func schemaTypeOf(format string) SchemaType {
+	switch strings.ToLower(format) {
+	case "protobuf":
+		return Protobuf
+	case "json", "jsonschema", "json-schema":
+		return JSON
+	}
+	return Avro
+}
+
+// normalise is the key a looked-up schema is matched by: Avro and JSON Schema texts
+// with insignificant whitespace removed (json.Compact; key order and everything else
+// is kept), Protobuf texts with line endings made LF and trailing blanks dropped from
+// every line and from the end. Texts that do not parse as JSON are used trimmed.
+func normalise(t SchemaType, text []byte) string {
+	if t != Protobuf {
+		var buf bytes.Buffer
+		if json.Compact(&buf, text) == nil {
+			return buf.String()
+		}
+		return string(bytes.TrimSpace(text))
+	}
+	s := strings.ReplaceAll(string(text), "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func levelBody(level string) []byte {
+	// compatibilityLevel is what Confluent answers; compatibility is also sent because
+	// some clients (hamba/avro's registry client) read that key.
+	return mustJSON(configBody{CompatibilityLevel: level, Compatibility: level})
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain data is marshalled
+	}
+	return b
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package registry
+
+// ContentType is the media type of the Schema Registry REST API.
+const ContentType = "application/vnd.schemaregistry.v1+json"
+
+// SchemaType names a schema language as the registry does. Avro is the registry's
+// default and is left out of requests and responses.
+type SchemaType string
+
+// The schema types.
+const (
+	Avro     SchemaType = "AVRO"
+	Protobuf SchemaType = "PROTOBUF"
+	JSON     SchemaType = "JSON"
+)
+
+// Reference is a schema reference: a Protobuf import (Name is the import path) or an
+// Avro named type defined under another subject, pinned to one version.
+type Reference struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// Schema is one registered schema as the registry describes it. Subject and Version
+// are empty when it was fetched by id.
+type Schema struct {
+	Subject    string      `json:"subject,omitempty"`
+	Version    int         `json:"version,omitempty"`
+	ID         int         `json:"id,omitempty"`
+	SchemaType SchemaType  `json:"schemaType,omitempty"`
+	References []Reference `json:"references,omitempty"`
+	Schema     string      `json:"schema"`
+}
+
+// Type returns the schema type, AVRO when the registry left it out.
+func (s Schema) Type() SchemaType {
+	if s.SchemaType == "" {
+		return Avro
+	}
+	return s.SchemaType
+}
+
+// SubjectVersion names one version of one subject.
+type SubjectVersion struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// Compatibility is the answer of a compatibility test.
+type Compatibility struct {
+	IsCompatible bool     `json:"is_compatible"`
+	Messages     []string `json:"messages,omitempty"`
+}
+
+// schemaRequest is the body of register, look-up and compatibility requests.
+type schemaRequest struct {
+	Schema     string      `json:"schema"`
+	SchemaType SchemaType  `json:"schemaType,omitempty"`
+	References []Reference `json:"references,omitempty"`
+}
+
+// configBody is the body of GET and PUT /config. GET answers compatibilityLevel, PUT
+// takes and answers compatibility.
+type configBody struct {
+	CompatibilityLevel string `json:"compatibilityLevel,omitempty"`
+	Compatibility      string `json:"compatibility,omitempty"`
+}
+
+func typeForRequest(t SchemaType) SchemaType {
+	if t == Avro {
+		return ""
+	}
+	return t
+}
