@@ -1,0 +1,138 @@
+package registry
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRefresh: a new commit on the branch is served after Refresh (and by Follow),
+// with ids unchanged, while readers keep reading.
+func TestRefresh(t *testing.T) {
+	dir, repo := testRepo(t)
+	srv, err := NewServer(Source{Repo: repo, Branch: "master"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := NewClient(ts.URL)
+	ctx := context.Background()
+	before, _ := c.GetLatest(ctx, "orders.order-created-value")
+	if changed, err := srv.Refresh(); err != nil || changed {
+		t.Fatalf("Refresh without a new commit: %v %v", changed, err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := c.GetLatest(ctx, "orders.order-created-value"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	edit(t, filepath.Join(dir, "contracts/users/user-profile/user_profile.avsc"), `"doc"`, `"doc": "Edited.", "x-doc"`)
+	commitAll(t, repo, "user-profile: doc", 3)
+	fctx, cancel := context.WithCancel(ctx)
+	go srv.Follow(fctx, 10*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	var vs []int
+	for time.Now().Before(deadline) {
+		if vs, _ = c.Versions(ctx, "users.user-profile-value"); len(vs) == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	close(stop)
+	wg.Wait()
+	if len(vs) != 2 {
+		t.Fatalf("the new commit is not served: versions %v", vs)
+	}
+	after, _ := c.GetLatest(ctx, "orders.order-created-value")
+	if after.ID != before.ID || after.Version != before.Version {
+		t.Errorf("order-created moved from id %d to %d", before.ID, after.ID)
+	}
+	up, _ := c.GetLatest(ctx, "users.user-profile-value")
+	if up.Version != 2 || up.ID <= after.ID {
+		t.Errorf("user-profile version 2 has id %d", up.ID)
+	}
+}
+
+// TestDiff: Git against the embedded registry shows no drift; against a registry that
+// lost a version, gained one behind Git's back, has another level and an extra
+// subject, each is reported.
+func TestDiff(t *testing.T) {
+	dir, repo := testRepo(t)
+	_ = dir
+	srv, err := NewServer(Source{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := NewClient(ts.URL)
+	ctx := context.Background()
+	rep, err := Diff(ctx, c, repo, srv.ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Drift) != 0 || rep.Subjects != 11 {
+		t.Fatalf("drift against the embedded registry (%d subjects): %+v", rep.Subjects, rep.Drift)
+	}
+	drifted := httptest.NewServer(driftHandler(srv))
+	defer drifted.Close()
+	c2, _ := NewClient(drifted.URL)
+	rep, err = Diff(ctx, c2, repo, srv.ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[DriftKind]string{Missing: "orders.order-created-value", Unregistered: "users.user-profile-value", LevelDiffers: "dws.gmv-1min-value", UnknownSubject: "rogue-value"}
+	if len(rep.Drift) != len(want) {
+		t.Errorf("%d drift items, want %d: %+v", len(rep.Drift), len(want), rep.Drift)
+	}
+	for _, d := range rep.Drift {
+		if want[d.Kind] != d.Subject {
+			t.Errorf("unexpected drift %+v", d)
+		}
+	}
+}
+
+// driftHandler is the embedded registry with drift: order-created lost version 2,
+// user-profile gained a version 2, gmv-1min is at BACKWARD, and rogue-value exists.
+func driftHandler(srv *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/subjects":
+			var names []string
+			for _, s := range srv.snap.Load().subjects {
+				names = append(names, s.name)
+			}
+			write(w, mustJSON(append(names, "rogue-value")))
+		case "/subjects/orders.order-created-value/versions":
+			write(w, []byte("[1]"))
+		case "/subjects/users.user-profile-value/versions":
+			write(w, []byte("[1,2]"))
+		case "/subjects/users.user-profile-value/versions/2":
+			write(w, []byte(`{"subject":"users.user-profile-value","version":2,"id":99,"schema":"\"string\""}`))
+		case "/config/dws.gmv-1min-value":
+			write(w, []byte(`{"compatibilityLevel":"BACKWARD"}`))
+		default:
+			srv.ServeHTTP(w, r)
+		}
+	})
+}
