@@ -216,13 +216,21 @@ func TestReviewsAndReviewRequests(t *testing.T) {
 	if _, _, err := c.PullRequests.RequestReviewers(ctx, owner, name, 1, github.ReviewersRequest{TeamReviewers: []string{"ghosts"}}); statusOf(err) != 422 {
 		t.Errorf("requesting an unknown team: %v, want 422", err)
 	}
-	at := t0.Add(2 * time.Hour)
+	at := t0.Add(2*time.Hour + 500*time.Millisecond)
+	s.AddTeamMember(owner, "data-warehouse", "erin")
+	s.AddReview(owner, name, 1, "mallory", "COMMENTED", at)
+	if users, teams := s.RequestedReviewers(owner, name, 1); len(users) != 1 || len(teams) != 1 {
+		t.Errorf("a review by someone else took requests away: %q %q", users, teams)
+	}
 	s.AddReview(owner, name, 1, "dave", "COMMENTED", at)
 	s.Push(owner, name, 1, "3333333333333333333333333333333333333333")
 	s.AddReview(owner, name, 1, "dave", "APPROVED", at.Add(time.Hour))
 	users, teams := s.RequestedReviewers(owner, name, 1)
-	if len(users) != 0 || !slices.Equal(teams, []string{"data-warehouse"}) {
-		t.Errorf("after dave reviewed: users %q teams %q, want [] [data-warehouse]", users, teams)
+	if len(users) != 0 || len(teams) != 0 {
+		t.Errorf("after dave (a data-warehouse member) reviewed: users %q teams %q, want none", users, teams)
+	}
+	if _, _, err := c.PullRequests.RequestReviewers(ctx, owner, name, 1, github.ReviewersRequest{TeamReviewers: []string{"data-warehouse"}}); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.PullRequests.RemoveReviewers(ctx, owner, name, 1, github.ReviewersRequest{TeamReviewers: []string{"data-warehouse"}}); err != nil {
 		t.Fatal(err)
@@ -246,18 +254,19 @@ func TestReviewsAndReviewRequests(t *testing.T) {
 		}
 		opts.Page = resp.NextPage
 	}
-	if len(all) != 42 {
-		t.Fatalf("reviews over pages: %d, want 42", len(all))
+	if len(all) != 43 {
+		t.Fatalf("reviews over pages: %d, want 43", len(all))
 	}
+	all = all[1:] // mallory's
 	if r := all[1]; r.GetState() != "APPROVED" || r.GetCommitID() != "3333333333333333333333333333333333333333" ||
-		!r.GetSubmittedAt().Time.Equal(at.Add(time.Hour)) || r.GetUser().GetLogin() != "dave" {
+		!r.GetSubmittedAt().Time.Equal(t0.Add(3*time.Hour)) || r.GetUser().GetLogin() != "dave" {
 		t.Errorf("approval: %s on %s at %v by %s", r.GetState(), r.GetCommitID(), r.GetSubmittedAt(), r.GetUser().GetLogin())
 	}
 	if all[0].GetCommitID() != head {
 		t.Errorf("first review on %s, want the head before the push", all[0].GetCommitID())
 	}
 	s.DismissReview(owner, name, 1, all[1].GetID())
-	if got := s.Reviews(owner, name, 1)[1].GetState(); got != "DISMISSED" {
+	if got := s.Reviews(owner, name, 1)[2].GetState(); got != "DISMISSED" {
 		t.Errorf("dismissed review state %q", got)
 	}
 }
@@ -268,7 +277,7 @@ func TestPullRequests(t *testing.T) {
 	s.AddPullRequest(owner, name, PullRequest{Author: "bob", HeadSHA: "b", BaseSHA: base,
 		Files: []*github.CommitFile{{Filename: github.String("contracts/orders/order.avsc"), Status: github.String("modified")}}})
 	s.AddPullRequest(owner, name, PullRequest{Author: "carol", HeadSHA: "c", BaseSHA: base})
-	s.SetState(owner, name, 3, "closed", true)
+	s.Merge(owner, name, 3, "5555555555555555555555555555555555555555")
 	prs, _, err := c.PullRequests.List(ctx, owner, name, &github.PullRequestListOptions{State: "open"})
 	if err != nil || len(prs) != 2 || prs[0].GetNumber() != 2 || prs[1].GetNumber() != 1 {
 		t.Errorf("open pulls: %d, %v; want #2 then #1", len(prs), err)
@@ -282,8 +291,13 @@ func TestPullRequests(t *testing.T) {
 	if err != nil || len(files) != 1 || files[0].GetFilename() != "contracts/orders/order.avsc" {
 		t.Errorf("files: %v, %v", files, err)
 	}
-	if got := s.PullRequest(owner, name, 3); !got.GetMerged() || got.GetState() != "closed" {
-		t.Errorf("closed pull: merged %v state %q", got.GetMerged(), got.GetState())
+	if got := s.PullRequest(owner, name, 3); !got.GetMerged() || got.GetState() != "closed" || got.GetMergeCommitSHA() != "5555555555555555555555555555555555555555" {
+		t.Errorf("merged pull: merged %v state %q sha %q", got.GetMerged(), got.GetState(), got.GetMergeCommitSHA())
+	}
+	s.SetState(owner, name, 2, "closed")
+	prs, _, err = c.PullRequests.List(ctx, owner, name, &github.PullRequestListOptions{State: "all", Direction: "asc"})
+	if err != nil || len(prs) != 3 || prs[0].GetNumber() != 1 || prs[1].GetState() != "closed" || prs[1].GetMerged() {
+		t.Errorf("all pulls ascending: %d, %v", len(prs), err)
 	}
 }
 

@@ -13,6 +13,7 @@ package githubfake
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -123,7 +124,8 @@ func (s *Server) Close() {
 	s.ts.Close()
 }
 
-func (s *Server) now() time.Time { return s.clock() }
+// now is the clock's time at GitHub's precision: UTC, whole seconds.
+func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
 
 // serve runs every request through the steps GitHub's edge applies, in order:
 // recording, injected faults, authentication, rate limits, then the endpoint.
@@ -139,6 +141,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.writeRateHeaders(w)
+	w.Header().Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%d", len(s.log)+1))
+	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
 	f := s.takeFault(r)
 	s.mu.Unlock()
 	if f != nil {

@@ -145,28 +145,38 @@ func (s *Server) SetFiles(owner, name string, n int, files []*github.CommitFile)
 	s.mustPull(owner, name, n).files = clone(files)
 }
 
-// SetState sets a pull request's state to "open" or "closed", and marks it
-// merged when merged is true.
-func (s *Server) SetState(owner, name string, n int, state string, merged bool) {
+// SetState closes ("closed") or reopens ("open") pull request n without
+// merging it; Merge merges it.
+func (s *Server) SetState(owner, name string, n int, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.mustPull(owner, name, n)
 	p.pr.State = github.String(state)
-	p.pr.Merged = github.Bool(merged)
 	now := github.Timestamp{Time: s.now()}
 	p.pr.UpdatedAt = &now
+	p.pr.ClosedAt = nil
 	if state == "closed" {
 		p.pr.ClosedAt = &now
-		if merged {
-			p.pr.MergedAt = &now
-		}
 	}
+}
+
+// Merge closes pull request n as merged into its base with merge commit sha.
+func (s *Server) Merge(owner, name string, n int, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.mustPull(owner, name, n)
+	now := github.Timestamp{Time: s.now()}
+	p.pr.State = github.String("closed")
+	p.pr.Merged = github.Bool(true)
+	p.pr.MergeCommitSHA = github.String(sha)
+	p.pr.MergedAt, p.pr.ClosedAt, p.pr.UpdatedAt = &now, &now, &now
 }
 
 // AddReview submits a review by login on pull request n at the pull request's
 // current head SHA, and returns its id. state is APPROVED, CHANGES_REQUESTED,
 // COMMENTED or DISMISSED. As on GitHub, a submitted review satisfies the
-// reviewer's pending review request.
+// reviewer's pending review request, and those of the requested teams the
+// reviewer is a member of (a review "on behalf of" the team).
 func (s *Server) AddReview(owner, name string, n int, login, state string, at time.Time) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -194,13 +204,18 @@ func (s *Server) addReview(p *pull, login, state, commitID string, at time.Time)
 		User:              s.user(login),
 		State:             github.String(state),
 		CommitID:          github.String(commitID),
-		SubmittedAt:       &github.Timestamp{Time: at},
+		SubmittedAt:       &github.Timestamp{Time: at.UTC().Truncate(time.Second)},
 		Body:              github.String(""),
 		PullRequestURL:    p.pr.URL,
 		HTMLURL:           github.String(fmt.Sprintf("%s#pullrequestreview-%d", p.pr.GetHTMLURL(), id)),
 		AuthorAssociation: github.String("MEMBER"),
 	})
 	p.reqUsers = slices.DeleteFunc(p.reqUsers, func(u string) bool { return strings.EqualFold(u, login) })
+	org := p.pr.GetBase().GetRepo().GetOwner().GetLogin()
+	p.reqTeams = slices.DeleteFunc(p.reqTeams, func(slug string) bool {
+		t := s.teams[key(org, slug)]
+		return t != nil && slices.ContainsFunc(t.members, func(m string) bool { return strings.EqualFold(m, login) })
+	})
 	return id
 }
 
