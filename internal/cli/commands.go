@@ -11,5 +11,6 @@ func commands() []*cobra.Command {
 		newImpactCmd(),
 		newCompatCmd(),
 		newCalendarCmd(),
+		newRegistryCmd(),
 	}
 }

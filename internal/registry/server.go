@@ -127,20 +127,26 @@ func (s *Server) branchName() string {
 func (s *Server) resolve() (plumbing.Hash, error) {
 	s.gitMu.Lock()
 	defer s.gitMu.Unlock()
-	b := s.src.Branch
-	if b == "" || b == "HEAD" {
-		ref, err := s.src.Repo.Head()
+	return ResolveBranch(s.src.Repo, s.src.Branch)
+}
+
+// ResolveBranch returns the commit a branch points at: "" or "HEAD" for HEAD, a full
+// reference name, or a short name tried under refs/heads/, refs/remotes/ and
+// refs/remotes/origin/.
+func ResolveBranch(repo *git.Repository, branch string) (plumbing.Hash, error) {
+	if branch == "" || branch == "HEAD" {
+		ref, err := repo.Head()
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("resolve HEAD: %w", err)
 		}
 		return ref.Hash(), nil
 	}
-	for _, name := range []string{b, "refs/heads/" + b, "refs/remotes/" + b, "refs/remotes/origin/" + b} {
-		if ref, err := s.src.Repo.Reference(plumbing.ReferenceName(name), true); err == nil {
+	for _, name := range []string{branch, "refs/heads/" + branch, "refs/remotes/" + branch, "refs/remotes/origin/" + branch} {
+		if ref, err := repo.Reference(plumbing.ReferenceName(name), true); err == nil {
 			return ref.Hash(), nil
 		}
 	}
-	return plumbing.ZeroHash, fmt.Errorf("branch %q not found (tried refs/heads/, refs/remotes/ and refs/remotes/origin/)", b)
+	return plumbing.ZeroHash, fmt.Errorf("branch %q not found (tried refs/heads/, refs/remotes/ and refs/remotes/origin/)", branch)
 }
 
 // sequence numbers the first-parent commits from the indexed head (exclusive) to
