@@ -206,4 +206,3 @@ func writeDrift(w io.Writer, branch string, rep *registry.DriftReport) {
 	}
 	fmt.Fprintf(w, "%d difference(s) between the registry and %d subject(s) of %s at %.12s\n", len(rep.Drift), rep.Subjects, branch, rep.Head)
 }
-

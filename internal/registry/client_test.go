@@ -153,7 +153,9 @@ func TestClientRequests(t *testing.T) {
 	if body != want {
 		t.Errorf("body %s\nwant %s", body, want)
 	}
-	f2, c2 := newFake(t, func(_ int32, w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"compatibility":"FULL"}`)) }, WithBearerToken("tok"))
+	f2, c2 := newFake(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"compatibility":"FULL"}`))
+	}, WithBearerToken("tok"))
 	if err := c2.SetConfig(ctx, "s", "FULL"); err != nil {
 		t.Fatal(err)
 	}
