@@ -337,6 +337,48 @@ func statusesOf(rp *repo, sha string) []*github.RepoStatus {
 	return out
 }
 
+// combinedStatus answers GET .../commits/{ref}/status: the latest status of
+// each context and their combined state (failure if any failed or errored,
+// pending if any is pending or there is none, success otherwise).
+func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoOf(w, r)
+	if rp == nil {
+		return
+	}
+	ref := r.PathValue("ref")
+	seen := map[string]bool{}
+	latest := []*github.RepoStatus{}
+	for _, st := range statusesOf(rp, ref) {
+		if !seen[st.GetContext()] {
+			seen[st.GetContext()] = true
+			latest = append(latest, st)
+		}
+	}
+	state := "success"
+	if len(latest) == 0 {
+		state = "pending"
+	}
+	for _, st := range latest {
+		switch st.GetState() {
+		case "failure", "error":
+			state = "failure"
+		case "pending":
+			if state != "failure" {
+				state = "pending"
+			}
+		}
+	}
+	lo, hi := page(w, r, len(latest))
+	writeJSON(w, http.StatusOK, github.CombinedStatus{
+		State:      github.String(state),
+		SHA:        github.String(ref),
+		TotalCount: github.Int(len(latest)),
+		Statuses:   latest[lo:hi],
+	})
+}
+
 // Statuses returns the commit statuses on sha, newest first.
 func (s *Server) Statuses(owner, name, sha string) []*github.RepoStatus {
 	s.mu.Lock()

@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"net/http"
 	"path"
 	"slices"
@@ -24,9 +25,13 @@ type Fault struct {
 	// Hang holds the request until the client gives up (its context ends) or
 	// the server closes, as a stalled GitHub does; Status is then ignored.
 	Hang bool
-	// RetryAfter, when positive, answers GitHub's secondary rate limit: 403
-	// with a Retry-After header in seconds and the secondary-limit message,
-	// which go-github turns into *github.AbuseRateLimitError.
+	// SecondaryRateLimit answers GitHub's secondary rate limit: Status (403
+	// when zero) with the secondary-limit message, and a Retry-After header
+	// when RetryAfter is positive. go-github v60 turns the 403 into
+	// *github.AbuseRateLimitError; a 429 stays a *github.ErrorResponse.
+	SecondaryRateLimit bool
+	// RetryAfter is the secondary limit's Retry-After, rounded up to seconds;
+	// positive implies SecondaryRateLimit.
 	RetryAfter time.Duration
 }
 
@@ -53,9 +58,10 @@ func (s *Server) HangNext(method, pattern string, n int) {
 }
 
 // SecondaryRateLimitNext makes the next n requests matching method and the
-// path pattern hit GitHub's secondary rate limit with the given Retry-After.
+// path pattern hit GitHub's secondary rate limit (403) with the given
+// Retry-After; zero sends no Retry-After, as GitHub sometimes does.
 func (s *Server) SecondaryRateLimitNext(method, pattern string, n int, retryAfter time.Duration) {
-	s.Inject(Fault{Method: method, Path: pattern, Times: n, RetryAfter: retryAfter})
+	s.Inject(Fault{Method: method, Path: pattern, Times: n, SecondaryRateLimit: true, RetryAfter: retryAfter})
 }
 
 // takeFault consumes the first fault matching r; callers hold s.mu.
@@ -84,9 +90,11 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) {
 		case <-s.done:
 		}
 		w.WriteHeader(http.StatusGatewayTimeout)
-	case f.RetryAfter > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
-		writeJSON(w, http.StatusForbidden, errorBody{
+	case f.SecondaryRateLimit || f.RetryAfter > 0:
+		if f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
+		}
+		writeJSON(w, cmp.Or(f.Status, http.StatusForbidden), errorBody{
 			Message:          "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.",
 			DocumentationURL: "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
 		})

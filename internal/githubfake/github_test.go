@@ -157,8 +157,21 @@ func TestCommitStatuses(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].GetState() != "success" || got[0].GetContext() != "contractbot/publish" {
 		t.Errorf("ListStatuses = %v, %v; want success first", got, err)
 	}
-	if n := len(s.Statuses(owner, name, head)); n != 2 {
-		t.Errorf("Statuses: %d, want 2", n)
+	combined, _, err := c.Repositories.GetCombinedStatus(ctx, owner, name, head, nil)
+	if err != nil || combined.GetState() != "success" || combined.GetTotalCount() != 1 {
+		t.Errorf("combined: %v %d, %v; want success over 1 context", combined.GetState(), combined.GetTotalCount(), err)
+	}
+	if _, _, err := c.Repositories.CreateStatus(ctx, owner, name, head, &github.RepoStatus{State: github.String("failure"), Context: github.String("lint")}); err != nil {
+		t.Fatal(err)
+	}
+	if combined, _, _ := c.Repositories.GetCombinedStatus(ctx, owner, name, head, nil); combined.GetState() != "failure" || combined.GetTotalCount() != 2 {
+		t.Errorf("combined after a failure: %v %d", combined.GetState(), combined.GetTotalCount())
+	}
+	if combined, _, _ := c.Repositories.GetCombinedStatus(ctx, owner, name, "none", nil); combined.GetState() != "pending" {
+		t.Errorf("combined without statuses: %v, want pending", combined.GetState())
+	}
+	if n := len(s.Statuses(owner, name, head)); n != 3 {
+		t.Errorf("Statuses: %d, want 3", n)
 	}
 }
 

@@ -220,3 +220,19 @@ func TestAppInstallationTokens(t *testing.T) {
 		t.Errorf("expired installation token: %v, want 401", err)
 	}
 }
+
+func TestSecondaryRateLimitVariants(t *testing.T) {
+	s, c, _ := setup(t)
+	s.SecondaryRateLimitNext("", "/repos/*/*/pulls/*", 1, 0)
+	_, resp, err := c.PullRequests.Get(ctx(t), owner, name, 1)
+	var ab *github.AbuseRateLimitError
+	// go-github then derives RetryAfter from X-RateLimit-Reset, as with GitHub.
+	if !errors.As(err, &ab) || resp.Header.Get("Retry-After") != "" {
+		t.Errorf("without Retry-After: %v (%T)", err, err)
+	}
+	s.Inject(Fault{Path: "/repos/*/*/pulls/*", SecondaryRateLimit: true, Status: 429, RetryAfter: 1500 * time.Millisecond})
+	_, resp, err = s.Client().PullRequests.Get(ctx(t), owner, name, 1)
+	if statusOf(err) != 429 || resp.Header.Get("Retry-After") != "2" {
+		t.Errorf("429: %v, Retry-After %q; want 429 and 2", err, resp.Header.Get("Retry-After"))
+	}
+}

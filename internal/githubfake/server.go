@@ -210,6 +210,7 @@ func (s *Server) routes() {
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRuns)
 	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
+	handle("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
 	// Teams (teams.go).
 	handle("GET /orgs/{org}/teams/{slug}/members", s.listTeamMembers)
 	handle("GET /orgs/{org}/teams/{slug}/memberships/{user}", s.getTeamMembership)
