@@ -1,0 +1,214 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// CheckName is the name of the bot's check run.
+const CheckName = "contractbot"
+
+// MaxAnnotations is how many annotations GitHub accepts in one check-run request.
+const MaxAnnotations = 50
+
+// PullRequest is what the bot needs to know of a pull request.
+type PullRequest struct {
+	Owner, Repo string
+	Number      int
+	HeadSHA     string
+	Author      string
+	Labels      []string
+}
+
+// Comment is an issue comment on a pull request.
+type Comment struct {
+	ID   int64
+	Body string
+}
+
+// CheckRunInput is a check run to create or update.
+type CheckRunInput struct {
+	HeadSHA     string
+	Conclusion  string
+	Title       string
+	Summary     string
+	Annotations []verdict.Annotation
+}
+
+// GitHub is the part of GitHub's API the convergence step uses (a narrow interface:
+// the go-github implementation is one adapter, the tests' recording fake another).
+type GitHub interface {
+	ListComments(ctx context.Context, owner, repo string, number int) ([]Comment, error)
+	CreateComment(ctx context.Context, owner, repo string, number int, body string) error
+	EditComment(ctx context.Context, owner, repo string, id int64, body string) error
+	// FindCheckRun returns the id of the bot's check run on sha, if there is one.
+	FindCheckRun(ctx context.Context, owner, repo, sha, name string) (int64, bool, error)
+	CreateCheckRun(ctx context.Context, owner, repo, name string, in CheckRunInput) (int64, error)
+	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, in CheckRunInput) error
+	RequestReviewers(ctx context.Context, owner, repo string, number int, users, teams []string) error
+	AddLabels(ctx context.Context, owner, repo string, number int, labels []string) error
+	RemoveLabel(ctx context.Context, owner, repo string, number int, label string) error
+}
+
+// Converge makes GitHub show the report: one sticky comment (edited in place, never
+// duplicated), a check run on the head SHA with annotations in batches, review
+// requests to the teams whose sign-off is newly required, and labels that mirror the
+// verdict. The comment and the check run are the bot's memory, so a failure there is
+// returned; review requests and labels are best effort (logged, never failing).
+func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, markdown string, log *slog.Logger) (State, error) {
+	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override}
+	if prev != nil {
+		st.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
+	}
+	body, err := RenderComment(markdown, st)
+	if err != nil {
+		return st, err
+	}
+	if err := upsertComment(ctx, gh, pr, body); err != nil {
+		return st, fmt.Errorf("update the sticky comment: %w", err)
+	}
+	if err := upsertCheckRun(ctx, gh, pr, r); err != nil {
+		return st, fmt.Errorf("update the check run: %w", err)
+	}
+	if users, teams := newReviewRequests(r, prev); len(users)+len(teams) > 0 {
+		if err := gh.RequestReviewers(ctx, pr.Owner, pr.Repo, pr.Number, users, teams); err != nil {
+			log.Warn("review request failed", "err", err, "users", users, "teams", teams)
+		}
+	}
+	add, remove := LabelChanges(pr.Labels, WantLabels(r))
+	if len(add) > 0 {
+		if err := gh.AddLabels(ctx, pr.Owner, pr.Repo, pr.Number, add); err != nil {
+			log.Warn("adding labels failed", "err", err, "labels", add)
+		}
+	}
+	for _, l := range remove {
+		if err := gh.RemoveLabel(ctx, pr.Owner, pr.Repo, pr.Number, l); err != nil {
+			log.Warn("removing a label failed", "err", err, "label", l)
+		}
+	}
+	return st, nil
+}
+
+// upsertComment edits the bot's comment, or creates it when there is none. Extra
+// copies (left by a race between replicas) are edited to point at the first.
+func upsertComment(ctx context.Context, gh GitHub, pr PullRequest, body string) error {
+	comments, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		return err
+	}
+	var mine []Comment
+	for _, c := range comments {
+		if IsBotComment(c.Body) {
+			mine = append(mine, c)
+		}
+	}
+	if len(mine) == 0 {
+		return gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].ID < mine[j].ID })
+	if mine[0].Body != body {
+		if err := gh.EditComment(ctx, pr.Owner, pr.Repo, mine[0].ID, body); err != nil {
+			return err
+		}
+	}
+	for _, dup := range mine[1:] {
+		note := "<!-- contractbot:duplicate -->\nThis comment is superseded by the first contractbot comment on this pull request."
+		if dup.Body != note {
+			if err := gh.EditComment(ctx, pr.Owner, pr.Repo, dup.ID, note); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// upsertCheckRun creates or updates the check run on the head SHA, sending the
+// annotations in batches of MaxAnnotations (GitHub appends them per request).
+func upsertCheckRun(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report) error {
+	anns := verdict.Annotations(r)
+	in := CheckRunInput{HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: verdict.Text(r)}
+	if len(in.Summary) > 60000 {
+		in.Summary = in.Summary[:60000] + "\n…"
+	}
+	first := anns
+	if len(first) > MaxAnnotations {
+		first = first[:MaxAnnotations]
+	}
+	in.Annotations = first
+	id, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, CheckName)
+	if err != nil {
+		return err
+	}
+	if found {
+		err = gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, in)
+	} else {
+		id, err = gh.CreateCheckRun(ctx, pr.Owner, pr.Repo, CheckName, in)
+	}
+	if err != nil {
+		return err
+	}
+	for i := MaxAnnotations; i < len(anns); i += MaxAnnotations {
+		batch := anns[i:min(i+MaxAnnotations, len(anns))]
+		more := in
+		more.Annotations = batch
+		if err := gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, more); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkTitle(r *verdict.Report) string {
+	switch {
+	case r.Ready:
+		return fmt.Sprintf("%s: ready to merge", r.Class)
+	case len(r.Blockers) == 1:
+		return fmt.Sprintf("%s: 1 thing blocks the merge", r.Class)
+	}
+	return fmt.Sprintf("%s: %d things block the merge", r.Class, len(r.Blockers))
+}
+
+// newReviewRequests lists the reviewers to ask: the handles of teams whose sign-off is
+// pending and either new or dropped since the last evaluation (a changed
+// fingerprint). Teams already asked are not asked again on every event.
+func newReviewRequests(r *verdict.Report, prev *State) (users, teams []string) {
+	for _, so := range r.SignOffs {
+		if so.Status == verdict.Approved {
+			continue
+		}
+		if prev != nil {
+			if old, ok := prev.Teams[so.Team]; ok && old.Fingerprint == so.Fingerprint {
+				continue
+			}
+		}
+		for _, h := range so.Handles {
+			h = strings.TrimPrefix(h, "@")
+			if _, slug, isTeam := strings.Cut(h, "/"); isTeam {
+				teams = append(teams, slug)
+			} else {
+				users = append(users, h)
+			}
+		}
+	}
+	return users, teams
+}
+
+// keepReminders keeps the reminder marks of teams whose sign-off is still the same
+// one; a new or changed requirement starts its reminders afresh.
+func keepReminders(reminded map[string][]string, before, now map[string]verdict.TeamState) map[string][]string {
+	out := map[string][]string{}
+	for team, marks := range reminded {
+		if b, ok := before[team]; ok && now[team].Fingerprint == b.Fingerprint {
+			out[team] = marks
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
