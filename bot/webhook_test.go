@@ -176,9 +176,9 @@ func TestQueueOrdersAndSupersedes(t *testing.T) {
 	}
 	must(q.Submit(job("pr-1", "a1", true)))
 	waitFor(t, func() bool { return q.Len() == 0 }) // a1 running
-	must(q.Submit(job("pr-1", "a2", false)))         // waits behind a1
-	must(q.Submit(job("pr-1", "a3", false)))         // replaces a2
-	must(q.Submit(job("pr-2", "b1", false)))         // another pull request runs meanwhile
+	must(q.Submit(job("pr-1", "a2", false)))        // waits behind a1
+	must(q.Submit(job("pr-1", "a3", false)))        // replaces a2
+	must(q.Submit(job("pr-2", "b1", false)))        // another pull request runs meanwhile
 	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(log) == 1 })
 	close(gate)
 	q.Drain()
