@@ -236,3 +236,33 @@ func TestSecondaryRateLimitVariants(t *testing.T) {
 		t.Errorf("429: %v, Retry-After %q; want 429 and 2", err, resp.Header.Get("Retry-After"))
 	}
 }
+
+func TestConditionalRequests(t *testing.T) {
+	s, c, _ := setup(t)
+	ctx := ctx(t)
+	_, resp, err := c.PullRequests.Get(ctx, owner, name, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := resp.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag on a GET")
+	}
+	used := s.RateLimit().Remaining
+	req, _ := c.NewRequest("GET", "repos/acme/contracts/pulls/1", nil)
+	req.Header.Set("If-None-Match", etag)
+	resp, err = c.Do(ctx, req, nil)
+	if statusOf(err) != http.StatusNotModified {
+		t.Fatalf("unchanged: %v, want 304", err)
+	}
+	if got := s.RateLimit().Remaining; got != used || resp.Rate.Remaining != used {
+		t.Errorf("a 304 spent the rate limit: remaining %d (header %d), want %d", got, resp.Rate.Remaining, used)
+	}
+	s.Push(owner, name, 1, "6666666666666666666666666666666666666666")
+	req, _ = c.NewRequest("GET", "repos/acme/contracts/pulls/1", nil)
+	req.Header.Set("If-None-Match", etag)
+	var pr github.PullRequest
+	if _, err := c.Do(ctx, req, &pr); err != nil || pr.GetHead().GetSHA() != "6666666666666666666666666666666666666666" {
+		t.Errorf("changed: %v, head %q", err, pr.GetHead().GetSHA())
+	}
+}

@@ -12,7 +12,10 @@
 package githubfake
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -160,7 +163,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(context.WithValue(r.Context(), actorKey{}, login))
 	}
-	if pattern != "GET /rate_limit" {
+	counted := pattern != "GET /rate_limit"
+	if counted {
 		s.mu.Lock()
 		limited := s.spendRate(w)
 		s.mu.Unlock()
@@ -168,8 +172,50 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.mux.ServeHTTP(w, r)
+	if r.Method != http.MethodGet {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	s.serveConditional(w, r, counted)
 }
+
+// serveConditional answers a GET with an ETag and, when If-None-Match names
+// the current one, with 304 Not Modified, which like GitHub it does not count
+// against the primary rate limit.
+func (s *Server) serveConditional(w http.ResponseWriter, r *http.Request, counted bool) {
+	bw := &bufferedWriter{header: w.Header(), status: http.StatusOK}
+	s.mux.ServeHTTP(bw, r)
+	if bw.status == http.StatusOK {
+		sum := sha256.Sum256(bw.body.Bytes())
+		etag := fmt.Sprintf("%q", hex.EncodeToString(sum[:16]))
+		w.Header().Set("ETag", etag)
+		if inm := r.Header.Get("If-None-Match"); inm == etag || inm == "W/"+etag {
+			s.mu.Lock()
+			if counted && s.limit.used > 0 {
+				s.limit.used--
+			}
+			s.writeRateHeaders(w)
+			s.mu.Unlock()
+			w.Header().Del("Content-Type")
+			w.Header().Del("Link")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	w.WriteHeader(bw.status)
+	_, _ = w.Write(bw.body.Bytes())
+}
+
+// bufferedWriter holds an endpoint's answer until its ETag is known.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 type actorKey struct{}
 
