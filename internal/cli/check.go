@@ -10,13 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
-	"github.com/contractbot/contractbot/internal/versions"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -86,17 +83,14 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 			return nil, err
 		}
 	}
-	var (
-		base, head contract.Source
-		hist       *history
-	)
+	var c change.Change
 	if overlay != "" && rev == "" && against == "" {
-		base = contract.NewDirSource(repoDir)
-		head = &contract.Overlay{Base: base, Files: files}
+		c.Base = contract.NewDirSource(repoDir)
+		c.Head = &contract.Overlay{Base: c.Base, Files: files}
 		if repo, err := gitrepo.Open(repoDir); err == nil {
 			defer repo.Close()
 			if h, err := repo.Head(); err == nil {
-				hist = &history{repo: repo, at: h.Hash()}
+				c.Repo, c.HistoryAt = repo.Repository, h.Hash()
 			}
 		}
 	} else {
@@ -105,89 +99,21 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 			return nil, err
 		}
 		defer repo.Close()
-		var baseSrc *contract.GitSource
-		if baseSrc, head, err = gitSources(repo, rev, against); err != nil {
+		base, head, err := gitSources(repo, rev, against)
+		if err != nil {
 			return nil, err
 		}
-		base = baseSrc
-		hist = &history{repo: repo, at: baseSrc.Commit().Hash}
+		c.Base, c.Head = base, head
+		c.Repo, c.HistoryAt = repo.Repository, base.Commit().Hash
 		if files != nil {
-			head = &contract.Overlay{Base: head, Files: files}
+			c.Head = &contract.Overlay{Base: head, Files: files}
 		}
 	}
-	dirs, err := contract.ChangedDirs(base, head)
+	l, err := change.Load(c)
 	if err != nil {
 		return nil, err
 	}
-	if dirs, err = contract.WithImporters(head, dirs); err != nil {
-		return nil, err
-	}
-	baseIndex, err := contract.IndexSubjects(base)
-	if err != nil {
-		return nil, err
-	}
-	headIndex, err := contract.UpdateIndex(baseIndex, head, dirs)
-	if err != nil {
-		return nil, err
-	}
-	baseTree, err := contract.LoadSubjects(base, dirs, baseIndex)
-	if err != nil {
-		return nil, err
-	}
-	headTree, err := contract.LoadSubjects(head, dirs, headIndex)
-	if err != nil {
-		return nil, err
-	}
-	in := verdict.Input{Base: baseTree, Head: headTree, Now: now, OpenedAt: now}
-	if hist != nil {
-		if in.History, err = hist.earlierVersions(baseTree, headTree); err != nil {
-			return nil, err
-		}
-	}
-	return verdict.Evaluate(in), nil
-}
-
-// history finds the earlier versions of schemas, for the _TRANSITIVE levels.
-type history struct {
-	repo *gitrepo.Repo
-	at   plumbing.Hash
-}
-
-// earlierVersions reads the distinct earlier contents of the schema files of the
-// changed subjects whose level is transitive, along the base's first-parent history.
-func (h *history) earlierVersions(base, head *contract.Tree) (func(string) []checker.Input, error) {
-	bySubject := map[string]string{}
-	var paths []string
-	for _, s := range head.Subjects {
-		lvl, err := checker.ParseLevel(s.Compatibility)
-		if b := base.Subject(s.Subject); err == nil && lvl.Transitive() && b != nil && b.SchemaFile != "" {
-			bySubject[s.Subject] = b.SchemaFile
-			paths = append(paths, b.SchemaFile)
-		}
-	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	found, err := versions.PathHistory(h.repo.Repository, h.at, paths)
-	if err != nil {
-		return nil, fmt.Errorf("read schema history: %w", err)
-	}
-	return func(subject string) []checker.Input {
-		file := bySubject[subject]
-		current := plumbing.ComputeHash(plumbing.BlobObject, base.Subject(subject).SchemaText)
-		var out []checker.Input
-		for i, blob := range found[file] {
-			if blob == current {
-				continue
-			}
-			data, err := versions.ReadBlob(h.repo.Repository, blob)
-			if err != nil {
-				continue
-			}
-			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", file, i+1), Data: data})
-		}
-		return out
-	}, nil
+	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now}), nil
 }
 
 // gitSources opens the head (the working tree, or rev) and the base (against, or the

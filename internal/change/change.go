@@ -1,0 +1,109 @@
+// Package change loads what a change to a contract repository touches, for the
+// verdict: the subject folders that differ between a base and a head, the folders
+// whose Protobuf files import them, the subjects their lineage reaches, and the
+// earlier versions of schemas at _TRANSITIVE levels. The CLI's check and the bot both
+// use it, so they evaluate the same trees.
+package change
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// Change is the two sides of a change.
+type Change struct {
+	Base, Head contract.Source
+	// Repo and HistoryAt, when set, give the first-parent history that holds the
+	// earlier versions of the base's schemas.
+	Repo      *git.Repository
+	HistoryAt plumbing.Hash
+}
+
+// Loaded is a change, loaded.
+type Loaded struct {
+	Base, Head *contract.Tree
+	// Dirs are the subject folders evaluated.
+	Dirs []string
+	// History returns the earlier versions of a subject's schema (nil when there is
+	// no history), for verdict.Input.History.
+	History func(subject string) []checker.Input
+}
+
+// Load finds what changed and loads it on both sides.
+func Load(c Change) (*Loaded, error) {
+	dirs, err := contract.ChangedDirs(c.Base, c.Head)
+	if err != nil {
+		return nil, err
+	}
+	if dirs, err = contract.WithImporters(c.Head, dirs); err != nil {
+		return nil, err
+	}
+	baseIndex, err := contract.IndexSubjects(c.Base)
+	if err != nil {
+		return nil, err
+	}
+	headIndex, err := contract.UpdateIndex(baseIndex, c.Head, dirs)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Dirs: dirs}
+	if l.Base, err = contract.LoadSubjects(c.Base, dirs, baseIndex); err != nil {
+		return nil, err
+	}
+	if l.Head, err = contract.LoadSubjects(c.Head, dirs, headIndex); err != nil {
+		return nil, err
+	}
+	if c.Repo != nil && !c.HistoryAt.IsZero() {
+		if l.History, err = earlierVersions(c.Repo, c.HistoryAt, l.Base, l.Head); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// earlierVersions reads the distinct earlier contents of the schema files of the
+// changed subjects whose level is transitive, along the first-parent history at at.
+func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []checker.Input, error) {
+	bySubject := map[string]string{}
+	var paths []string
+	for _, s := range head.Subjects {
+		lvl, err := checker.ParseLevel(s.Compatibility)
+		if b := base.Subject(s.Subject); err == nil && lvl.Transitive() && b != nil && b.SchemaFile != "" {
+			bySubject[s.Subject] = b.SchemaFile
+			paths = append(paths, b.SchemaFile)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	found, err := versions.PathHistory(repo, at, paths)
+	if err != nil {
+		return nil, fmt.Errorf("read schema history: %w", err)
+	}
+	return func(subject string) []checker.Input {
+		file := bySubject[subject]
+		b := base.Subject(subject)
+		if file == "" || b == nil {
+			return nil
+		}
+		current := plumbing.ComputeHash(plumbing.BlobObject, b.SchemaText)
+		var out []checker.Input
+		for i, blob := range found[file] {
+			if blob == current {
+				continue
+			}
+			data, err := versions.ReadBlob(repo, blob)
+			if err != nil {
+				continue
+			}
+			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", file, i+1), Data: data})
+		}
+		return out
+	}, nil
+}
