@@ -35,11 +35,60 @@ func WithApp(appID int64, key *rsa.PublicKey) Option {
 	return func(s *Server) { s.app = &appConfig{id: appID, key: key} }
 }
 
-// AddInstallation makes installation id of the app known to the fake.
-func (s *Server) AddInstallation(id int64) {
+// AddInstallation installs the app on account (an organization or user
+// login) as installation id. Webhook payloads for the account's repositories
+// then carry the installation, and GET /repos/{owner}/{repo}/installation
+// finds it.
+func (s *Server) AddInstallation(id int64, account string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.installs[id] = true
+	s.installs[id] = account
+}
+
+// installationOf returns the installation on owner, or 0; callers hold s.mu.
+func (s *Server) installationOf(owner string) int64 {
+	var found int64
+	for id, acct := range s.installs {
+		if strings.EqualFold(acct, owner) && (found == 0 || id < found) {
+			found = id
+		}
+	}
+	return found
+}
+
+// appAuth checks the request's app JWT or answers 401; callers hold s.mu.
+func (s *Server) appAuth(w http.ResponseWriter, r *http.Request) bool {
+	tok := bearer(r)
+	if tok == "" {
+		writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
+		return false
+	}
+	if err := s.verifyJWT(tok); err != nil {
+		writeError(w, http.StatusUnauthorized, err.Error())
+		return false
+	}
+	return true
+}
+
+// getRepoInstallation answers GET /repos/{owner}/{repo}/installation, which
+// GitHub authenticates with the app's JWT.
+func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.appAuth(w, r) {
+		return
+	}
+	rp, ok := s.repos[key(r.PathValue("owner"), r.PathValue("repo"))]
+	id := s.installationOf(r.PathValue("owner"))
+	if !ok || id == 0 {
+		notFound(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, github.Installation{
+		ID:      github.Int64(id),
+		AppID:   github.Int64(s.app.id),
+		Account: s.user(rp.owner),
+	})
 }
 
 // AddToken makes the fake accept token for requests acting as login.
@@ -140,19 +189,13 @@ func (s *Server) verifyJWT(tok string) error {
 }
 
 func (s *Server) createAccessToken(w http.ResponseWriter, r *http.Request) {
-	tok := bearer(r)
-	if tok == "" {
-		writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.verifyJWT(tok); err != nil {
-		writeError(w, http.StatusUnauthorized, err.Error())
+	if !s.appAuth(w, r) {
 		return
 	}
 	id, _ := pathInt(r, "id")
-	if !s.installs[id] {
+	if _, ok := s.installs[id]; !ok {
 		notFound(w)
 		return
 	}

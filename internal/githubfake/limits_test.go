@@ -178,7 +178,7 @@ func TestAppInstallationTokens(t *testing.T) {
 	}
 	other, _ := rsa.GenerateKey(rand.Reader, 2048)
 	s, _, clk := setup(t, WithApp(42, &key.PublicKey))
-	s.AddInstallation(7)
+	s.AddInstallation(7, owner)
 	now := t0.Unix()
 	good := signJWT(t, key, map[string]any{"iss": 42, "iat": now - 60, "exp": now + 540})
 	cases := []struct {
@@ -205,6 +205,13 @@ func TestAppInstallationTokens(t *testing.T) {
 	}
 	if !strings.HasPrefix(tok.GetToken(), "ghs_") || !tok.GetExpiresAt().Time.Equal(t0.Add(time.Hour)) {
 		t.Errorf("token %q expires %v", tok.GetToken(), tok.GetExpiresAt())
+	}
+	inst, _, err := s.ClientWithToken(good).Apps.FindRepositoryInstallation(ctx(t), owner, name)
+	if err != nil || inst.GetID() != 7 || inst.GetAppID() != 42 {
+		t.Errorf("FindRepositoryInstallation: %v, %v", inst, err)
+	}
+	if _, _, err := s.ClientWithToken(good).Apps.FindRepositoryInstallation(ctx(t), "elsewhere", name); statusOf(err) != 404 {
+		t.Errorf("installation of an unknown repository: %v, want 404", err)
 	}
 	// A JWT is not accepted on ordinary endpoints.
 	if _, _, err := s.ClientWithToken(good).PullRequests.Get(ctx(t), owner, name, 1); statusOf(err) != 401 {

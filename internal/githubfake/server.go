@@ -50,7 +50,7 @@ type Server struct {
 	teams    map[string]*team // key "org/slug", lower case
 	tokens   map[string]tokenInfo
 	app      *appConfig
-	installs map[int64]bool
+	installs map[int64]string // installation id -> account login
 	limit    rateLimit
 	faults   []*Fault
 	log      []Request
@@ -81,7 +81,7 @@ func New(opts ...Option) *Server {
 		repos:    map[string]*repo{},
 		teams:    map[string]*team{},
 		tokens:   map[string]tokenInfo{},
-		installs: map[int64]bool{},
+		installs: map[int64]string{},
 		limit:    rateLimit{limit: 5000, window: time.Hour, status: http.StatusForbidden},
 	}
 	for _, o := range opts {
@@ -156,7 +156,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	if !strings.HasSuffix(pattern, "/access_tokens") {
+	if !jwtRoutes[pattern] {
 		login, ok := s.authenticate(w, r)
 		if !ok {
 			return
@@ -217,6 +217,12 @@ func (b *bufferedWriter) Header() http.Header         { return b.header }
 func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
 func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 
+// jwtRoutes are authenticated with the app's JWT instead of a token.
+var jwtRoutes = map[string]bool{
+	"POST /app/installations/{id}/access_tokens": true,
+	"GET /repos/{owner}/{repo}/installation":     true,
+}
+
 type actorKey struct{}
 
 // actor is the login the request authenticated as.
@@ -262,6 +268,8 @@ func (s *Server) routes() {
 	handle("GET /orgs/{org}/teams/{slug}/memberships/{user}", s.getTeamMembership)
 	// App authentication and rate limits (auth.go, ratelimit.go).
 	handle("POST /app/installations/{id}/access_tokens", s.createAccessToken)
+	handle("GET /repos/{owner}/{repo}/installation", s.getRepoInstallation)
+	handle("GET /repos/{owner}/{repo}", s.getRepo)
 	handle("GET /rate_limit", s.getRateLimit)
 }
 

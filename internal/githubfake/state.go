@@ -14,6 +14,7 @@ import (
 type repo struct {
 	owner, name string
 	id          int64
+	cloneURL    string
 	nextNumber  int
 	pulls       map[int]*pull
 	labels      map[string]*github.Label // key: lower-case name
@@ -99,12 +100,7 @@ func (s *Server) AddPullRequest(owner, name string, p PullRequest) int {
 		baseRef = "main"
 	}
 	now := github.Timestamp{Time: s.now()}
-	repoJSON := &github.Repository{
-		ID:       github.Int64(rp.id),
-		Name:     github.String(name),
-		FullName: github.String(owner + "/" + name),
-		Owner:    s.user(owner),
-	}
+	repoJSON := s.repoJSON(rp)
 	api := fmt.Sprintf("%s/repos/%s/%s", s.ts.URL, owner, name)
 	rp.pulls[n] = &pull{
 		pr: &github.PullRequest{
