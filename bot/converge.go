@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -21,8 +22,15 @@ type PullRequest struct {
 	Owner, Repo string
 	Number      int
 	HeadSHA     string
+	BaseSHA     string
+	BaseRef     string
 	Author      string
 	Labels      []string
+	// CloneURL is the repository's Git URL; HTMLURL its web address.
+	CloneURL, HTMLURL string
+	State             string // open, closed
+	Draft             bool
+	CreatedAt         time.Time
 }
 
 // Comment is an issue comment on a pull request.
@@ -43,6 +51,10 @@ type CheckRunInput struct {
 // GitHub is the part of GitHub's API the convergence step uses (a narrow interface:
 // the go-github implementation is one adapter, the tests' recording fake another).
 type GitHub interface {
+	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
+	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
+	// TeamMembers lists the logins of a team, by organisation and slug.
+	TeamMembers(ctx context.Context, org, slug string) ([]string, error)
 	ListComments(ctx context.Context, owner, repo string, number int) ([]Comment, error)
 	CreateComment(ctx context.Context, owner, repo string, number int, body string) error
 	EditComment(ctx context.Context, owner, repo string, id int64, body string) error

@@ -17,6 +17,9 @@ import (
 
 // recorder is an in-memory GitHub that records what the bot did.
 type recorder struct {
+	pr        *PullRequest
+	reviews   []verdict.Review
+	members   map[string][]string // "org/slug" -> logins
 	comments  []Comment
 	nextID    int64
 	checks    map[string]int64 // sha -> id
@@ -30,6 +33,21 @@ func newRecorder() *recorder {
 	return &recorder{checks: map[string]int64{}, runs: map[int64][]CheckRunInput{}, labels: map[string]bool{}}
 }
 
+func (g *recorder) GetPullRequest(context.Context, string, string, int) (*PullRequest, error) {
+	if g.pr == nil {
+		return nil, fmt.Errorf("404 pull request")
+	}
+	pr := *g.pr
+	pr.Labels = g.labelList()
+	return &pr, nil
+}
+func (g *recorder) ListReviews(context.Context, string, string, int) ([]verdict.Review, error) {
+	return g.reviews, nil
+}
+func (g *recorder) TeamMembers(_ context.Context, org, slug string) ([]string, error) {
+	g.calls = append(g.calls, "members "+org+"/"+slug)
+	return g.members[org+"/"+slug], nil
+}
 func (g *recorder) ListComments(context.Context, string, string, int) ([]Comment, error) {
 	g.calls = append(g.calls, "list-comments")
 	return append([]Comment(nil), g.comments...), nil

@@ -1,0 +1,193 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/contractbot/contractbot/internal/change"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// Bot evaluates pull requests and converges GitHub's state.
+type Bot struct {
+	GH    GitHub
+	Cache *GitCache
+	// Auth returns the credentials for fetching owner/repo (nil for none).
+	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
+	Now  func() time.Time
+	Log  *slog.Logger
+}
+
+// prEvent is the part of a pull_request or pull_request_review payload the bot reads.
+type prEvent struct {
+	Action      string `json:"action"`
+	PullRequest struct {
+		Number int `json:"number"`
+	} `json:"pull_request"`
+	Repository struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	} `json:"repository"`
+	Changes struct {
+		Base *json.RawMessage `json:"base"`
+	} `json:"changes"`
+}
+
+// Route maps a delivery to a job: pull_request (opened, synchronize, reopened,
+// ready_for_review, edited with a new base) and pull_request_review (submitted,
+// edited, dismissed) evaluate the pull request; everything else is ignored.
+func (b *Bot) Route(d Delivery) (*Job, error) {
+	var ev prEvent
+	switch d.Event {
+	case "pull_request", "pull_request_review":
+	default:
+		return nil, nil
+	}
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return nil, fmt.Errorf("%s payload: %w", d.Event, err)
+	}
+	owner, repo, n := ev.Repository.Owner.Login, ev.Repository.Name, ev.PullRequest.Number
+	if owner == "" || repo == "" || n == 0 {
+		return nil, fmt.Errorf("%s payload without repository or pull request number", d.Event)
+	}
+	switch {
+	case d.Event == "pull_request" && (ev.Action == "opened" || ev.Action == "synchronize" || ev.Action == "reopened" || ev.Action == "ready_for_review"):
+	case d.Event == "pull_request" && ev.Action == "edited" && ev.Changes.Base != nil:
+	case d.Event == "pull_request_review" && (ev.Action == "submitted" || ev.Action == "edited" || ev.Action == "dismissed"):
+	default:
+		return nil, nil
+	}
+	key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
+	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n)
+	return &Job{Key: key, Run: func(ctx context.Context) {
+		if err := b.Evaluate(ctx, owner, repo, n, log); err != nil {
+			log.Error("evaluation failed", "err", err)
+		}
+	}}, nil
+}
+
+// Evaluate reads the pull request, evaluates it with the shared verdict and converges
+// GitHub's state. It is idempotent: running it twice changes nothing the second time.
+func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log *slog.Logger) error {
+	pr, err := b.GH.GetPullRequest(ctx, owner, repo, number)
+	if err != nil {
+		return fmt.Errorf("read the pull request: %w", err)
+	}
+	log = log.With("head_sha", pr.HeadSHA)
+	if pr.State != "" && pr.State != "open" {
+		log.Info("pull request is closed; nothing to do")
+		return nil
+	}
+	var auth transport.AuthMethod
+	if b.Auth != nil {
+		if auth, err = b.Auth(ctx, owner, repo); err != nil {
+			return err
+		}
+	}
+	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
+	r, err := b.Cache.Fetch(ctx, owner, repo, pr.CloneURL, auth, head, base)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	headCommit, err := r.CommitObject(head)
+	if err != nil {
+		return err
+	}
+	baseCommit, err := r.CommitObject(base)
+	if err != nil {
+		return err
+	}
+	bases, err := headCommit.MergeBase(baseCommit)
+	if err != nil || len(bases) == 0 {
+		return fmt.Errorf("no merge base between %s and %s: %v", pr.HeadSHA[:12], pr.BaseSHA[:12], err)
+	}
+	baseSrc, err := contract.NewGitSource(r.Repository, bases[0].Hash.String())
+	if err != nil {
+		return err
+	}
+	headSrc, err := contract.NewGitSource(r.Repository, pr.HeadSHA)
+	if err != nil {
+		return err
+	}
+	loaded, err := change.Load(change.Change{Base: baseSrc, Head: headSrc, Repo: r.Repository, HistoryAt: bases[0].Hash})
+	if err != nil {
+		return err
+	}
+	reviews, err := b.GH.ListReviews(ctx, owner, repo, number)
+	if err != nil {
+		return fmt.Errorf("read the reviews: %w", err)
+	}
+	prev := b.previousState(ctx, pr, log)
+	in := verdict.Input{
+		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
+		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(),
+	}
+	if prev != nil {
+		in.Prior, in.Override = prev.Teams, prev.Override
+	}
+	// Team memberships are read only for the teams whose sign-off is required.
+	if in.Members, err = b.members(ctx, verdict.Evaluate(in)); err != nil {
+		return err
+	}
+	report := verdict.Evaluate(in)
+	md := verdict.Markdown(report, verdict.MarkdownOptions{RepoURL: pr.HTMLURL, HeadSHA: pr.HeadSHA})
+	if _, err := Converge(ctx, b.GH, *pr, report, prev, md, log); err != nil {
+		return err
+	}
+	log.Info("evaluated", "class", report.Class, "ready", report.Ready, "signoffs", len(report.SignOffs))
+	return nil
+}
+
+// previousState reads the state block of the bot's comment, if any.
+func (b *Bot) previousState(ctx context.Context, pr *PullRequest, log *slog.Logger) *State {
+	comments, err := b.GH.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		log.Warn("could not read comments; starting from a fresh state", "err", err)
+		return nil
+	}
+	for _, c := range comments {
+		if !IsBotComment(c.Body) {
+			continue
+		}
+		st, err := ParseState(c.Body)
+		if err != nil {
+			log.Warn("the bot comment's state does not decode; starting afresh", "err", err)
+			return nil
+		}
+		return &st
+	}
+	return nil
+}
+
+// members reads the members of every team handle that a sign-off needs.
+func (b *Bot) members(ctx context.Context, r *verdict.Report) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, so := range r.SignOffs {
+		for _, h := range so.Handles {
+			org, slug, isTeam := strings.Cut(strings.TrimPrefix(h, "@"), "/")
+			if !isTeam {
+				continue
+			}
+			if _, done := out[h]; done {
+				continue
+			}
+			logins, err := b.GH.TeamMembers(ctx, org, slug)
+			if err != nil {
+				return nil, fmt.Errorf("read the members of %s: %w", h, err)
+			}
+			out[h] = logins
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,119 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// remoteWithChange makes a repository holding the example tree on main and, on a
+// branch, a change of the order amount's type; it returns its folder and both SHAs.
+func remoteWithChange(t *testing.T) (string, plumbing.Hash, plumbing.Hash) {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.CopyExample(t, dir)
+	wt, _ := repo.Worktree()
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	base, err := wt.Commit("example tree", &git.CommitOptions{Author: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("amount-as-string"), Create: true}); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	data, _ := os.ReadFile(f)
+	changed := strings.Replace(string(data), "\"type\": \"long\",\n      \"doc\": \"Order total", "\"type\": \"string\",\n      \"doc\": \"Order total", 1)
+	if changed == string(data) {
+		t.Fatal("the fixture edit did not apply")
+	}
+	os.WriteFile(f, []byte(changed), 0o644)
+	if _, err := wt.Add("contracts/orders/order-created/order_created.avsc"); err != nil {
+		t.Fatal(err)
+	}
+	head, err := wt.Commit("amount as a string", &git.CommitOptions{Author: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, base, head
+}
+
+func TestBotEvaluatesAPullRequest(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	gh := newRecorder()
+	opened := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	gh.pr = &PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HeadSHA: head.String(), BaseSHA: base.String(),
+		BaseRef: "master", Author: "olivia", CloneURL: remote, HTMLURL: "https://github.example/acme/contracts", State: "open", CreatedAt: opened}
+	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}}
+	now := opened.Add(time.Hour)
+	b := &Bot{GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx := context.Background()
+	if err := b.Evaluate(ctx, "acme", "contracts", 42, b.Log); err != nil {
+		t.Fatal(err)
+	}
+	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, "**BREAKING**") || !strings.Contains(gh.comments[0].Body, "gmv-dashboard") {
+		t.Fatalf("comment:\n%v", gh.comments)
+	}
+	if gh.labelList()[0] != LabelBreaking {
+		t.Errorf("labels %v", gh.labelList())
+	}
+	run := gh.runs[gh.checks[head.String()]]
+	if len(run) == 0 || run[0].Conclusion != ConclusionActionRequired {
+		t.Fatalf("check run: %+v", run)
+	}
+	// A member of data-warehouse approves; the bot hears of the review.
+	gh.reviews = []verdict.Review{{Login: "dana", State: "APPROVED", SubmittedAt: now.Add(time.Minute)}}
+	now = now.Add(2 * time.Minute)
+	job, err := b.Route(Delivery{ID: "r1", Event: "pull_request_review", Payload: []byte(`{"action":"submitted","pull_request":{"number":42},"repository":{"name":"contracts","owner":{"login":"acme"}}}`)})
+	if err != nil || job == nil {
+		t.Fatalf("route: %v %v", job, err)
+	}
+	job.Run(ctx)
+	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, "approved by @dana") {
+		t.Errorf("after the approval:\n%s", gh.comments[0].Body)
+	}
+	st, err := ParseState(gh.comments[0].Body)
+	if err != nil || st.HeadSHA != head.String() || st.Teams["data-warehouse"].Fingerprint == "" {
+		t.Errorf("state %+v %v", st, err)
+	}
+}
+
+func TestRouteIgnoresWhatItShould(t *testing.T) {
+	b := &Bot{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, tc := range []struct {
+		event, payload string
+		job, err       bool
+	}{
+		{"push", `{}`, false, false},
+		{"pull_request", `{"action":"labeled","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
+		{"pull_request", `{"action":"edited","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}},"changes":{"title":{"from":"x"}}}`, false, false},
+		{"pull_request", `{"action":"edited","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}},"changes":{"base":{"ref":{"from":"dev"}}}}`, true, false},
+		{"pull_request", `{"action":"synchronize","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}}}`, true, false},
+		{"pull_request", `{"action":"opened"`, false, true},
+		{"pull_request", `{"action":"opened"}`, false, true},
+	} {
+		job, err := b.Route(Delivery{Event: tc.event, Payload: []byte(tc.payload)})
+		if (job != nil) != tc.job || (err != nil) != tc.err {
+			t.Errorf("%s %s: job %v err %v", tc.event, tc.payload, job != nil, err)
+		}
+	}
+}
