@@ -21,6 +21,7 @@ const installationTokenTTL = time.Hour
 type tokenInfo struct {
 	login   string
 	expires time.Time // zero: never
+	app     bool      // an installation token: may write check runs
 }
 
 type appConfig struct {
@@ -91,7 +92,9 @@ func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// AddToken makes the fake accept token for requests acting as login.
+// AddToken makes the fake accept token for requests acting as login, as a
+// personal access token: like GitHub, the fake refuses it (403) for writing
+// check runs, which only GitHub Apps may do.
 func (s *Server) AddToken(token, login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -117,13 +120,13 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// authenticate resolves the request's token to a login, or answers 401 as
-// GitHub does and returns false.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+// authenticate resolves the request's token, or answers 401 as GitHub does
+// and returns false.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (tokenInfo, bool) {
 	tok := bearer(r)
 	if tok == "" {
 		writeError(w, http.StatusUnauthorized, "Requires authentication")
-		return "", false
+		return tokenInfo{}, false
 	}
 	s.mu.Lock()
 	info, ok := s.tokens[tok]
@@ -131,9 +134,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 	s.mu.Unlock()
 	if !ok || (!info.expires.IsZero() && !now.Before(info.expires)) {
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
-		return "", false
+		return tokenInfo{}, false
 	}
-	return info.login, true
+	return info, true
 }
 
 // jwtClaims are the claims GitHub reads from an app's JWT.
@@ -201,7 +204,7 @@ func (s *Server) createAccessToken(w http.ResponseWriter, r *http.Request) {
 	}
 	expires := s.now().Add(installationTokenTTL)
 	token := fmt.Sprintf("ghs_fake_%d_%d", id, s.id())
-	s.tokens[token] = tokenInfo{login: s.botLogin, expires: expires}
+	s.tokens[token] = tokenInfo{login: s.botLogin, expires: expires, app: true}
 	writeJSON(w, http.StatusCreated, github.InstallationToken{
 		Token:     github.String(token),
 		ExpiresAt: &github.Timestamp{Time: expires.UTC()},

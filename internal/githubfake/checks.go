@@ -75,6 +75,10 @@ func (b *checkRunBody) validate(w http.ResponseWriter, create bool) bool {
 			invalid(w, "CheckRun", "output", "missing_field", "output needs a title and a summary")
 			return false
 		}
+		if tooLong(w, "CheckRun", "summary", *o.Summary, maxBody-1) ||
+			(o.Text != nil && tooLong(w, "CheckRun", "text", *o.Text, maxBody-1)) {
+			return false
+		}
 		if len(o.Annotations) > maxAnnotations {
 			writeJSON(w, http.StatusUnprocessableEntity, errorBody{
 				Message:          "Invalid request.\n\nOnly 50 annotations are allowed per request.",
@@ -129,7 +133,7 @@ func (s *Server) apply(c *checkRun, b *checkRunBody) {
 
 func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 	var body checkRunBody
-	if !readJSON(w, r, &body) || !body.validate(w, true) {
+	if !requireApp(w, r) || !readJSON(w, r, &body) || !body.validate(w, true) {
 		return
 	}
 	s.mu.Lock()
@@ -184,7 +188,7 @@ func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	var body checkRunBody
-	if !readJSON(w, r, &body) {
+	if !requireApp(w, r) || !readJSON(w, r, &body) {
 		return
 	}
 	s.mu.Lock()
@@ -296,6 +300,9 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	if !slices.Contains(statusStates, body.State) {
 		invalid(w, "Status", "state", "custom", "state must be one of error, failure, pending, success")
+		return
+	}
+	if body.Description != nil && tooLong(w, "Status", "description", *body.Description, 140) {
 		return
 	}
 	id := s.id()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -341,5 +342,32 @@ func TestAuthentication(t *testing.T) {
 	s.RevokeToken("ghp_alice")
 	if _, _, err := s.ClientWithToken("ghp_alice").PullRequests.Get(ctx(t), owner, name, 1); statusOf(err) != 401 {
 		t.Errorf("revoked token: %v, want 401", err)
+	}
+}
+
+func TestGitHubLimitsOnBodies(t *testing.T) {
+	s, c, _ := setup(t)
+	ctx := ctx(t)
+	long := strings.Repeat("é", 65537)
+	if _, _, err := c.Issues.CreateComment(ctx, owner, name, 1, &github.IssueComment{Body: github.String(long)}); statusOf(err) != 422 {
+		t.Errorf("65537-character comment: %v, want 422", err)
+	}
+	if _, _, err := c.Issues.CreateComment(ctx, owner, name, 1, &github.IssueComment{Body: github.String(long[:65536*2])}); err != nil {
+		t.Errorf("65536-character comment: %v", err)
+	}
+	if _, _, err := c.Checks.CreateCheckRun(ctx, owner, name, github.CreateCheckRunOptions{Name: "contractbot", HeadSHA: head,
+		Output: &github.CheckRunOutput{Title: github.String("t"), Summary: github.String(long)}}); statusOf(err) != 422 {
+		t.Errorf("long summary: %v, want 422", err)
+	}
+	if _, _, err := c.Repositories.CreateStatus(ctx, owner, name, head, &github.RepoStatus{State: github.String("success"), Description: github.String(strings.Repeat("x", 141))}); statusOf(err) != 422 {
+		t.Errorf("141-character description: %v, want 422", err)
+	}
+	if _, _, err := c.Issues.CreateLabel(ctx, owner, name, &github.Label{Name: github.String("x"), Color: github.String("red")}); statusOf(err) != 422 {
+		t.Errorf("colour red: %v, want 422", err)
+	}
+	// Check runs are written by apps only.
+	s.AddToken("ghp_alice", "alice")
+	if _, _, err := s.ClientWithToken("ghp_alice").Checks.CreateCheckRun(ctx, owner, name, github.CreateCheckRunOptions{Name: "x", HeadSHA: head}); statusOf(err) != 403 {
+		t.Errorf("check run with a personal token: %v, want 403", err)
 	}
 }

@@ -50,6 +50,9 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
+	if tooLong(w, "IssueComment", "body", *body.Body, maxBody) {
+		return
+	}
 	id := s.id()
 	now := github.Timestamp{Time: s.now()}
 	n := p.pr.GetNumber()
@@ -96,6 +99,9 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Body == nil || *body.Body == "" {
 		invalid(w, "IssueComment", "body", "missing_field", "")
+		return
+	}
+	if tooLong(w, "IssueComment", "body", *body.Body, maxBody) {
 		return
 	}
 	c := rp.comments[i].c
@@ -312,11 +318,30 @@ func (s *Server) createRepoLabel(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "Label", "name", "missing_field", "")
 		return
 	}
+	if tooLong(w, "Label", "name", body.Name, 50) || tooLong(w, "Label", "description", body.Description, 100) {
+		return
+	}
+	if c := strings.TrimPrefix(body.Color, "#"); c != "" && !isHexColor(c) {
+		invalid(w, "Label", "color", "invalid", "")
+		return
+	}
 	if _, ok := rp.labels[strings.ToLower(body.Name)]; ok {
 		invalid(w, "Label", "name", "already_exists", "")
 		return
 	}
 	writeJSON(w, http.StatusCreated, clone(s.newLabel(rp, body.Name, body.Color, body.Description)))
+}
+
+func isHexColor(c string) bool {
+	if len(c) != 6 {
+		return false
+	}
+	for _, r := range c {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Labels returns the names of the labels on issue or pull request n, sorted.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -42,6 +43,19 @@ func invalid(w http.ResponseWriter, resource, field, code, message string) {
 		Errors:           []github.Error{{Resource: resource, Field: field, Code: code, Message: message}},
 		DocumentationURL: docsURL,
 	})
+}
+
+// maxBody is the longest comment body or check-run summary or text GitHub
+// takes, in characters.
+const maxBody = 65536
+
+// tooLong answers 422 when text is longer than limit characters.
+func tooLong(w http.ResponseWriter, resource, field, text string, limit int) bool {
+	if n := utf8.RuneCountInString(text); n > limit {
+		invalid(w, resource, field, "custom", fmt.Sprintf("%s is too long (maximum is %d characters)", field, limit))
+		return true
+	}
+	return false
 }
 
 // readJSON decodes the request body into v; on failure it answers 400 as

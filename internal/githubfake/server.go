@@ -87,7 +87,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.tokens[DefaultToken] = tokenInfo{login: s.botLogin}
+	s.tokens[DefaultToken] = tokenInfo{login: s.botLogin, app: true}
 	s.routes()
 	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -157,11 +157,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !jwtRoutes[pattern] {
-		login, ok := s.authenticate(w, r)
+		info, ok := s.authenticate(w, r)
 		if !ok {
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), actorKey{}, login))
+		r = r.WithContext(context.WithValue(r.Context(), actorKey{}, info))
 	}
 	counted := pattern != "GET /rate_limit"
 	if counted {
@@ -227,8 +227,17 @@ type actorKey struct{}
 
 // actor is the login the request authenticated as.
 func actor(r *http.Request) string {
-	login, _ := r.Context().Value(actorKey{}).(string)
-	return login
+	info, _ := r.Context().Value(actorKey{}).(tokenInfo)
+	return info.login
+}
+
+// requireApp answers 403 unless the request came with an app's token.
+func requireApp(w http.ResponseWriter, r *http.Request) bool {
+	if info, _ := r.Context().Value(actorKey{}).(tokenInfo); !info.app {
+		writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
+		return false
+	}
+	return true
 }
 
 func (s *Server) routes() {
