@@ -199,3 +199,46 @@ func TestEditCommentInPlace(t *testing.T) {
 		t.Errorf("second delete: %v, want 404", err)
 	}
 }
+
+func TestConcurrentClients(t *testing.T) {
+	s, c, _ := setup(t)
+	ctx := ctx(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 500)
+	for range 50 {
+		n := s.AddPullRequest(owner, name, PullRequest{Author: "alice", HeadSHA: head, BaseSHA: base})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if _, _, err := c.Issues.CreateComment(ctx, owner, name, n, &github.IssueComment{Body: github.String("x")}); err != nil {
+					errs <- err
+				}
+				if _, _, err := c.Issues.AddLabelsToIssue(ctx, owner, name, n, []string{"contract: safe"}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	ids := map[int64]bool{}
+	for n := 2; n <= 51; n++ {
+		cs := s.Comments(owner, name, n)
+		if len(cs) != 10 {
+			t.Fatalf("#%d has %d comments, want 10", n, len(cs))
+		}
+		for _, cm := range cs {
+			if ids[cm.GetID()] {
+				t.Fatalf("comment id %d given twice", cm.GetID())
+			}
+			ids[cm.GetID()] = true
+		}
+		if got := s.Labels(owner, name, n); len(got) != 1 {
+			t.Fatalf("#%d labels %q", n, got)
+		}
+	}
+}
