@@ -24,6 +24,9 @@ type Bot struct {
 	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
 	Now  func() time.Time
 	Log  *slog.Logger
+	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
+	// reports (a mirror, or a local path in tests).
+	CloneURL func(owner, repo string) string
 }
 
 // prEvent is the part of a pull_request or pull_request_review payload the bot reads.
@@ -95,7 +98,11 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 		}
 	}
 	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
-	r, err := b.Cache.Fetch(ctx, owner, repo, pr.CloneURL, auth, head, base)
+	url := pr.CloneURL
+	if b.CloneURL != nil {
+		url = b.CloneURL(owner, repo)
+	}
+	r, err := b.Cache.Fetch(ctx, owner, repo, url, auth, head, base)
 	if err != nil {
 		return err
 	}

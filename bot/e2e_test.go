@@ -1,0 +1,69 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/githubfake"
+)
+
+// TestBotAgainstGitHubFake runs the bot through go-github against the HTTP fake of
+// GitHub's REST API, with the repository served to go-git from disk.
+func TestBotAgainstGitHubFake(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	fake := githubfake.New(githubfake.WithClock(clock))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake.AddTeamMember("acme", "data-warehouse", "dana")
+	fake.AddTeamMember("acme", "data-platform", "pat")
+
+	api := NewAPI(fake.Client())
+	api.Sleep = func(context.Context, time.Duration) error { return nil }
+	b := &Bot{GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: clock,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CloneURL: func(string, string) string { return remote }}
+	ctx := context.Background()
+
+	// GitHub answers 502 twice first: the bot retries and converges.
+	fake.FailNext("GET", "/repos/{owner}/{repo}/pulls/{number}", 2, 502)
+	if err := b.Evaluate(ctx, "acme", "contracts", n, b.Log); err != nil {
+		t.Fatal(err)
+	}
+	comments := fake.Comments("acme", "contracts", n)
+	if len(comments) != 1 || !strings.Contains(comments[0].GetBody(), "**BREAKING**") {
+		t.Fatalf("comments: %d", len(comments))
+	}
+	runs := fake.CheckRuns("acme", "contracts", head.String())
+	if len(runs) != 1 || runs[0].GetConclusion() != ConclusionActionRequired {
+		t.Fatalf("check runs: %+v", runs)
+	}
+	if labels := fake.Labels("acme", "contracts", n); len(labels) != 1 || labels[0] != LabelBreaking {
+		t.Errorf("labels %v", labels)
+	}
+	if _, teams := fake.RequestedReviewers("acme", "contracts", n); len(teams) != 2 {
+		t.Errorf("team review requests %v", teams)
+	}
+
+	// Both teams approve; the check turns green, still one comment.
+	now = now.Add(time.Hour)
+	fake.AddReview("acme", "contracts", n, "dana", "APPROVED", now)
+	fake.AddReview("acme", "contracts", n, "pat", "APPROVED", now)
+	now = now.Add(time.Minute)
+	if err := b.Evaluate(ctx, "acme", "contracts", n, b.Log); err != nil {
+		t.Fatal(err)
+	}
+	comments = fake.Comments("acme", "contracts", n)
+	runs = fake.CheckRuns("acme", "contracts", head.String())
+	if len(comments) != 1 || len(runs) != 1 || runs[0].GetConclusion() != ConclusionSuccess {
+		t.Fatalf("after approvals: %d comments, check %s", len(comments), runs[0].GetConclusion())
+	}
+	if !strings.Contains(comments[0].GetBody(), "approved by @dana") {
+		t.Errorf("comment:\n%s", comments[0].GetBody())
+	}
+}
