@@ -324,6 +324,13 @@ func TestEnterpriseURLs(t *testing.T) {
 	if _, _, err := c.PullRequests.Get(ctx(t), owner, name, 1); err != nil {
 		t.Errorf("through /api/v3: %v", err)
 	}
+	for range 3 {
+		s.AddComment(owner, name, 1, "bob", "x")
+	}
+	_, resp, err := c.Issues.ListComments(ctx(t), owner, name, 1, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 2}})
+	if err != nil || resp.NextPage != 2 || !strings.Contains(resp.Header.Get("Link"), "/api/v3/repos/acme/contracts/issues/1/comments?page=2&per_page=2") {
+		t.Errorf("Link under /api/v3: %q, %v", resp.Header.Get("Link"), err)
+	}
 }
 
 func TestAuthentication(t *testing.T) {

@@ -95,8 +95,13 @@ func page(w http.ResponseWriter, r *http.Request, n int) (lo, hi int) {
 		p = v
 	}
 	last := max((n+per-1)/per, 1)
+	// The path as the client sent it, /api/v3 prefix included.
+	linkPath := r.URL.Path
+	if orig, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		linkPath = orig.Path
+	}
 	link := func(to int, rel string) string {
-		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
+		u := url.URL{Scheme: "http", Host: r.Host, Path: linkPath}
 		qq := r.URL.Query()
 		qq.Set("page", strconv.Itoa(to))
 		qq.Set("per_page", strconv.Itoa(per))

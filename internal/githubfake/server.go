@@ -4,11 +4,25 @@
 // tokens and rate limits.
 //
 // It answers like GitHub does (JSON shapes, status codes, pagination with Link
-// headers, 404 and 422 bodies, rate-limit headers and errors) so that the real
-// go-github client can be pointed at it, and it records what was done so tests
-// can assert on the bot's behaviour rather than on its calls. Tests arrange
-// state with the Add* methods, inject faults and limits, move the clock, and
-// read the result with the inspection methods.
+// headers, 404 and 422 bodies, rate-limit headers and errors, ETags and 304)
+// so that the real go-github client can be pointed at it, and it records what
+// was done so tests can assert on the bot's behaviour rather than on its
+// calls. Tests arrange state with the Add* methods, inject faults and limits
+// (Inject, FailNext, HangNext, SecondaryRateLimitNext), move the clock
+// (WithClock), read the result with the inspection methods (Comments, Labels,
+// CheckRuns, RequestedReviewers, Requests, Count, ...), and build signed
+// webhook deliveries from the same state (PullRequestEvent, Deliver).
+//
+// The JSON is go-github's own structs encoded, so it carries the fields
+// go-github reads, not every field GitHub sends. Test-side methods panic on a
+// repository or pull request that was never added: that is a mistake in the
+// test, not a behaviour under test.
+//
+// go-github keeps its own rate-limit state on the wall clock: after a
+// response with X-RateLimit-Remaining 0 and a reset in the (real) future, or
+// a secondary limit with Retry-After, that client refuses further calls
+// itself until then. A fake clock set in the past avoids this; a fresh
+// Client does too.
 package githubfake
 
 import (
