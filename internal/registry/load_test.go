@@ -17,6 +17,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 // TestLoadThroughput measures the embedded registry on loopback: GET
@@ -55,6 +56,12 @@ func TestLoadThroughput(t *testing.T) {
 	}
 	t.Logf("NewServer (index %d commits, %d subjects, %d ids, build the snapshot): %s",
 		srv.ix.Commits, len(srv.snap.Load().subjects), len(srv.snap.Load().ids), time.Since(start).Round(time.Millisecond))
+
+	start = time.Now()
+	if _, err := srv.b.build(srv.ix, func(v versions.Version) ([]byte, error) { return srv.ix.Schema(r.Repository, v) }); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot rebuild when nothing changed (the part of Refresh after Extend): %s", time.Since(start).Round(time.Microsecond))
 
 	snap := srv.snap.Load()
 	var latestPaths, idPaths []string

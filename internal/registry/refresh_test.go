@@ -46,7 +46,8 @@ func TestRefresh(t *testing.T) {
 		}()
 	}
 	edit(t, filepath.Join(dir, "contracts/users/user-profile/user_profile.avsc"), `"doc"`, `"doc": "Edited.", "x-doc"`)
-	commitAll(t, repo, "user-profile: doc", 3)
+	edit(t, filepath.Join(dir, "contracts/orders/order-status-changed/contract.yaml"), "compatibility: BACKWARD\n", "compatibility: FULL\n")
+	commitAll(t, repo, "user-profile: doc; order-status-changed: FULL", 3)
 	fctx, cancel := context.WithCancel(ctx)
 	go srv.Follow(fctx, 10*time.Millisecond)
 	deadline := time.Now().Add(5 * time.Second)
@@ -66,6 +67,9 @@ func TestRefresh(t *testing.T) {
 	after, _ := c.GetLatest(ctx, "orders.order-created-value")
 	if after.ID != before.ID || after.Version != before.Version {
 		t.Errorf("order-created moved from id %d to %d", before.ID, after.ID)
+	}
+	if lvl, err := c.GetConfig(ctx, "orders.order-status-changed-value"); err != nil || lvl != "FULL" {
+		t.Errorf("a level changed alone is not served: %q %v", lvl, err)
 	}
 	up, _ := c.GetLatest(ctx, "users.user-profile-value")
 	if up.Version != 2 || up.ID <= after.ID {

@@ -35,6 +35,7 @@ type subjectEntry struct {
 	versionsBody []byte
 	configBody   []byte
 	lookup       map[string][]*versionEntry // normalised text -> versions, ascending
+	current      int                        // the index's Current (for reuse)
 }
 
 type versionEntry struct {
@@ -44,6 +45,7 @@ type versionEntry struct {
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
 	body       []byte // GET /subjects/{s}/versions/{v}
+	norm       string // normalise(typ, text): the look-up key
 }
 
 type idEntry struct {
@@ -51,6 +53,8 @@ type idEntry struct {
 	text         []byte
 	versionsBody []byte
 	subjectsBody []byte
+	uses         int           // len of versionsBody's list (for reuse)
+	first        *versionEntry // the version whose text and references body holds
 }
 
 // builder carries what survives from one snapshot to the next: version entries never
@@ -58,6 +62,7 @@ type idEntry struct {
 type builder struct {
 	entries map[versions.SubjectVersion]*versionEntry
 	seq     map[string]int // first-parent commit -> position in history
+	prev    *snapshot      // the last snapshot built: unchanged subjects are reused
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -66,34 +71,42 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 	if b.entries == nil {
 		b.entries = map[versions.SubjectVersion]*versionEntry{}
 	}
-	// Import path -> subject: the subject folders at head, then where earlier
-	// versions' files lived.
-	importSubject := map[string]string{}
-	for folder, fs := range ix.Folders {
-		if fs.Subject != "" && fs.Schema != "" && !fs.Broken {
-			importSubject[importPathOf(folder+"/"+fs.Schema)] = fs.Subject
-		}
-	}
+	// Import path -> subject, built only when a new Protobuf version needs it: the
+	// subject folders at head, then where earlier versions' files lived.
 	names := ix.Subjects()
-	for _, s := range names {
-		for _, v := range ix.BySubject[s].Versions {
-			if p := importPathOf(v.Path); importSubject[p] == "" {
-				importSubject[p] = s
+	var importSubject map[string]string
+	imports := func() map[string]string {
+		if importSubject != nil {
+			return importSubject
+		}
+		importSubject = map[string]string{}
+		for folder, fs := range ix.Folders {
+			if fs.Subject != "" && fs.Schema != "" && !fs.Broken {
+				importSubject[importPathOf(folder+"/"+fs.Schema)] = fs.Subject
 			}
 		}
+		for _, s := range names {
+			for _, v := range ix.BySubject[s].Versions {
+				if p := importPathOf(v.Path); importSubject[p] == "" {
+					importSubject[p] = s
+				}
+			}
+		}
+		return importSubject
 	}
 	snap := &snapshot{head: ix.Head, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
 	var current []string
 	for _, s := range names {
 		h := ix.BySubject[s]
-		se := &subjectEntry{name: s, folder: h.Folder, deleted: h.Current == 0, lookup: map[string][]*versionEntry{}}
-		if fs := ix.Folders[h.Folder]; h.Folder != "" && fs != nil && fs.Compatibility != "" {
-			se.level = strings.ToUpper(fs.Compatibility)
-		} else if n := len(h.Versions); n > 0 && h.Versions[n-1].Compatibility != "" {
-			se.level = strings.ToUpper(h.Versions[n-1].Compatibility)
-		} else {
-			se.level = DefaultLevel
+		if se := b.reusable(ix, s, h); se != nil {
+			snap.subjects[s] = se
+			if !se.deleted {
+				current = append(current, s)
+			}
+			continue
 		}
+		se := &subjectEntry{name: s, folder: h.Folder, deleted: h.Current == 0, lookup: map[string][]*versionEntry{}}
+		se.level = levelAt(ix, h)
 		nums := make([]int, 0, len(h.Versions))
 		for _, v := range h.Versions {
 			key := versions.SubjectVersion{Subject: s, Version: v.Version}
@@ -105,18 +118,19 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				ve = &versionEntry{v: v, typ: schemaTypeOf(v.Format), text: data, importPath: importPathOf(v.Path)}
 				if ve.typ == Protobuf {
-					ve.refs = b.references(ix, v, importSubject)
+					ve.refs = b.references(ix, v, imports())
 				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
+				ve.norm = normalise(ve.typ, ve.text)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
-			nk := normalise(ve.typ, ve.text)
-			se.lookup[nk] = append(se.lookup[nk], ve)
+			se.lookup[ve.norm] = append(se.lookup[ve.norm], ve)
 			nums = append(nums, v.Version)
 		}
 		se.versionsBody = mustJSON(nums)
 		se.configBody = levelBody(se.level)
+		se.current = h.Current
 		snap.subjects[s] = se
 		if !se.deleted {
 			current = append(current, s)
@@ -145,6 +159,12 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		if first == nil {
 			continue
 		}
+		if b.prev != nil && i < len(b.prev.ids) {
+			if pe := b.prev.ids[i]; pe != nil && pe.uses == len(uses) && pe.first == first {
+				snap.ids[i] = pe
+				continue
+			}
+		}
 		sort.Strings(subs)
 		subs = dedupe(subs)
 		snap.ids[i] = &idEntry{
@@ -152,9 +172,43 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 			text:         first.text,
 			versionsBody: mustJSON(uses),
 			subjectsBody: mustJSON(subs),
+			uses:         len(uses),
+			first:        first,
 		}
 	}
+	b.prev = snap
 	return snap, nil
+}
+
+// reusable returns the previous snapshot's entry for subject when nothing of it
+// changed: same versions, same folder, level and current version.
+func (b *builder) reusable(ix *versions.Index, subject string, h *versions.SubjectHistory) *subjectEntry {
+	if b.prev == nil {
+		return nil
+	}
+	se := b.prev.subjects[subject]
+	if se == nil || len(se.versions) != len(h.Versions) || se.folder != h.Folder || se.current != h.Current {
+		return nil
+	}
+	if n := len(h.Versions); n > 0 && se.versions[n-1].v.Blob != h.Versions[n-1].Blob {
+		return nil
+	}
+	if levelAt(ix, h) != se.level {
+		return nil
+	}
+	return se
+}
+
+// levelAt is a subject's level: its contract.yaml's at head, else (a deleted subject)
+// the one its latest version was published under, else DefaultLevel.
+func levelAt(ix *versions.Index, h *versions.SubjectHistory) string {
+	if fs := ix.Folders[h.Folder]; h.Folder != "" && fs != nil && fs.Compatibility != "" {
+		return strings.ToUpper(fs.Compatibility)
+	}
+	if n := len(h.Versions); n > 0 && h.Versions[n-1].Compatibility != "" {
+		return strings.ToUpper(h.Versions[n-1].Compatibility)
+	}
+	return DefaultLevel
 }
 
 // references lists a Protobuf version's imports that are other subjects' schema files,
