@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -17,6 +18,14 @@ import (
 
 // installationTokenTTL is how long an installation token lives on GitHub.
 const installationTokenTTL = time.Hour
+
+// WithInstallationTokenTTL sets how long installation tokens live on the
+// fake's clock (GitHub: an hour, the default); 0 makes them never expire, for
+// tests that move the clock by days while the code under test refreshes
+// tokens on the wall clock.
+func WithInstallationTokenTTL(d time.Duration) Option {
+	return func(s *Server) { s.tokenTTL = d }
+}
 
 type tokenInfo struct {
 	login   string
@@ -178,14 +187,27 @@ func (s *Server) verifyJWT(tok string) error {
 	if iss != strconv.FormatInt(s.app.id, 10) {
 		return fmt.Errorf("'Issuer' claim ('iss') must be an Integer")
 	}
-	now := s.now().Unix()
-	if claims.Exp <= now {
+	// The times may follow the fake's clock or the wall clock: code under
+	// test that signs with time.Now must keep working when a test moves the
+	// fake's clock.
+	err := claims.timesValid(s.now().Unix())
+	if err != nil && claims.timesValid(time.Now().Unix()) == nil {
+		err = nil
+	}
+	return err
+}
+
+// timesValid checks exp and iat against now as GitHub does: exp in the
+// future but at most ten minutes ahead, iat not in the future (a minute of
+// skew allowed).
+func (c jwtClaims) timesValid(now int64) error {
+	if c.Exp <= now {
 		return fmt.Errorf("'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires")
 	}
-	if claims.Exp-now > 10*60+30 {
+	if c.Exp-now > 10*60+30 {
 		return fmt.Errorf("'Expiration time' claim ('exp') is too far in the future")
 	}
-	if claims.Iat > now+60 {
+	if c.Iat > now+60 {
 		return fmt.Errorf("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued")
 	}
 	return nil
@@ -202,9 +224,13 @@ func (s *Server) createAccessToken(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	expires := s.now().Add(installationTokenTTL)
+	expires := s.now().Add(cmp.Or(s.tokenTTL, installationTokenTTL))
 	token := fmt.Sprintf("ghs_fake_%d_%d", id, s.id())
-	s.tokens[token] = tokenInfo{login: s.botLogin, expires: expires, app: true}
+	info := tokenInfo{login: s.botLogin, expires: expires, app: true}
+	if s.tokenTTL == 0 {
+		info.expires = time.Time{}
+	}
+	s.tokens[token] = info
 	writeJSON(w, http.StatusCreated, github.InstallationToken{
 		Token:     github.String(token),
 		ExpiresAt: &github.Timestamp{Time: expires.UTC()},

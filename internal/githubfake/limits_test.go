@@ -273,3 +273,27 @@ func TestConditionalRequests(t *testing.T) {
 		t.Errorf("changed: %v, head %q", err, pr.GetHead().GetSHA())
 	}
 }
+
+func TestAppTokensWithWallClockJWTAndNoExpiry(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, clk := setup(t, WithApp(42, &key.PublicKey), WithInstallationTokenTTL(0))
+	s.AddInstallation(7, owner)
+	// Signed on the wall clock, while the fake's clock is in 2024.
+	now := time.Now().Unix()
+	jwt := signJWT(t, key, map[string]any{"iss": "42", "iat": now - 30, "exp": now + 90})
+	tok, _, err := s.ClientWithToken(jwt).Apps.CreateInstallationToken(ctx(t), 7, nil)
+	if err != nil {
+		t.Fatalf("wall-clock JWT: %v", err)
+	}
+	clk.Advance(25 * time.Hour)
+	if _, _, err := s.ClientWithToken(tok.GetToken()).PullRequests.Get(ctx(t), owner, name, 1); err != nil {
+		t.Errorf("token after 25 h with no expiry: %v", err)
+	}
+	stale := signJWT(t, key, map[string]any{"iss": "42", "iat": now - 3600, "exp": now - 3000})
+	if _, _, err := s.ClientWithToken(stale).Apps.CreateInstallationToken(ctx(t), 7, nil); statusOf(err) != 401 {
+		t.Errorf("JWT expired on both clocks: %v, want 401", err)
+	}
+}

@@ -64,6 +64,7 @@ type Server struct {
 	teams    map[string]*team // key "org/slug", lower case
 	tokens   map[string]tokenInfo
 	app      *appConfig
+	tokenTTL time.Duration // 0: never expire
 	installs map[int64]string // installation id -> account login
 	limit    rateLimit
 	faults   []*Fault
@@ -97,6 +98,7 @@ func New(opts ...Option) *Server {
 		tokens:   map[string]tokenInfo{},
 		installs: map[int64]string{},
 		limit:    rateLimit{limit: 5000, window: time.Hour, status: http.StatusForbidden},
+		tokenTTL: installationTokenTTL,
 	}
 	for _, o := range opts {
 		o(s)
