@@ -301,6 +301,14 @@ func TestPullRequests(t *testing.T) {
 	if err != nil || pr.GetHead().GetSHA() != "4444444444444444444444444444444444444444" || pr.GetBase().GetSHA() != base || pr.GetUser().GetLogin() != "alice" {
 		t.Errorf("after push: %v, %v", pr, err)
 	}
+	s.SetBase(owner, name, 1, "release", "8888888888888888888888888888888888888888")
+	s.SetDraft(owner, name, 1, true)
+	if pr := s.PullRequest(owner, name, 1); pr.GetBase().GetRef() != "release" || pr.GetBase().GetSHA() != "8888888888888888888888888888888888888888" || !pr.GetDraft() {
+		t.Errorf("after SetBase and SetDraft: base %s@%s draft %v", pr.GetBase().GetRef(), pr.GetBase().GetSHA(), pr.GetDraft())
+	}
+	if prs, _, _ := c.PullRequests.List(ctx, owner, name, &github.PullRequestListOptions{Base: "release"}); len(prs) != 1 {
+		t.Errorf("pulls on base release: %d, want 1", len(prs))
+	}
 	files, _, err := c.PullRequests.ListFiles(ctx, owner, name, 2, nil)
 	if err != nil || len(files) != 1 || files[0].GetFilename() != "contracts/orders/order.avsc" {
 		t.Errorf("files: %v, %v", files, err)

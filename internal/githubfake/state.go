@@ -134,6 +134,27 @@ func (s *Server) Push(owner, name string, n int, sha string) {
 	p.pr.UpdatedAt = &github.Timestamp{Time: s.now()}
 }
 
+// SetBase retargets pull request n to base branch ref at sha, as editing the
+// base does; deliver PullRequestEvent "edited" with Changes.Base set after it.
+func (s *Server) SetBase(owner, name string, n int, ref, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.mustPull(owner, name, n)
+	p.pr.Base.Ref = github.String(ref)
+	p.pr.Base.SHA = github.String(sha)
+	p.pr.Base.Label = github.String(owner + ":" + ref)
+	p.pr.UpdatedAt = &github.Timestamp{Time: s.now()}
+}
+
+// SetDraft marks pull request n as a draft or, with false, ready for review.
+func (s *Server) SetDraft(owner, name string, n int, draft bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.mustPull(owner, name, n)
+	p.pr.Draft = github.Bool(draft)
+	p.pr.UpdatedAt = &github.Timestamp{Time: s.now()}
+}
+
 // SetFiles replaces what GET .../pulls/{n}/files lists.
 func (s *Server) SetFiles(owner, name string, n int, files []*github.CommitFile) {
 	s.mu.Lock()
