@@ -228,8 +228,14 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	for attempt := 0; ; attempt++ {
 		err := c.once(ctx, method, u.String(), body, out)
-		if err == nil || attempt >= c.retries || !retryable(ctx, err) {
+		if err == nil || !retryable(ctx, err) {
 			return err
+		}
+		if attempt >= c.retries {
+			if attempt == 0 {
+				return err
+			}
+			return fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
 		}
 		wait := c.backoff << attempt
 		if wait > c.maxWait || wait <= 0 {

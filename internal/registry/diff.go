@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -62,6 +63,9 @@ func Diff(ctx context.Context, c *Client, repo *git.Repository, ix *versions.Ind
 	return diffSnapshot(ctx, c, snap)
 }
 
+// diffWorkers bounds the subjects compared at once (each is a few requests).
+const diffWorkers = 8
+
 func diffSnapshot(ctx context.Context, c *Client, snap *snapshot) (*DriftReport, error) {
 	rep := &DriftReport{Head: snap.head, Drift: []Drift{}}
 	regSubjects, err := c.Subjects(ctx)
@@ -72,75 +76,35 @@ func diffSnapshot(ctx context.Context, c *Client, snap *snapshot) (*DriftReport,
 	for _, s := range regSubjects {
 		inRegistry[s] = true
 	}
-	global := ""
-	levelOf := func(subject string) (string, error) {
-		l, err := c.GetConfig(ctx, subject)
-		if err == nil {
-			return l, nil
-		}
-		if !IsNotFound(err) {
-			return "", err
-		}
-		if global == "" {
-			if global, err = c.GetConfig(ctx, ""); err != nil {
-				return "", err
-			}
-		}
-		return global, nil
+	global, err := c.GetConfig(ctx, "")
+	if err != nil {
+		return nil, err
 	}
 	names := make([]string, 0, len(snap.subjects))
-	for s := range snap.subjects {
+	for s, se := range snap.subjects {
 		names = append(names, s)
+		if !se.deleted {
+			rep.Subjects++
+		}
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		se := snap.subjects[name]
-		if se.deleted {
-			if inRegistry[name] {
-				rep.Drift = append(rep.Drift, Drift{Kind: DeletedSubject, Subject: name,
-					Message: fmt.Sprintf("%s was deleted from the contract tree but is still registered; delete it from the registry once no producer writes it.", name)})
-			}
-			continue
-		}
-		rep.Subjects++
-		// The registry's texts of this subject, by normalised text.
-		reg := map[string]bool{}
-		if inRegistry[name] {
-			nums, err := c.Versions(ctx, name)
-			if err != nil && !IsSubjectNotFound(err) {
-				return nil, err
-			}
-			gitTexts := map[string]bool{}
-			for _, ve := range se.versions {
-				gitTexts[normalise(ve.typ, ve.text)] = true
-			}
-			for _, n := range nums {
-				sc, err := c.GetVersion(ctx, name, n)
-				if err != nil {
-					return nil, err
-				}
-				k := normalise(sc.Type(), []byte(sc.Schema))
-				reg[k] = true
-				if !gitTexts[k] {
-					rep.Drift = append(rep.Drift, Drift{Kind: Unregistered, Subject: name, Version: n, ID: sc.ID,
-						Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, sc.ID, folderOr(se))})
-				}
-			}
-		}
-		for _, ve := range se.versions {
-			if !reg[normalise(ve.typ, ve.text)] {
-				rep.Drift = append(rep.Drift, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
-					Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
-			}
-		}
-		lvl, err := levelOf(name)
-		if err != nil {
-			return nil, err
-		}
-		if lvl != se.level {
-			rep.Drift = append(rep.Drift, Drift{Kind: LevelDiffers, Subject: name, Git: se.level, Registry: lvl,
-				Message: fmt.Sprintf("%s is %s in the registry but %s in %s/contract.yaml; run contractbot publish to set it, or change the file through a pull request.", name, lvl, se.level, folderOr(se))})
-		}
+	// Compare subjects in parallel; each result goes to its own slot so that the
+	// report's order does not depend on timing.
+	results := make([][]Drift, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(diffWorkers)
+	for i, name := range names {
+		g.Go(func() error {
+			d, err := diffSubject(gctx, c, snap.subjects[name], inRegistry[name], global)
+			results[i] = d
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, d := range results {
+		rep.Drift = append(rep.Drift, d...)
 	}
 	for _, name := range regSubjects {
 		if snap.subjects[name] == nil {
@@ -149,6 +113,61 @@ func diffSnapshot(ctx context.Context, c *Client, snap *snapshot) (*DriftReport,
 		}
 	}
 	return rep, nil
+}
+
+// diffSubject compares one Git subject with the registry.
+func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bool, global string) ([]Drift, error) {
+	name := se.name
+	var out []Drift
+	if se.deleted {
+		if registered {
+			out = append(out, Drift{Kind: DeletedSubject, Subject: name,
+				Message: fmt.Sprintf("%s was deleted from the contract tree but is still registered; delete it from the registry once no producer writes it.", name)})
+		}
+		return out, nil
+	}
+	// The registry's texts of this subject, by normalised text.
+	reg := map[string]bool{}
+	if registered {
+		nums, err := c.Versions(ctx, name)
+		if err != nil && !IsSubjectNotFound(err) {
+			return nil, err
+		}
+		gitTexts := map[string]bool{}
+		for _, ve := range se.versions {
+			gitTexts[ve.norm] = true
+		}
+		for _, n := range nums {
+			sc, err := c.GetVersion(ctx, name, n)
+			if err != nil {
+				return nil, err
+			}
+			k := normalise(sc.Type(), []byte(sc.Schema))
+			reg[k] = true
+			if !gitTexts[k] {
+				out = append(out, Drift{Kind: Unregistered, Subject: name, Version: n, ID: sc.ID,
+					Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, sc.ID, folderOr(se))})
+			}
+		}
+	}
+	for _, ve := range se.versions {
+		if !reg[ve.norm] {
+			out = append(out, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
+				Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+		}
+	}
+	lvl, err := c.GetConfig(ctx, name)
+	if IsNotFound(err) {
+		lvl, err = global, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if lvl != se.level {
+		out = append(out, Drift{Kind: LevelDiffers, Subject: name, Git: se.level, Registry: lvl,
+			Message: fmt.Sprintf("%s is %s in the registry but %s in %s/contract.yaml; run contractbot publish to set it, or change the file through a pull request.", name, lvl, se.level, folderOr(se))})
+	}
+	return out, nil
 }
 
 func folderOr(se *subjectEntry) string {
