@@ -144,9 +144,7 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 		in.Prior, in.Override = prev.Teams, prev.Override
 	}
 	// Team memberships are read only for the teams whose sign-off is required.
-	if in.Members, err = b.members(ctx, verdict.Evaluate(in)); err != nil {
-		return err
-	}
+	in.Members = b.members(ctx, verdict.Evaluate(in), log)
 	report := verdict.Evaluate(in)
 	md := verdict.Markdown(report, verdict.MarkdownOptions{RepoURL: pr.HTMLURL, HeadSHA: pr.HeadSHA})
 	if _, err := Converge(ctx, b.GH, *pr, report, prev, md, log); err != nil {
@@ -177,8 +175,11 @@ func (b *Bot) previousState(ctx context.Context, pr *PullRequest, log *slog.Logg
 	return nil
 }
 
-// members reads the members of every team handle that a sign-off needs.
-func (b *Bot) members(ctx context.Context, r *verdict.Report) (map[string][]string, error) {
+// members reads the members of every team handle that a sign-off needs. A team that
+// cannot be read (a wrong handle in teams.yaml, or no members: read permission) is
+// logged and counts as having no members: its sign-off stays pending, and the rest of
+// the evaluation goes on.
+func (b *Bot) members(ctx context.Context, r *verdict.Report, log *slog.Logger) map[string][]string {
 	out := map[string][]string{}
 	for _, so := range r.SignOffs {
 		for _, h := range so.Handles {
@@ -191,10 +192,10 @@ func (b *Bot) members(ctx context.Context, r *verdict.Report) (map[string][]stri
 			}
 			logins, err := b.GH.TeamMembers(ctx, org, slug)
 			if err != nil {
-				return nil, fmt.Errorf("read the members of %s: %w", h, err)
+				log.Warn("could not read a team's members; its sign-off cannot be recognised", "team", h, "err", err)
 			}
 			out[h] = logins
 		}
 	}
-	return out, nil
+	return out
 }

@@ -9,6 +9,7 @@ func commands() []*cobra.Command {
 		newCodeownersCmd(),
 		newCheckCmd(),
 		newImpactCmd(),
+		newServeCmd(),
 		newCompatCmd(),
 		newCalendarCmd(),
 		newRegistryCmd(),

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/google/go-github/v60/github"
+	"github.com/spf13/cobra"
+
+	"github.com/contractbot/contractbot/bot"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr, githubURL, cacheDir string
+		workers, queue            int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the pull-request bot: GitHub webhooks in, one comment, a check run, review requests and labels out",
+		Long: `serve runs the bot's HTTP server: POST /webhook (GitHub deliveries, verified with
+the webhook secret), /healthz, /readyz and Prometheus /metrics. Each pull request
+event is evaluated with the same verdict as 'contractbot check' and GitHub is brought
+in line: one sticky comment, a check run on the head commit, review requests to the
+teams whose sign-off is needed, and labels that mirror the verdict.
+
+Configuration comes from the environment:
+  CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret (required)
+  GITHUB_TOKEN                a token with pull requests, issues, checks: write and
+                              members: read (GitHub App installation tokens are not
+                              wired yet; see docs/operations.md)`,
+		Example: `  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
+  contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
+			token := os.Getenv("GITHUB_TOKEN")
+			if secret == "" || token == "" {
+				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET and GITHUB_TOKEN (see contractbot serve --help)")
+			}
+			client := github.NewClient(nil).WithAuthToken(token)
+			if githubURL != "" {
+				var err error
+				if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
+					return fmt.Errorf("--github-url: %w", err)
+				}
+			}
+			if cacheDir == "" {
+				base, err := os.UserCacheDir()
+				if err != nil {
+					base = os.TempDir()
+				}
+				cacheDir = filepath.Join(base, "contractbot", "git")
+			}
+			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			b := &bot.Bot{
+				GH: bot.NewAPI(client), Cache: &bot.GitCache{Dir: cacheDir},
+				Auth: func(context.Context, string, string) (transport.AuthMethod, error) {
+					return &githttp.BasicAuth{Username: "x-access-token", Password: token}, nil
+				},
+				Now: time.Now, Log: log,
+			}
+			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log})
+			l, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return srv.Serve(ctx, l, 30*time.Second)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
+	cmd.Flags().IntVar(&workers, "workers", 4, "pull requests evaluated in parallel")
+	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
+	return cmd
+}
