@@ -2,12 +2,19 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 // TestRefresh: a new commit on the branch is served after Refresh (and by Follow),
@@ -139,4 +146,38 @@ func driftHandler(srv *Server) http.Handler {
 			srv.ServeHTTP(w, r)
 		}
 	})
+}
+
+// TestRefreshRewrittenHistory: a branch whose indexed head is no longer a first-parent
+// ancestor is refused, and the last good snapshot stays served.
+func TestRefreshRewrittenHistory(t *testing.T) {
+	dir, repo := testRepo(t)
+	srv, err := NewServer(Source{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := srv.Head()
+	ref, _ := repo.Head()
+	c, _ := repo.CommitObject(ref.Hash())
+	wt, _ := repo.Worktree()
+	edit(t, filepath.Join(dir, "contracts/users/user-profile/user_profile.avsc"), `"doc"`, `"doc": "Rewritten.", "x-doc"`)
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Commit("rewrite", &git.CommitOptions{Parents: []plumbing.Hash{c.ParentHashes[0]},
+		Author: &gitobject.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := srv.Refresh()
+	if !errors.Is(err, versions.ErrHistoryRewritten) || changed {
+		t.Fatalf("Refresh after a rewrite: %v %v, want ErrHistoryRewritten", changed, err)
+	}
+	if srv.Head() != head {
+		t.Errorf("served head moved from %s to %s", head, srv.Head())
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/subjects/users.user-profile-value/versions", nil))
+	if rec.Body.String() != "[1]" {
+		t.Errorf("versions after a refused rewrite: %s", rec.Body.String())
+	}
 }

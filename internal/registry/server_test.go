@@ -281,6 +281,7 @@ func TestErrors(t *testing.T) {
 		{"PUT", "/mode", `{"mode":"READWRITE"}`, 422, 42205, ""},
 		{"GET", "/config/nope", "", 404, 40408, ""},
 		{"GET", "/nothing/here", "", 404, 404, ""},
+		{"GET", "/subjects/a%2Fb-value/versions", "", 404, 40401, "Subject 'a/b-value' not found"},
 	} {
 		body, status, hdr := do(t, tc.method, ts.URL+tc.path, tc.body)
 		var e Error
