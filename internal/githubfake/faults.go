@@ -2,10 +2,12 @@ package githubfake
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,8 +17,13 @@ import (
 type Fault struct {
 	// Method is the HTTP method to match; empty matches any.
 	Method string
-	// Path is a path.Match pattern for the request path, where * stands for
-	// one segment: "/repos/*/*/issues/*/comments".
+	// Path selects requests by path, in one of two forms: a route as GitHub's
+	// documentation writes it, "/repos/{owner}/{repo}/issues/{number}/comments"
+	// (it must be one the fake serves; the {names} are the fake's), or a
+	// path.Match pattern where * stands for one segment,
+	// "/repos/acme/*/issues/*/comments". Inject panics on a route the fake
+	// does not serve or a malformed pattern, so a typo cannot make a fault
+	// silently never fire.
 	Path string
 	// Times is how many matching requests fail; 0 means 1.
 	Times int
@@ -40,6 +47,7 @@ func (s *Server) Inject(f Fault) {
 	if f.Times <= 0 {
 		f.Times = 1
 	}
+	s.checkPattern(f.Path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, &f)
@@ -64,13 +72,42 @@ func (s *Server) SecondaryRateLimitNext(method, pattern string, n int, retryAfte
 	s.Inject(Fault{Method: method, Path: pattern, Times: n, SecondaryRateLimit: true, RetryAfter: retryAfter})
 }
 
-// takeFault consumes the first fault matching r; callers hold s.mu.
-func (s *Server) takeFault(r *http.Request) *Fault {
+// matchPath reports whether a request to p, served by route (a ServeMux
+// pattern such as "GET /repos/{owner}/{repo}/pulls/{number}", or ""), matches
+// pattern, a route path or a path.Match pattern.
+func matchPath(pattern, p, route string) bool {
+	if strings.Contains(pattern, "{") {
+		_, routePath, _ := strings.Cut(route, " ")
+		return routePath == pattern
+	}
+	ok, _ := path.Match(pattern, p)
+	return ok
+}
+
+// checkPattern panics when pattern can never match: a route path the fake
+// does not serve, or a malformed path.Match pattern.
+func (s *Server) checkPattern(pattern string) {
+	if strings.Contains(pattern, "{") {
+		for _, r := range s.routeList {
+			if _, p, _ := strings.Cut(r, " "); p == pattern {
+				return
+			}
+		}
+		panic(fmt.Sprintf("githubfake: the fake serves no route %q; its routes are:\n%s", pattern, strings.Join(s.routeList, "\n")))
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		panic(fmt.Sprintf("githubfake: path pattern %q: %v", pattern, err))
+	}
+}
+
+// takeFault consumes the first fault matching r, served by route; callers
+// hold s.mu.
+func (s *Server) takeFault(r *http.Request, route string) *Fault {
 	for i, f := range s.faults {
 		if f.Method != "" && f.Method != r.Method {
 			continue
 		}
-		if ok, _ := path.Match(f.Path, r.URL.Path); !ok {
+		if !matchPath(f.Path, r.URL.Path, route) {
 			continue
 		}
 		f.Times--
@@ -133,9 +170,11 @@ func (s *Server) Requests() []Request {
 	return slices.Clone(s.log)
 }
 
-// Count returns how many requests matched method (empty: any) and the
-// path.Match pattern, whatever they were answered.
+// Count returns how many requests matched method (empty: any) and pattern (a
+// route path or a path.Match pattern, as in Fault.Path), whatever they were
+// answered.
 func (s *Server) Count(method, pattern string) int {
+	s.checkPattern(pattern)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -143,7 +182,7 @@ func (s *Server) Count(method, pattern string) int {
 		if method != "" && method != q.Method {
 			continue
 		}
-		if ok, _ := path.Match(pattern, q.Path); ok {
+		if matchPath(pattern, q.Path, q.Pattern) {
 			n++
 		}
 	}

@@ -297,3 +297,37 @@ func TestAppTokensWithWallClockJWTAndNoExpiry(t *testing.T) {
 		t.Errorf("JWT expired on both clocks: %v, want 401", err)
 	}
 }
+
+func TestFaultPatternForms(t *testing.T) {
+	s, c, _ := setup(t)
+	// The route as GitHub's documentation writes it, and a glob.
+	s.FailNext("GET", "/repos/{owner}/{repo}/pulls/{number}", 1, http.StatusBadGateway)
+	s.FailNext("GET", "/repos/acme/*/pulls/1", 1, http.StatusServiceUnavailable)
+	if _, _, err := c.PullRequests.Get(ctx(t), owner, name, 1); statusOf(err) != 502 {
+		t.Errorf("route form: %v, want 502", err)
+	}
+	if _, _, err := c.PullRequests.Get(ctx(t), owner, name, 1); statusOf(err) != 503 {
+		t.Errorf("glob form: %v, want 503", err)
+	}
+	if _, _, err := c.PullRequests.Get(ctx(t), owner, name, 1); err != nil {
+		t.Errorf("after both faults: %v", err)
+	}
+	// The route form does not match the reviews route below it.
+	s.FailNext("", "/repos/{owner}/{repo}/pulls/{number}", 1, 502)
+	if _, _, err := c.PullRequests.ListReviews(ctx(t), owner, name, 1, nil); err != nil {
+		t.Errorf("reviews hit a fault meant for the pull: %v", err)
+	}
+	if got := s.Count("GET", "/repos/{owner}/{repo}/pulls/{number}"); got != 3 {
+		t.Errorf("Count by route = %d, want 3", got)
+	}
+	for _, bad := range []string{"/repos/{owner}/{repo}/pull/{number}", "/repos/[/x"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Inject(%q) did not panic", bad)
+				}
+			}()
+			s.FailNext("GET", bad, 1, 502)
+		}()
+	}
+}

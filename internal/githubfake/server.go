@@ -51,9 +51,10 @@ const DefaultBotLogin = "contractbot[bot]"
 // Server is a running fake of GitHub's REST API. Its methods are safe for
 // concurrent use.
 type Server struct {
-	ts   *httptest.Server
-	mux  *http.ServeMux
-	done chan struct{}
+	ts        *httptest.Server
+	mux       *http.ServeMux
+	routeList []string // the mux's patterns, in registration order
+	done      chan struct{}
 
 	mu       sync.Mutex
 	clock    func() time.Time
@@ -64,7 +65,7 @@ type Server struct {
 	teams    map[string]*team // key "org/slug", lower case
 	tokens   map[string]tokenInfo
 	app      *appConfig
-	tokenTTL time.Duration // 0: never expire
+	tokenTTL time.Duration    // 0: never expire
 	installs map[int64]string // installation id -> account login
 	limit    rateLimit
 	faults   []*Fault
@@ -162,7 +163,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.writeRateHeaders(w)
 	w.Header().Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%d", len(s.log)+1))
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
-	f := s.takeFault(r)
+	f := s.takeFault(r, pattern)
 	s.mu.Unlock()
 	if f != nil {
 		s.applyFault(w, r, f)
@@ -259,6 +260,7 @@ func requireApp(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) routes() {
 	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
 		s.mux.HandleFunc(pattern, h)
+		s.routeList = append(s.routeList, pattern)
 	}
 	// Pull requests (pulls.go).
 	handle("GET /repos/{owner}/{repo}/pulls", s.listPulls)
