@@ -35,6 +35,9 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 	if err := b.Evaluate(ctx, "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
+	if got := fake.Count("GET", "/repos/{owner}/{repo}/pulls/{number}"); got != 3 {
+		t.Errorf("GET pull request %d times, want 3 (two 502s, then the answer)", got)
+	}
 	comments := fake.Comments("acme", "contracts", n)
 	if len(comments) != 1 || !strings.Contains(comments[0].GetBody(), "**BREAKING**") {
 		t.Fatalf("comments: %d", len(comments))

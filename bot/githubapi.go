@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -81,6 +82,15 @@ func retryAfter(resp *github.Response, err error, backoff time.Duration) (time.D
 	case errors.As(err, &abuse):
 		if abuse.RetryAfter != nil {
 			return *abuse.RetryAfter, true
+		}
+		return time.Minute, true
+	case resp != nil && resp.StatusCode == http.StatusTooManyRequests:
+		// go-github v60 reads only 403 as a rate limit; GitHub also answers 429.
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+			return time.Duration(s) * time.Second, true
+		}
+		if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			return max(time.Until(time.Unix(reset, 0)), time.Second), true
 		}
 		return time.Minute, true
 	case resp != nil && resp.StatusCode >= 500:

@@ -24,6 +24,10 @@ type Bot struct {
 	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
 	Now  func() time.Time
 	Log  *slog.Logger
+	// Notify, when set, receives the sign-off reminders and escalations (Slack).
+	Notify Notifier
+	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
+	Marks []time.Duration
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
 	// reports (a mirror, or a local path in tests).
 	CloneURL func(owner, repo string) string
@@ -146,12 +150,87 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 	// Team memberships are read only for the teams whose sign-off is required.
 	in.Members = b.members(ctx, verdict.Evaluate(in), log)
 	report := verdict.Evaluate(in)
+	prev = b.remind(ctx, *pr, report, loaded.Head, prev, log)
 	md := verdict.Markdown(report, verdict.MarkdownOptions{RepoURL: pr.HTMLURL, HeadSHA: pr.HeadSHA})
 	if _, err := Converge(ctx, b.GH, *pr, report, prev, md, log); err != nil {
 		return err
 	}
 	log.Info("evaluated", "class", report.Class, "ready", report.Ready, "signoffs", len(report.SignOffs))
 	return nil
+}
+
+// remind sends the reminders and escalations due now and returns the state with the
+// marks of those that reached every channel. A reminder goes to the consumer team's
+// channel; an escalation also to the team's escalation channel and the channels of
+// the changed subjects' owners.
+func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, head *contract.Tree, prev *State, log *slog.Logger) *State {
+	if b.Notify == nil {
+		return prev
+	}
+	marks := b.Marks
+	if marks == nil {
+		marks = DefaultMarks
+	}
+	next := State{}
+	if prev != nil {
+		next = *prev
+	}
+	sent := next.Reminded
+	if prev != nil {
+		sent = keepReminders(prev.Reminded, prev.Teams, r.State)
+	}
+	for _, rem := range DueReminders(r, sent, r.Now, marks) {
+		channels := reminderChannels(head, r, rem)
+		if len(channels) == 0 {
+			log.Warn("no Slack channel for a reminder; add slack: to the team in teams.yaml", "team", rem.Team, "mark", rem.Mark)
+			continue
+		}
+		msg := ReminderMessage(pr, rem, r.Now)
+		ok := true
+		for _, ch := range channels {
+			if err := b.Notify.Send(ctx, ch, msg); err != nil {
+				ok = false
+				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "team", rem.Team, "mark", rem.Mark, "err", err)
+			}
+		}
+		if ok {
+			sent = MarkSent(sent, rem, marks)
+			log.Info("reminder sent", "team", rem.Team, "mark", rem.Mark)
+		}
+	}
+	next.Reminded = sent
+	return &next
+}
+
+// reminderChannels lists the channels of a reminder, without repeats.
+func reminderChannels(head *contract.Tree, r *verdict.Report, rem Reminder) []string {
+	var out []string
+	add := func(ch string) {
+		if ch == "" {
+			return
+		}
+		for _, have := range out {
+			if have == ch {
+				return
+			}
+		}
+		out = append(out, ch)
+	}
+	team := head.Teams[rem.Team]
+	if team != nil {
+		add(team.Slack)
+	}
+	if rem.Escalation() {
+		if team != nil && team.Escalation != nil {
+			add(team.Escalation.Slack)
+		}
+		for _, s := range r.Subjects {
+			if owner := head.Teams[s.Owner]; owner != nil {
+				add(owner.Slack)
+			}
+		}
+	}
+	return out
 }
 
 // previousState reads the state block of the bot's comment, if any.

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-github/v60/github"
+	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
@@ -37,7 +38,8 @@ Configuration comes from the environment:
   CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret (required)
   GITHUB_TOKEN                a token with pull requests, issues, checks: write and
                               members: read (GitHub App installation tokens are not
-                              wired yet; see docs/operations.md)`,
+                              wired yet; see docs/operations.md)
+  SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack`,
 		Example: `  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
   contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
@@ -68,6 +70,9 @@ Configuration comes from the environment:
 					return &githttp.BasicAuth{Username: "x-access-token", Password: token}, nil
 				},
 				Now: time.Now, Log: log,
+			}
+			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
+				b.Notify = &bot.SlackNotifier{Client: slack.New(tok)}
 			}
 			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log})
 			l, err := net.Listen("tcp", addr)

@@ -1,0 +1,62 @@
+package bot
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./bot -update)", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs (go test ./bot -update to accept):\n%s", p, got)
+	}
+}
+
+// TestSlackMessagesGolden pins the Block Kit of a reminder and an escalation, with a
+// consumer name that tries to inject a Slack link.
+func TestSlackMessagesGolden(t *testing.T) {
+	deadline := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	so := &verdict.SignOff{Team: "analytics", Deadline: deadline, For: []verdict.ConsumerRef{
+		{Subject: "dws.gmv-1min-value", Consumer: "gmv-dashboard", Effect: checker.Breaks, Fields: []string{"gmv_cents"}, Reason: "the change breaks fields it reads"},
+		{Subject: "dws.gmv-1min-value", Consumer: "<http://evil|click>", Effect: checker.ChangesMeaning, Reason: "x & y"},
+	}}
+	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HTMLURL: "https://github.com/acme/contracts"}
+	for _, tc := range []struct {
+		name string
+		rem  Reminder
+		now  time.Time
+	}{
+		{"slack-reminder.json", Reminder{Team: "analytics", Mark: "2h", Deadline: deadline, SignOff: so}, deadline.Add(-90 * time.Minute)},
+		{"slack-escalation.json", Reminder{Team: "analytics", Mark: Overdue, Deadline: deadline, SignOff: so}, deadline.Add(time.Hour)},
+	} {
+		msg := ReminderMessage(pr, tc.rem, tc.now)
+		data, err := json.MarshalIndent(struct {
+			Text   string `json:"text"`
+			Blocks any    `json:"blocks"`
+		}{msg.Text, msg.Blocks}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.name, append(data, '\n'))
+	}
+}
