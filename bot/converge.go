@@ -52,6 +52,8 @@ type CheckRunInput struct {
 // the go-github implementation is one adapter, the tests' recording fake another).
 type GitHub interface {
 	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
+	// OpenPullRequests lists the numbers of the open pull requests.
+	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
 	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
 	// TeamMembers lists the logins of a team, by organisation and slug.
 	TeamMembers(ctx context.Context, org, slug string) ([]string, error)

@@ -41,6 +41,12 @@ func (g *recorder) GetPullRequest(context.Context, string, string, int) (*PullRe
 	pr.Labels = g.labelList()
 	return &pr, nil
 }
+func (g *recorder) OpenPullRequests(context.Context, string, string) ([]int, error) {
+	if g.pr == nil {
+		return nil, nil
+	}
+	return []int{g.pr.Number}, nil
+}
 func (g *recorder) ListReviews(context.Context, string, string, int) ([]verdict.Review, error) {
 	return g.reviews, nil
 }

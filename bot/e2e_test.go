@@ -70,3 +70,26 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 		t.Errorf("comment:\n%s", comments[0].GetBody())
 	}
 }
+
+// TestReconcileRepairsAMissedWebhook: no webhook arrived for a pull request; the
+// reconcile loop finds it open and converges it.
+func TestReconcileRepairsAMissedWebhook(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	fake.SetCloneURL("acme", "contracts", remote)
+	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	closed := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake.SetState("acme", "contracts", closed, "closed")
+	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
+	if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
+		t.Errorf("open pull request: %d comments after reconcile", got)
+	}
+	if got := len(fake.Comments("acme", "contracts", closed)); got != 0 {
+		t.Errorf("closed pull request got %d comments", got)
+	}
+}

@@ -126,6 +126,31 @@ func (a *API) GetPullRequest(ctx context.Context, owner, repo string, number int
 	return pr, nil
 }
 
+// OpenPullRequests lists the open pull requests' numbers, all pages.
+func (a *API) OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error) {
+	var out []int
+	opt := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		var page []*github.PullRequest
+		var resp *github.Response
+		err := a.call(ctx, func() (r *github.Response, err error) {
+			page, r, err = a.Client.PullRequests.List(ctx, owner, repo, opt)
+			resp = r
+			return r, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page {
+			out = append(out, p.GetNumber())
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
 // ListReviews reads every review, all pages.
 func (a *API) ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error) {
 	var out []verdict.Review

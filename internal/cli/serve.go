@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,6 +25,8 @@ func newServeCmd() *cobra.Command {
 	var (
 		addr, githubURL, cacheDir string
 		workers, queue            int
+		repos                     []string
+		every                     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -79,8 +82,19 @@ Configuration comes from the environment:
 			if err != nil {
 				return err
 			}
+			var watch []bot.Repository
+			for _, r := range repos {
+				owner, name, ok := strings.Cut(r, "/")
+				if !ok || owner == "" || name == "" {
+					return fmt.Errorf("--reconcile %q: write owner/name", r)
+				}
+				watch = append(watch, bot.Repository{Owner: owner, Name: name})
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if len(watch) > 0 {
+				go b.ReconcileEvery(ctx, watch, every)
+			}
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
 	}
@@ -89,5 +103,7 @@ Configuration comes from the environment:
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
 	cmd.Flags().IntVar(&workers, "workers", 4, "pull requests evaluated in parallel")
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
+	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
+	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
 }

@@ -1,0 +1,45 @@
+package bot
+
+import (
+	"context"
+	"time"
+)
+
+// Repository names a repository the bot watches.
+type Repository struct{ Owner, Name string }
+
+// Reconcile evaluates every open pull request of the repositories: what a missed
+// webhook or a crash left undone is repaired, reminders and escalations fall due. Any
+// replica may run it; the evaluation is idempotent.
+func (b *Bot) Reconcile(ctx context.Context, repos []Repository) {
+	for _, r := range repos {
+		numbers, err := b.GH.OpenPullRequests(ctx, r.Owner, r.Name)
+		if err != nil {
+			b.Log.Warn("reconcile: listing open pull requests failed", "repository", r.Owner+"/"+r.Name, "err", err)
+			continue
+		}
+		for _, n := range numbers {
+			if ctx.Err() != nil {
+				return
+			}
+			log := b.Log.With("repository", r.Owner+"/"+r.Name, "pull_request", n, "reconcile", true)
+			if err := b.Evaluate(ctx, r.Owner, r.Name, n, log); err != nil {
+				log.Error("reconcile: evaluation failed", "err", err)
+			}
+		}
+	}
+}
+
+// ReconcileEvery runs Reconcile at once and then every interval until ctx ends.
+func (b *Bot) ReconcileEvery(ctx context.Context, repos []Repository, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		b.Reconcile(ctx, repos)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
