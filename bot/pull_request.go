@@ -18,8 +18,11 @@ import (
 
 // Bot evaluates pull requests and converges GitHub's state.
 type Bot struct {
-	GH    GitHub
-	Cache *GitCache
+	// Clients gives the API and Git credentials per repository (a GitHub App's
+	// installations); when nil, GH and Auth serve every repository.
+	Clients Clients
+	GH      GitHub
+	Cache   *GitCache
 	// Auth returns the credentials for fetching owner/repo (nil for none).
 	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
 	Now  func() time.Time
@@ -35,7 +38,10 @@ type Bot struct {
 
 // prEvent is the part of a pull_request or pull_request_review payload the bot reads.
 type prEvent struct {
-	Action      string `json:"action"`
+	Action       string `json:"action"`
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
 	PullRequest struct {
 		Number int `json:"number"`
 	} `json:"pull_request"`
@@ -77,16 +83,41 @@ func (b *Bot) Route(d Delivery) (*Job, error) {
 	key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n)
 	return &Job{Key: key, Run: func(ctx context.Context) {
-		if err := b.Evaluate(ctx, owner, repo, n, log); err != nil {
+		if err := b.EvaluateInstallation(ctx, owner, repo, n, ev.Installation.ID, log); err != nil {
 			log.Error("evaluation failed", "err", err)
 		}
 	}}, nil
 }
 
+// clients returns the API and Git credentials for a repository.
+func (b *Bot) clients(ctx context.Context, owner, repo string, installation int64) (GitHub, transport.AuthMethod, error) {
+	if b.Clients != nil {
+		return b.Clients.For(ctx, owner, repo, installation)
+	}
+	var auth transport.AuthMethod
+	if b.Auth != nil {
+		var err error
+		if auth, err = b.Auth(ctx, owner, repo); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.GH, auth, nil
+}
+
 // Evaluate reads the pull request, evaluates it with the shared verdict and converges
 // GitHub's state. It is idempotent: running it twice changes nothing the second time.
 func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log *slog.Logger) error {
-	pr, err := b.GH.GetPullRequest(ctx, owner, repo, number)
+	return b.EvaluateInstallation(ctx, owner, repo, number, 0, log)
+}
+
+// EvaluateInstallation is Evaluate for a GitHub App installation known from the
+// webhook (0: look it up).
+func (b *Bot) EvaluateInstallation(ctx context.Context, owner, repo string, number int, installation int64, log *slog.Logger) error {
+	gh, auth, err := b.clients(ctx, owner, repo, installation)
+	if err != nil {
+		return err
+	}
+	pr, err := gh.GetPullRequest(ctx, owner, repo, number)
 	if err != nil {
 		return fmt.Errorf("read the pull request: %w", err)
 	}
@@ -94,12 +125,6 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 	if pr.State != "" && pr.State != "open" {
 		log.Info("pull request is closed; nothing to do")
 		return nil
-	}
-	var auth transport.AuthMethod
-	if b.Auth != nil {
-		if auth, err = b.Auth(ctx, owner, repo); err != nil {
-			return err
-		}
 	}
 	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
 	url := pr.CloneURL
@@ -135,11 +160,11 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 	if err != nil {
 		return err
 	}
-	reviews, err := b.GH.ListReviews(ctx, owner, repo, number)
+	reviews, err := gh.ListReviews(ctx, owner, repo, number)
 	if err != nil {
 		return fmt.Errorf("read the reviews: %w", err)
 	}
-	prev := b.previousState(ctx, pr, log)
+	prev := previousState(ctx, gh, pr, log)
 	in := verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
 		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(),
@@ -148,11 +173,11 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 		in.Prior, in.Override = prev.Teams, prev.Override
 	}
 	// Team memberships are read only for the teams whose sign-off is required.
-	in.Members = b.members(ctx, verdict.Evaluate(in), log)
+	in.Members = members(ctx, gh, verdict.Evaluate(in), log)
 	report := verdict.Evaluate(in)
 	prev = b.remind(ctx, *pr, report, loaded.Head, prev, log)
 	md := verdict.Markdown(report, verdict.MarkdownOptions{RepoURL: pr.HTMLURL, HeadSHA: pr.HeadSHA})
-	if _, err := Converge(ctx, b.GH, *pr, report, prev, md, log); err != nil {
+	if _, err := Converge(ctx, gh, *pr, report, prev, md, log); err != nil {
 		return err
 	}
 	log.Info("evaluated", "class", report.Class, "ready", report.Ready, "signoffs", len(report.SignOffs))
@@ -234,8 +259,8 @@ func reminderChannels(head *contract.Tree, r *verdict.Report, rem Reminder) []st
 }
 
 // previousState reads the state block of the bot's comment, if any.
-func (b *Bot) previousState(ctx context.Context, pr *PullRequest, log *slog.Logger) *State {
-	comments, err := b.GH.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
+func previousState(ctx context.Context, gh GitHub, pr *PullRequest, log *slog.Logger) *State {
+	comments, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
 	if err != nil {
 		log.Warn("could not read comments; starting from a fresh state", "err", err)
 		return nil
@@ -258,7 +283,7 @@ func (b *Bot) previousState(ctx context.Context, pr *PullRequest, log *slog.Logg
 // cannot be read (a wrong handle in teams.yaml, or no members: read permission) is
 // logged and counts as having no members: its sign-off stays pending, and the rest of
 // the evaluation goes on.
-func (b *Bot) members(ctx context.Context, r *verdict.Report, log *slog.Logger) map[string][]string {
+func members(ctx context.Context, gh GitHub, r *verdict.Report, log *slog.Logger) map[string][]string {
 	out := map[string][]string{}
 	for _, so := range r.SignOffs {
 		for _, h := range so.Handles {
@@ -269,7 +294,7 @@ func (b *Bot) members(ctx context.Context, r *verdict.Report, log *slog.Logger) 
 			if _, done := out[h]; done {
 				continue
 			}
-			logins, err := b.GH.TeamMembers(ctx, org, slug)
+			logins, err := gh.TeamMembers(ctx, org, slug)
 			if err != nil {
 				log.Warn("could not read a team's members; its sign-off cannot be recognised", "team", h, "err", err)
 			}

@@ -13,7 +13,12 @@ type Repository struct{ Owner, Name string }
 // replica may run it; the evaluation is idempotent.
 func (b *Bot) Reconcile(ctx context.Context, repos []Repository) {
 	for _, r := range repos {
-		numbers, err := b.GH.OpenPullRequests(ctx, r.Owner, r.Name)
+		gh, _, err := b.clients(ctx, r.Owner, r.Name, 0)
+		if err != nil {
+			b.Log.Warn("reconcile: no client for the repository", "repository", r.Owner+"/"+r.Name, "err", err)
+			continue
+		}
+		numbers, err := gh.OpenPullRequests(ctx, r.Owner, r.Name)
 		if err != nil {
 			b.Log.Warn("reconcile: listing open pull requests failed", "repository", r.Owner+"/"+r.Name, "err", err)
 			continue

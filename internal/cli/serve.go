@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-github/v60/github"
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
@@ -27,6 +24,8 @@ func newServeCmd() *cobra.Command {
 		workers, queue            int
 		repos                     []string
 		every                     time.Duration
+		appID                     int64
+		appKeyFile                string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -40,24 +39,18 @@ teams whose sign-off is needed, and labels that mirror the verdict.
 Configuration comes from the environment:
   CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret (required)
   GITHUB_TOKEN                a token with pull requests, issues, checks: write and
-                              members: read (GitHub App installation tokens are not
-                              wired yet; see docs/operations.md)
+                              members: read; or run as a GitHub App with --app-id
+                              and --app-key-file (installation tokens per repository)
   SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack`,
 		Example: `  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
+  contractbot serve --app-id 123456 --app-key-file app.pem --reconcile acme/contracts
   contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
 			token := os.Getenv("GITHUB_TOKEN")
-			if secret == "" || token == "" {
-				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET and GITHUB_TOKEN (see contractbot serve --help)")
-			}
-			client := github.NewClient(nil).WithAuthToken(token)
-			if githubURL != "" {
-				var err error
-				if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
-					return fmt.Errorf("--github-url: %w", err)
-				}
+			if secret == "" || (token == "" && appID == 0) {
+				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET, and GITHUB_TOKEN or --app-id with --app-key-file (see contractbot serve --help)")
 			}
 			if cacheDir == "" {
 				base, err := os.UserCacheDir()
@@ -67,12 +60,22 @@ Configuration comes from the environment:
 				cacheDir = filepath.Join(base, "contractbot", "git")
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-			b := &bot.Bot{
-				GH: bot.NewAPI(client), Cache: &bot.GitCache{Dir: cacheDir},
-				Auth: func(context.Context, string, string) (transport.AuthMethod, error) {
-					return &githttp.BasicAuth{Username: "x-access-token", Password: token}, nil
-				},
-				Now: time.Now, Log: log,
+			b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log}
+			if appID != 0 {
+				key, err := os.ReadFile(appKeyFile)
+				if err != nil {
+					return fmt.Errorf("--app-key-file: %w", err)
+				}
+				b.Clients = &bot.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
+			} else {
+				client := github.NewClient(nil).WithAuthToken(token)
+				if githubURL != "" {
+					var err error
+					if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
+						return fmt.Errorf("--github-url: %w", err)
+					}
+				}
+				b.Clients = &bot.TokenClients{API: bot.NewAPI(client), Token: token}
 			}
 			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
 				b.Notify = &bot.SlackNotifier{Client: slack.New(tok)}
@@ -103,6 +106,8 @@ Configuration comes from the environment:
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
 	cmd.Flags().IntVar(&workers, "workers", 4, "pull requests evaluated in parallel")
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
+	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
+	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
