@@ -29,6 +29,8 @@ type Bot struct {
 	Log  *slog.Logger
 	// Notify, when set, receives the sign-off reminders and escalations (Slack).
 	Notify Notifier
+	// AdminTeam ("org/slug") may override the bot with /contractbot override.
+	AdminTeam string
 	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
 	Marks []time.Duration
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
@@ -63,6 +65,8 @@ func (b *Bot) Route(d Delivery) (*Job, error) {
 	var ev prEvent
 	switch d.Event {
 	case "pull_request", "pull_request_review":
+	case "issue_comment":
+		return b.routeComment(d)
 	default:
 		return nil, nil
 	}
@@ -113,6 +117,17 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 // EvaluateInstallation is Evaluate for a GitHub App installation known from the
 // webhook (0: look it up).
 func (b *Bot) EvaluateInstallation(ctx context.Context, owner, repo string, number int, installation int64, log *slog.Logger) error {
+	return b.evaluate(ctx, owner, repo, number, installation, evalOptions{}, log)
+}
+
+// evalOptions carry what a pull-request command adds to an evaluation.
+type evalOptions struct {
+	override *verdict.Override
+	// remindAll sends a reminder to every pending team now, whatever was sent.
+	remindAll bool
+}
+
+func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, installation int64, opt evalOptions, log *slog.Logger) error {
 	gh, auth, err := b.clients(ctx, owner, repo, installation)
 	if err != nil {
 		return err
@@ -172,10 +187,13 @@ func (b *Bot) EvaluateInstallation(ctx context.Context, owner, repo string, numb
 	if prev != nil {
 		in.Prior, in.Override = prev.Teams, prev.Override
 	}
+	if opt.override != nil {
+		in.Override = opt.override
+	}
 	// Team memberships are read only for the teams whose sign-off is required.
 	in.Members = members(ctx, gh, verdict.Evaluate(in), log)
 	report := verdict.Evaluate(in)
-	prev = b.remind(ctx, *pr, report, loaded.Head, prev, log)
+	prev = b.remind(ctx, *pr, report, loaded.Head, prev, opt.remindAll, log)
 	md := verdict.Markdown(report, verdict.MarkdownOptions{RepoURL: pr.HTMLURL, HeadSHA: pr.HeadSHA})
 	if _, err := Converge(ctx, gh, *pr, report, prev, md, log); err != nil {
 		return err
@@ -188,7 +206,7 @@ func (b *Bot) EvaluateInstallation(ctx context.Context, owner, repo string, numb
 // marks of those that reached every channel. A reminder goes to the consumer team's
 // channel; an escalation also to the team's escalation channel and the channels of
 // the changed subjects' owners.
-func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, head *contract.Tree, prev *State, log *slog.Logger) *State {
+func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, head *contract.Tree, prev *State, all bool, log *slog.Logger) *State {
 	if b.Notify == nil {
 		return prev
 	}
@@ -204,7 +222,16 @@ func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, hea
 	if prev != nil {
 		sent = keepReminders(prev.Reminded, prev.Teams, r.State)
 	}
-	for _, rem := range DueReminders(r, sent, r.Now, marks) {
+	due := DueReminders(r, sent, r.Now, marks)
+	if all {
+		due = nil
+		for _, so := range r.SignOffs {
+			if so.Status != verdict.Approved {
+				due = append(due, Reminder{Team: so.Team, Mark: "manual", Deadline: so.Deadline, SignOff: so})
+			}
+		}
+	}
+	for _, rem := range due {
 		channels := reminderChannels(head, r, rem)
 		if len(channels) == 0 {
 			log.Warn("no Slack channel for a reminder; add slack: to the team in teams.yaml", "team", rem.Team, "mark", rem.Mark)
@@ -218,7 +245,7 @@ func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, hea
 				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "team", rem.Team, "mark", rem.Mark, "err", err)
 			}
 		}
-		if ok {
+		if ok && rem.Mark != "manual" {
 			sent = MarkSent(sent, rem, marks)
 			log.Info("reminder sent", "team", rem.Team, "mark", rem.Mark)
 		}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"sync"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 

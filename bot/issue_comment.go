@@ -1,0 +1,147 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// Command is a `/contractbot ...` line in a pull-request comment.
+type Command struct {
+	Name string // recheck, remind, override, or what was written
+	Arg  string // the override's reason
+}
+
+// ParseCommand finds the first line of a comment that starts with /contractbot.
+func ParseCommand(body string) (Command, bool) {
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, "/contractbot")
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		name, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		return Command{Name: strings.ToLower(name), Arg: strings.TrimSpace(arg)}, true
+	}
+	return Command{}, false
+}
+
+// HelpText answers an unknown command.
+const HelpText = "contractbot commands (write one at the start of a line of a comment):\n\n" +
+	"- `/contractbot recheck`: evaluate the pull request again\n" +
+	"- `/contractbot remind`: send the pending teams a reminder on Slack now\n" +
+	"- `/contractbot override <reason>`: let the change merge without what it still needs (admins only; recorded with who and why)"
+
+// commentEvent is the part of an issue_comment payload the bot reads.
+type commentEvent struct {
+	Action string `json:"action"`
+	Issue  struct {
+		Number      int              `json:"number"`
+		PullRequest *json.RawMessage `json:"pull_request"`
+	} `json:"issue"`
+	Comment struct {
+		Body string `json:"body"`
+		User struct {
+			Login string `json:"login"`
+			Type  string `json:"type"`
+		} `json:"user"`
+	} `json:"comment"`
+	Repository struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	} `json:"repository"`
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
+}
+
+// routeComment turns a new pull-request comment with a command into a job.
+func (b *Bot) routeComment(d Delivery) (*Job, error) {
+	var ev commentEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return nil, fmt.Errorf("issue_comment payload: %w", err)
+	}
+	if ev.Action != "created" || ev.Issue.PullRequest == nil || ev.Comment.User.Type == "Bot" {
+		return nil, nil
+	}
+	cmd, ok := ParseCommand(ev.Comment.Body)
+	if !ok {
+		return nil, nil
+	}
+	owner, repo, n := ev.Repository.Owner.Login, ev.Repository.Name, ev.Issue.Number
+	if owner == "" || repo == "" || n == 0 {
+		return nil, fmt.Errorf("issue_comment payload without repository or issue number")
+	}
+	author := ev.Comment.User.Login
+	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n, "command", cmd.Name, "by", author)
+	return &Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) {
+		if err := b.runCommand(ctx, owner, repo, n, ev.Installation.ID, cmd, author, log); err != nil {
+			log.Error("command failed", "err", err)
+		}
+	}}, nil
+}
+
+// runCommand carries out a command.
+func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst int64, cmd Command, author string, log *slog.Logger) error {
+	switch cmd.Name {
+	case "recheck":
+		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{}, log)
+	case "remind":
+		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{remindAll: true}, log)
+	case "override":
+		gh, _, err := b.clients(ctx, owner, repo, inst)
+		if err != nil {
+			return err
+		}
+		if cmd.Arg == "" {
+			return gh.CreateComment(ctx, owner, repo, n, "@"+author+" an override needs a reason: `/contractbot override <why this change may merge now>`.")
+		}
+		allowed, err := b.isAdmin(ctx, gh, author)
+		if err != nil {
+			return err
+		}
+		if !allowed {
+			log.Warn("override refused")
+			return gh.CreateComment(ctx, owner, repo, n, fmt.Sprintf("@%s only members of %s may override contractbot; ask one of them.", author, orDash(b.AdminTeam)))
+		}
+		log.Info("override", "reason", cmd.Arg)
+		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.Now()}
+		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{override: o}, log)
+	}
+	gh, _, err := b.clients(ctx, owner, repo, inst)
+	if err != nil {
+		return err
+	}
+	return gh.CreateComment(ctx, owner, repo, n, fmt.Sprintf("@%s I do not know `/contractbot %s`.\n\n%s", author, strings.ReplaceAll(cmd.Name, "`", ""), HelpText))
+}
+
+// isAdmin reports whether login belongs to the admin team (org/slug).
+func (b *Bot) isAdmin(ctx context.Context, gh GitHub, login string) (bool, error) {
+	org, slug, ok := strings.Cut(strings.TrimPrefix(b.AdminTeam, "@"), "/")
+	if !ok {
+		return false, nil
+	}
+	members, err := gh.TeamMembers(ctx, org, slug)
+	if err != nil {
+		return false, fmt.Errorf("read the admin team %s: %w", b.AdminTeam, err)
+	}
+	for _, m := range members {
+		if strings.EqualFold(m, login) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "the admin team (none is configured)"
+	}
+	return s
+}
