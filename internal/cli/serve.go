@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -104,7 +105,7 @@ Configuration comes from the environment:
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
-	cmd.Flags().IntVar(&workers, "workers", 4, "pull requests evaluated in parallel")
+	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel (default: the number of CPUs; more only adds contention with the webhook endpoint)")
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
 	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
 	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
