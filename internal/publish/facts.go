@@ -1,0 +1,156 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/change"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/verdict"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// facts is what the verdict of a merge commit says, for its events.
+type facts struct {
+	subjects map[string]*verdict.SubjectReport
+	calendar map[string]string
+	details  Details
+}
+
+// evaluate runs the verdict on a commit against its first parent, as `check` would
+// have on the pull request: class, field changes, affected consumers, calendar entry.
+func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, error) {
+	f := &facts{subjects: map[string]*verdict.SubjectReport{}, calendar: map[string]string{}}
+	var base contract.Source = contract.MemSource{}
+	ch := change.Change{Repo: p.Repo}
+	if len(c.ParentHashes) > 0 {
+		src, err := contract.NewGitSource(p.Repo, c.ParentHashes[0].String())
+		if err != nil {
+			return nil, fmt.Errorf("open the first parent: %w", err)
+		}
+		defer src.Close()
+		base, ch.HistoryAt = src, c.ParentHashes[0]
+	}
+	head, err := contract.NewGitSource(p.Repo, c.Hash.String())
+	if err != nil {
+		return nil, fmt.Errorf("open the commit: %w", err)
+	}
+	defer head.Close()
+	ch.Base, ch.Head = base, head
+	l, err := change.Load(ch)
+	if err != nil {
+		return nil, fmt.Errorf("load the change: %w", err)
+	}
+	r := verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: c.Committer.When.UTC()})
+	for _, s := range r.Subjects {
+		f.subjects[s.Subject] = s
+	}
+	for _, cc := range r.Calendar {
+		if cc.Entry != "" {
+			f.calendar[cc.Subject] = cc.Entry
+		}
+	}
+	if p.Details != nil {
+		if f.details, err = p.Details(ctx, c); err != nil {
+			return nil, fmt.Errorf("details of the merge: %w", err)
+		}
+	}
+	if f.details.PullRequest == nil {
+		f.details.PullRequest = PullRequestOf(c.Message)
+	}
+	return f, nil
+}
+
+// data builds an event's data for version v of its subject published at c.
+// before is the subject's current version number before c (0: none, or deleted).
+func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, before int, level string, registeredID int) events.Published {
+	d := events.Published{
+		Subject: v.Subject, Version: v.Version, ID: v.ID, RegisteredID: registeredID,
+		Format: v.Format, Level: level, Class: string(verdict.Safe),
+		Changes: []events.FieldChange{}, Affected: []events.Consumer{},
+		SignOffs: f.details.SignOffs, Override: f.details.Override,
+		Calendar: f.calendar[v.Subject], PullRequest: f.details.PullRequest,
+		MergeCommit: c.Hash.String(), SchemaFile: v.Path,
+	}
+	h := ix.BySubject[v.Subject]
+	if f := ix.Folders[h.Folder]; f != nil {
+		d.SchemaFile = h.Folder + "/" + f.Schema
+		if f.Format != "" {
+			d.Format = f.Format
+		}
+	}
+	if before != 0 && before != v.Version {
+		prev := h.Versions[before-1]
+		d.Previous = &events.Ref{Version: prev.Version, ID: prev.ID}
+	}
+	sr := f.subjects[v.Subject]
+	if sr == nil {
+		return d
+	}
+	d.Class = string(sr.Class)
+	for _, ch := range sr.Changes {
+		d.Changes = append(d.Changes, events.FieldChange{Kind: string(ch.Kind), Path: ch.Path, OldPath: ch.OldPath,
+			Old: ch.Old, New: ch.New, Effect: string(ch.Effect), Message: ch.Message})
+	}
+	reports := []*verdict.SubjectReport{sr}
+	// A Protobuf file's change reaches the consumers of the subjects that import it,
+	// whose own schema files (and so versions) did not change.
+	own := importPath(d.SchemaFile)
+	for _, name := range sortedKeys(f.subjects) {
+		ih := ix.BySubject[name]
+		if name == v.Subject || ih == nil || ih.Current == 0 {
+			continue
+		}
+		for _, imp := range ih.Versions[ih.Current-1].Imports {
+			if imp == own {
+				reports = append(reports, f.subjects[name])
+				break
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range reports {
+		for _, a := range r.Affected {
+			if key := a.Subject + "\x00" + a.Name; !seen[key] {
+				seen[key] = true
+				d.Affected = append(d.Affected, events.Consumer{Name: a.Name, Subject: a.Subject, Owner: a.Owner,
+					Effect: string(a.Effect), Direct: a.Direct, Hops: a.Hops})
+			}
+		}
+	}
+	return d
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var prNumber = []*regexp.Regexp{
+	regexp.MustCompile(`^Merge pull request #(\d+) `),
+	regexp.MustCompile(`\(#(\d+)\)\s*(?:\n|$)`),
+}
+
+// PullRequestOf reads the pull request number from a merge commit's message, as GitHub
+// writes it ("Merge pull request #42 from ..." or a squash "Title (#42)").
+func PullRequestOf(message string) *events.PullRequest {
+	for _, re := range prNumber {
+		if m := re.FindStringSubmatch(message); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err == nil && n > 0 {
+				return &events.PullRequest{Number: n}
+			}
+		}
+	}
+	return nil
+}

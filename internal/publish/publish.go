@@ -1,0 +1,325 @@
+// Package publish publishes what the default branch merged: for each first-parent
+// commit not yet published, oldest first, and for each subject whose schema or
+// compatibility level changed there, it sets the subject's level in the registry,
+// registers the version (with references for Protobuf imports), sends the change event,
+// and finally marks the commit done.
+//
+// Every step is idempotent, so a run interrupted at any point is finished by the next
+// one: a version already in the registry is found by look-up (and a registry answers
+// the existing id when an identical schema is registered again), an event sent again
+// has the same id (events.ID), and a commit is marked only after all its work is done.
+// A subject's events are sent in commit order.
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// Registry is what publishing needs of a schema registry (*registry.Client has it).
+type Registry interface {
+	SetConfig(ctx context.Context, subject, level string) error
+	LookUp(ctx context.Context, subject, schema string, typ registry.SchemaType, refs []registry.Reference) (registry.Schema, error)
+	Register(ctx context.Context, subject, schema string, typ registry.SchemaType, refs []registry.Reference) (int, error)
+}
+
+// Marker remembers which commits are published. The bot's marker is the commit status
+// contractbot/publish on GitHub; the CLI's is a file (FileMarker).
+type Marker interface {
+	Done(commit string) (bool, error)
+	Mark(commit string, s Summary) error
+}
+
+// Summary is what one commit published.
+type Summary struct {
+	Commit    string    `json:"commit"`
+	Time      time.Time `json:"time"`
+	Published []Item    `json:"published"`
+}
+
+// Item is one subject version published.
+type Item struct {
+	Subject      string `json:"subject"`
+	Version      int    `json:"version"`
+	ID           int    `json:"id"`
+	RegisteredID int    `json:"registered_id,omitempty"`
+	Level        string `json:"level"`
+	// LevelOnly: the level changed, the schema did not (the version was published before).
+	LevelOnly bool   `json:"level_only,omitempty"`
+	Event     string `json:"event"`
+}
+
+// Details are facts about a merge commit that Git alone does not hold (the pull
+// request's sign-offs as GitHub reports them). Any field may be empty.
+type Details struct {
+	PullRequest *events.PullRequest
+	SignOffs    []events.SignOff
+	Override    *events.Override
+}
+
+// Publisher publishes a repository's default branch.
+type Publisher struct {
+	Repo *git.Repository
+	// Registry receives levels and versions; nil registers nothing (the embedded
+	// registry already serves the branch) and only sends events.
+	Registry Registry
+	Sink     events.Sink
+	Marker   Marker
+	// Source is the CloudEvents source: the repository's URL or path.
+	Source string
+	// Details, when set, adds what GitHub knows of a merge commit to its events;
+	// otherwise the pull request number is read from the commit message.
+	Details func(ctx context.Context, c *object.Commit) (Details, error)
+	// Progress, when set, is called after each commit is marked.
+	Progress func(Summary)
+}
+
+// Publish publishes every first-parent commit up to head that the marker does not
+// know as done, oldest first, and returns what each published. It stops at the first
+// failure: what was done before it stays done, and the next run resumes there.
+func (p *Publisher) Publish(ctx context.Context, head plumbing.Hash) ([]Summary, error) {
+	if p.Marker == nil || p.Sink == nil {
+		return nil, ErrIncomplete
+	}
+	todo, last, err := p.pending(head)
+	if err != nil {
+		return nil, err
+	}
+	ix := versions.New()
+	if !last.IsZero() {
+		if err := ix.Extend(p.Repo, last); err != nil {
+			return nil, fmt.Errorf("index the history up to %s: %w", short(last), err)
+		}
+	}
+	var out []Summary
+	for _, c := range todo {
+		s, err := p.commit(ctx, ix, c)
+		if err != nil {
+			return out, fmt.Errorf("publish commit %s: %w", short(c.Hash), err)
+		}
+		out = append(out, s)
+		if p.Progress != nil {
+			p.Progress(s)
+		}
+	}
+	return out, nil
+}
+
+// pending walks back from head along first parents to the newest commit marked done
+// and returns the commits after it, oldest first, and that commit (zero when none).
+func (p *Publisher) pending(head plumbing.Hash) ([]*object.Commit, plumbing.Hash, error) {
+	var chain []*object.Commit
+	h := head
+	for {
+		done, err := p.Marker.Done(h.String())
+		if err != nil {
+			return nil, plumbing.ZeroHash, fmt.Errorf("read publish state of %s: %w", short(h), err)
+		}
+		if done {
+			break
+		}
+		c, err := p.Repo.CommitObject(h)
+		if err != nil {
+			return nil, plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", short(h), err)
+		}
+		chain = append(chain, c)
+		if len(c.ParentHashes) == 0 {
+			h = plumbing.ZeroHash
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain, h, nil
+}
+
+// state is what publishing compares before and after a commit, per subject.
+type state struct {
+	current int
+	level   string
+}
+
+func snapshot(ix *versions.Index) map[string]state {
+	out := map[string]state{}
+	for s, h := range ix.BySubject {
+		st := state{current: h.Current}
+		if f := ix.Folders[h.Folder]; f != nil {
+			st.level = f.Compatibility
+		}
+		out[s] = st
+	}
+	return out
+}
+
+// commit publishes one commit; ix is indexed up to its first parent and is extended
+// to it.
+func (p *Publisher) commit(ctx context.Context, ix *versions.Index, c *object.Commit) (Summary, error) {
+	before := snapshot(ix)
+	if err := ix.Extend(p.Repo, c.Hash); err != nil {
+		return Summary{}, fmt.Errorf("index: %w", err)
+	}
+	sum := Summary{Commit: c.Hash.String(), Time: c.Committer.When.UTC(), Published: []Item{}}
+	var changed []string
+	for s, st := range snapshot(ix) {
+		if st.current != 0 && st != before[s] {
+			changed = append(changed, s)
+		}
+	}
+	if len(changed) > 0 {
+		facts, err := p.evaluate(ctx, c)
+		if err != nil {
+			return Summary{}, err
+		}
+		for _, s := range order(ix, changed) {
+			it, err := p.subject(ctx, ix, c, s, before[s], facts)
+			if err != nil {
+				return Summary{}, err
+			}
+			sum.Published = append(sum.Published, it)
+		}
+	}
+	if err := p.Marker.Mark(sum.Commit, sum); err != nil {
+		return Summary{}, fmt.Errorf("mark done: %w", err)
+	}
+	return sum, nil
+}
+
+// subject publishes one subject's change at c.
+func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.Commit, subject string, before state, f *facts) (Item, error) {
+	h := ix.BySubject[subject]
+	v := h.Versions[h.Current-1]
+	level := ix.Folders[h.Folder].Compatibility
+	it := Item{Subject: subject, Version: v.Version, ID: v.ID, Level: level, LevelOnly: before.current == h.Current}
+	if p.Registry != nil {
+		text, err := versions.ReadBlob(p.Repo, plumbing.NewHash(v.Blob))
+		if err != nil {
+			return it, fmt.Errorf("read %s version %d: %w", subject, v.Version, err)
+		}
+		if level != "" {
+			if err := p.Registry.SetConfig(ctx, subject, level); err != nil {
+				return it, err
+			}
+		}
+		typ := schemaType(v.Format)
+		refs := references(ix, v)
+		got, err := p.Registry.LookUp(ctx, subject, string(text), typ, refs)
+		switch {
+		case err == nil:
+			it.RegisteredID = got.ID
+		case registry.IsNotFound(err):
+			if it.RegisteredID, err = p.Registry.Register(ctx, subject, string(text), typ, refs); err != nil {
+				if registry.IsIncompatible(err) {
+					return it, fmt.Errorf("the registry refuses %s version %d as incompatible at its level; compare it with the repository (contractbot registry diff) and align the level or the registered versions: %w", subject, v.Version, err)
+				}
+				return it, err
+			}
+		default:
+			return it, err
+		}
+	}
+	e := events.New(p.Source, c.Committer.When, f.data(ix, c, v, before.current, level, it.RegisteredID))
+	it.Event = e.ID
+	if err := p.Sink.Send(ctx, e); err != nil {
+		return it, fmt.Errorf("send the event of %s version %d: %w", subject, v.Version, err)
+	}
+	return it, nil
+}
+
+// order sorts subjects by name, then moves each subject after the subjects of the same
+// commit whose schemas it imports, so a reference points at a registered version.
+func order(ix *versions.Index, subjects []string) []string {
+	sort.Strings(subjects)
+	in := map[string]bool{}
+	for _, s := range subjects {
+		in[s] = true
+	}
+	byPath := importers(ix)
+	var out []string
+	seen := map[string]bool{}
+	var visit func(s string, depth int)
+	visit = func(s string, depth int) {
+		if seen[s] || depth > len(subjects) {
+			return
+		}
+		seen[s] = true
+		h := ix.BySubject[s]
+		for _, imp := range h.Versions[h.Current-1].Imports {
+			if dep := byPath[imp]; dep != "" && in[dep] && dep != s {
+				visit(dep, depth+1)
+			}
+		}
+		out = append(out, s)
+	}
+	for _, s := range subjects {
+		visit(s, 0)
+	}
+	return out
+}
+
+// importers maps a schema file's path inside contracts/ (a Protobuf import path) to
+// the subject whose schema it is at the indexed head.
+func importers(ix *versions.Index) map[string]string {
+	out := map[string]string{}
+	for folder, fs := range ix.Folders {
+		if fs.Subject != "" && fs.Schema != "" && !fs.Broken {
+			out[importPath(folder+"/"+fs.Schema)] = fs.Subject
+		}
+	}
+	return out
+}
+
+// references lists v's imports that are other subjects' schema files, each pointing at
+// the referenced subject's newest version at the indexed head (as the embedded
+// registry does: docs/registry.md, References).
+func references(ix *versions.Index, v versions.Version) []registry.Reference {
+	if len(v.Imports) == 0 {
+		return nil
+	}
+	byPath := importers(ix)
+	var refs []registry.Reference
+	for _, imp := range v.Imports {
+		sub := byPath[imp]
+		if sub == "" || sub == v.Subject {
+			continue
+		}
+		if latest, ok := ix.Latest(sub); ok {
+			refs = append(refs, registry.Reference{Name: imp, Subject: sub, Version: latest.Version})
+		}
+	}
+	return refs
+}
+
+func importPath(p string) string {
+	if len(p) > len(versions.ContractsDir)+1 && p[:len(versions.ContractsDir)+1] == versions.ContractsDir+"/" {
+		return p[len(versions.ContractsDir)+1:]
+	}
+	return p
+}
+
+func schemaType(format string) registry.SchemaType {
+	switch format {
+	case "protobuf":
+		return registry.Protobuf
+	case "json", "jsonschema", "json-schema":
+		return registry.JSON
+	}
+	return registry.Avro
+}
+
+func short(h plumbing.Hash) string { return h.String()[:12] }
+
+// ErrIncomplete is returned by a Publisher without a Marker or a Sink.
+var ErrIncomplete = errors.New("publish: a publisher needs a marker and a sink")
