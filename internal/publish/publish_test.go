@@ -260,9 +260,9 @@ func TestPublishIncremental(t *testing.T) {
 func TestPullRequestOf(t *testing.T) {
 	for msg, want := range map[string]int{
 		"Merge pull request #42 from acme/x\n\nbody": 42,
-		"Add a field (#7)":                            7,
-		"Add a field (#7)\n\n* detail":                7,
-		"Fix #3 in text":                              0,
+		"Add a field (#7)":                           7,
+		"Add a field (#7)\n\n* detail":               7,
+		"Fix #3 in text":                             0,
 	} {
 		got := PullRequestOf(msg)
 		if (got == nil && want != 0) || (got != nil && got.Number != want) {
