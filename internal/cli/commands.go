@@ -13,5 +13,6 @@ func commands() []*cobra.Command {
 		newCompatCmd(),
 		newCalendarCmd(),
 		newRegistryCmd(),
+		newPublishCmd(),
 	}
 }

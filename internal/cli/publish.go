@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/spf13/cobra"
+
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/publish"
+	"github.com/contractbot/contractbot/internal/registry"
+)
+
+func newPublishCmd() *cobra.Command {
+	var bf branchFlags
+	var url, sinkSpec, statePath, source string
+	var embedded bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "publish",
+		Short: "Publish the default branch's merged schema versions to a registry and send change events",
+		Long: `publish walks the default branch's first-parent commits that are not published yet,
+oldest first. For each subject whose schema or compatibility level changed in a commit it
+sets the subject's level in the registry, registers the version (Protobuf imports as
+references), and sends a change event (a CloudEvent carrying the merge's verdict: class,
+field changes, affected consumers); then it marks the commit published in the state file.
+
+Without --registry (or with --embedded) nothing is registered: the embedded registry
+(contractbot registry serve) already serves the branch; events are still sent.
+
+Every step is idempotent: a run interrupted at any point is finished by the next one,
+with no version registered twice and events sent again under the same ids.
+
+--events takes file:PATH (JSON lines, the default: file:<git dir>/contractbot/events.jsonl),
+http:URL or https:URL (POST, signed with CONTRACTBOT_EVENTS_SECRET when set) or
+kafka:BROKER[,BROKER...]/TOPIC. Registry credentials come from CONTRACTBOT_REGISTRY_USER and
+CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md.`,
+		Example: `  contractbot publish
+  contractbot publish --registry https://registry.example.com --events kafka:broker-1:9092/schema-events
+  contractbot publish --repo /srv/contracts --branch origin/main --events https://hooks.example.com/schemas`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if url != "" && embedded {
+				return errors.New("--registry and --embedded exclude each other: name a registry to write to, or none to rely on the embedded registry")
+			}
+			r, branch, err := bf.open()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			head, err := registry.ResolveBranch(r.Repository, branch)
+			if err != nil {
+				return err
+			}
+			gitDir := gitDirOf(r)
+			if statePath == "" {
+				statePath = filepath.Join(gitDir, "contractbot", "published.json")
+			}
+			if sinkSpec == "" {
+				sinkSpec = "file:" + filepath.Join(gitDir, "contractbot", "events.jsonl")
+			}
+			marker, err := publish.OpenFileMarker(statePath)
+			if err != nil {
+				return err
+			}
+			sink, err := openSink(sinkSpec, timeout)
+			if err != nil {
+				return err
+			}
+			defer sink.Close()
+			if source == "" {
+				source = sourceOf(r, bf.repo)
+			}
+			p := &publish.Publisher{Repo: r.Repository, Sink: sink, Marker: marker, Source: source}
+			if url != "" {
+				c, err := registry.NewClient(url, clientOptions(timeout)...)
+				if err != nil {
+					return err
+				}
+				p.Registry = c
+			}
+			out := cmd.OutOrStdout()
+			var versions, levels int
+			p.Progress = func(s publish.Summary) {
+				v, l := writeSummary(out, s)
+				versions, levels = versions+v, levels+l
+			}
+			sums, err := p.Publish(cmd.Context(), head)
+			where := "the embedded registry serves them"
+			if url != "" {
+				where = "registered at " + url
+			}
+			if len(sums) == 0 && err == nil {
+				fmt.Fprintf(out, "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)
+				return nil
+			}
+			fmt.Fprintf(out, "%d commit(s) of %s published up to %.12s: %d version(s), %d level change(s); %s; events to %s; state in %s\n",
+				len(sums), branch, head, versions, levels, where, sink, statePath)
+			if err != nil {
+				return fmt.Errorf("%w\nrun contractbot publish again to finish: what is done is not done twice", err)
+			}
+			return nil
+		},
+	}
+	bf.add(cmd)
+	cmd.Flags().StringVar(&url, "registry", "", "the Confluent-compatible registry to write to (default: none, the embedded registry serves the branch)")
+	cmd.Flags().BoolVar(&embedded, "embedded", false, "register nothing remotely: the embedded registry serves the branch (the default)")
+	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC (default file:<git dir>/contractbot/events.jsonl)")
+	cmd.Flags().StringVar(&statePath, "state", "", "the file that records published commits (default <git dir>/contractbot/published.json)")
+	cmd.Flags().StringVar(&source, "source", "", "the CloudEvents source of the events (default: the origin remote's URL, else file://<repository>)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "time limit of each request to the registry or the event endpoint")
+	return cmd
+}
+
+// writeSummary prints one published commit and counts its versions and level changes.
+func writeSummary(w io.Writer, s publish.Summary) (versions, levels int) {
+	for _, it := range s.Published {
+		what := fmt.Sprintf("version %d (id %d", it.Version, it.ID)
+		if it.RegisteredID != 0 && it.RegisteredID != it.ID {
+			what += fmt.Sprintf(", registry id %d", it.RegisteredID)
+		}
+		what += ")"
+		if it.LevelOnly {
+			what = fmt.Sprintf("level only, version %d stays", it.Version)
+			levels++
+		} else {
+			versions++
+		}
+		fmt.Fprintf(w, "%.12s  %s %s at %s, event %s\n", s.Commit, it.Subject, what, it.Level, it.Event)
+	}
+	return versions, levels
+}
+
+// openSink opens the event sink a --events value names.
+func openSink(spec string, timeout time.Duration) (events.Sink, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "file":
+		if rest == "" {
+			return nil, errors.New("--events file: needs a path, e.g. file:events.jsonl")
+		}
+		return events.OpenFile(rest)
+	case "http", "https":
+		var opts []events.HTTPOption
+		if secret := os.Getenv("CONTRACTBOT_EVENTS_SECRET"); secret != "" {
+			opts = append(opts, events.WithSecret([]byte(secret)))
+		}
+		return events.NewHTTP(spec, append(opts, events.WithHTTPTimeout(timeout))...), nil
+	}
+	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC", spec)
+}
+
+// gitDirOf returns the repository's Git folder.
+func gitDirOf(r *gitrepo.Repo) string {
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		return st.Filesystem().Root()
+	}
+	return filepath.Join(r.Root, ".git")
+}
+
+// sourceOf names the repository for the events: its origin remote, else its path.
+func sourceOf(r *gitrepo.Repo, path string) string {
+	if rem, err := r.Remote("origin"); err == nil && len(rem.Config().URLs) > 0 {
+		return rem.Config().URLs[0]
+	}
+	if r.Root != "" {
+		path = r.Root
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return "file://" + filepath.ToSlash(abs)
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/registry"
+)
+
+// writableRegistry is a small Confluent-compatible registry that accepts writes:
+// PUT /config/{s}, POST /subjects/{s} (look-up) and POST /subjects/{s}/versions.
+type writableRegistry struct {
+	mu       sync.Mutex
+	ids      map[string]int
+	subjects map[string][]string
+	levels   map[string]string
+	posts    int
+}
+
+func newWritableRegistry() *writableRegistry {
+	return &writableRegistry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}}
+}
+
+func (f *writableRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w.Header().Set("Content-Type", registry.ContentType)
+	var body struct {
+		Schema        string `json:"schema"`
+		Compatibility string `json:"compatibility"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	switch {
+	case r.Method == http.MethodPut && len(parts) == 2 && parts[0] == "config":
+		f.levels[parts[1]] = body.Compatibility
+		json.NewEncoder(w).Encode(map[string]string{"compatibility": body.Compatibility})
+	case r.Method == http.MethodPost && len(parts) == 2 && parts[0] == "subjects":
+		for i, s := range f.subjects[parts[1]] {
+			if s == body.Schema {
+				json.NewEncoder(w).Encode(registry.Schema{Subject: parts[1], Version: i + 1, ID: f.ids[s], Schema: s})
+				return
+			}
+		}
+		w.WriteHeader(http.StatusNotFound)
+		json.NewEncoder(w).Encode(map[string]any{"error_code": 40403, "message": "Schema not found"})
+	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "subjects" && parts[2] == "versions":
+		f.posts++
+		id, ok := f.ids[body.Schema]
+		if !ok {
+			id = len(f.ids) + 1
+			f.ids[body.Schema] = id
+		}
+		f.subjects[parts[1]] = append(f.subjects[parts[1]], body.Schema)
+		json.NewEncoder(w).Encode(map[string]int{"id": id})
+	default:
+		http.Error(w, `{"error_code":404,"message":"not here"}`, http.StatusNotFound)
+	}
+}
+
+func TestPublishCommand(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  reserved 3;\n")
+	commit(t, repo, "Drop Money.nanos (#12)")
+	fake := newWritableRegistry()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "state.json")
+	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
+	args := []string{"publish", "--repo", dir, "--registry", srv.URL, "--events", "file:" + eventsFile, "--state", state}
+
+	out, errOut, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "common.money-value version 2 (id 12) at FULL_TRANSITIVE, event ") ||
+		!strings.Contains(out, "2 commit(s) of refs/heads/master published up to") ||
+		!strings.Contains(out, "12 version(s), 0 level change(s); registered at "+srv.URL) {
+		t.Errorf("output:\n%s", out)
+	}
+	if fake.posts != 12 || len(fake.subjects["common.money-value"]) != 2 || fake.levels["orders.order-created-value"] != "BACKWARD_TRANSITIVE" {
+		t.Errorf("registry: %d registrations, money %d versions, levels %v", fake.posts, len(fake.subjects["common.money-value"]), fake.levels)
+	}
+	evs := readEventLines(t, eventsFile)
+	if len(evs) != 12 || evs[11].Data.Class != "BREAKING" || evs[11].Data.PullRequest.Number != 12 || !strings.HasPrefix(evs[11].Source, "file://") {
+		t.Errorf("%d events; last %+v", len(evs), evs[len(evs)-1])
+	}
+
+	// Nothing left: a rerun registers nothing and sends nothing.
+	out, _, code = runCLI(t, args...)
+	if code != 0 || !strings.Contains(out, "nothing to publish: refs/heads/master is published up to") || fake.posts != 12 || len(readEventLines(t, eventsFile)) != 12 {
+		t.Errorf("rerun (exit %d, %d registrations):\n%s", code, fake.posts, out)
+	}
+
+	// The embedded default: nothing registered, events in the Git folder.
+	out, errOut, code = runCLI(t, "publish", "--repo", dir, "--embedded")
+	if code != 0 || !strings.Contains(out, "the embedded registry serves them") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if evs := readEventLines(t, filepath.Join(dir, ".git", "contractbot", "events.jsonl")); len(evs) != 12 {
+		t.Errorf("%d events in the default file", len(evs))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "contractbot", "published.json")); err != nil {
+		t.Error(err)
+	}
+
+	if _, errOut, code := runCLI(t, "publish", "--repo", dir, "--events", "smtp:x"); code != 2 || !strings.Contains(errOut, "file:PATH") {
+		t.Errorf("a bad --events: exit %d, %s", code, errOut)
+	}
+}
+
+func TestPublishCommandRegistryDown(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error_code":50001,"message":"down"}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "state.json")
+	_, errOut, code := runCLI(t, "publish", "--repo", dir, "--registry", srv.URL, "--state", state, "--timeout", "1s")
+	if code != 2 || !strings.Contains(errOut, "run contractbot publish again") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Error("a commit was marked published while the registry was down")
+	}
+}
+
+func readEventLines(t *testing.T, path string) []events.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []events.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var e events.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
