@@ -153,6 +153,12 @@ func openSink(spec string, timeout time.Duration) (events.Sink, error) {
 			opts = append(opts, events.WithSecret([]byte(secret)))
 		}
 		return events.NewHTTP(spec, append(opts, events.WithHTTPTimeout(timeout))...), nil
+	case "kafka":
+		brokers, topic, err := events.ParseKafka(rest)
+		if err != nil {
+			return nil, err
+		}
+		return events.NewKafka(brokers, topic)
 	}
 	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC", spec)
 }

@@ -1,0 +1,75 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Kafka produces each event to a topic as a structured CloudEvent (the value is the
+// event's JSON; header content-type application/cloudevents+json, ce_id the event id).
+// The key is the registry subject, so one subject's events land on one partition and
+// stay in order. The producer is idempotent with acks=all: a retried batch is written
+// once, and Send returns only when every in-sync replica has the event. While the
+// cluster is unreachable Send keeps retrying until the caller's context ends.
+type Kafka struct {
+	cl    *kgo.Client
+	topic string
+}
+
+// NewKafka returns a sink producing to topic through the given seed brokers; opts are
+// passed to franz-go after contractbot's own (TLS, SASL, timeouts).
+func NewKafka(brokers []string, topic string, opts ...kgo.Opt) (*Kafka, error) {
+	base := []kgo.Opt{
+		kgo.SeedBrokers(brokers...),
+		kgo.DefaultProduceTopic(topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()), // required by the idempotent producer (franz-go's default)
+		kgo.ProducerLinger(0),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), // Kafka's murmur2 of the key
+	}
+	cl, err := kgo.NewClient(append(base, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client for %s: %w", strings.Join(brokers, ","), err)
+	}
+	return &Kafka{cl: cl, topic: topic}, nil
+}
+
+// ParseKafka splits "BROKER[,BROKER...]/TOPIC".
+func ParseKafka(spec string) (brokers []string, topic string, err error) {
+	i := strings.LastIndex(spec, "/")
+	if i <= 0 || i == len(spec)-1 {
+		return nil, "", fmt.Errorf("kafka sink %q: write BROKER[,BROKER...]/TOPIC, e.g. kafka-1:9092,kafka-2:9092/schema-events", spec)
+	}
+	return strings.Split(spec[:i], ","), spec[i+1:], nil
+}
+
+// Send produces e and waits for its acknowledgement.
+func (k *Kafka) Send(ctx context.Context, e Event) error {
+	b, err := Marshal(e)
+	if err != nil {
+		return err
+	}
+	rec := &kgo.Record{
+		Key:   []byte(e.Subject),
+		Value: b,
+		Headers: []kgo.RecordHeader{
+			{Key: "content-type", Value: []byte(MediaType)},
+			{Key: "ce_id", Value: []byte(e.ID)},
+		},
+	}
+	if err := k.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("produce event %s to %s: %w", e.ID, k.topic, err)
+	}
+	return nil
+}
+
+// Close flushes and closes the client.
+func (k *Kafka) Close() error {
+	k.cl.Close()
+	return nil
+}
+
+// String names the sink for messages.
+func (k *Kafka) String() string { return "kafka topic " + k.topic }
