@@ -78,6 +78,7 @@ func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report,
 	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override}
 	if prev != nil {
 		st.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
+		st.Slack, st.Announced = prev.Slack, prev.Announced
 	}
 	body, err := RenderComment(markdown, st)
 	if err != nil {

@@ -41,6 +41,21 @@ func TestSlackMessagesGolden(t *testing.T) {
 		{Subject: "dws.gmv-1min-value", Consumer: "<http://evil|click>", Effect: checker.ChangesMeaning, Reason: "x & y"},
 	}}
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HTMLURL: "https://github.com/acme/contracts"}
+	so.Status = verdict.Pending
+	for name, msg := range map[string]SlackMessage{
+		"slack-team-message.json": TeamMessage(pr, so),
+		"slack-all-signed-off.json": AllSignedOffMessage(pr, &verdict.Report{SignOffs: []*verdict.SignOff{
+			{Team: "analytics", ApprovedBy: "ana", Status: verdict.Approved}, {Team: "data-warehouse", ApprovedBy: "dana", Status: verdict.Approved}}}),
+	} {
+		data, err := json.MarshalIndent(struct {
+			Text   string `json:"text"`
+			Blocks any    `json:"blocks"`
+		}{msg.Text, msg.Blocks}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, append(data, '\n'))
+	}
 	for _, tc := range []struct {
 		name string
 		rem  Reminder

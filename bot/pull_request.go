@@ -202,10 +202,12 @@ func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, inst
 	return nil
 }
 
-// remind sends the reminders and escalations due now and returns the state with the
-// marks of those that reached every channel. A reminder goes to the consumer team's
-// channel; an escalation also to the team's escalation channel and the channels of
-// the changed subjects' owners.
+// remind keeps Slack in line with the report and returns the state to remember:
+// each team whose sign-off is required has one message about the pull request in its
+// channel, edited in place when the facts change; reminders and the escalation due now
+// are threaded under it (an escalation also goes to the team's escalation channel and
+// the producers' channels); the producers hear once when every sign-off is in. A
+// reminder's mark is recorded only when every channel got it.
 func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, head *contract.Tree, prev *State, all bool, log *slog.Logger) *State {
 	if b.Notify == nil {
 		return prev
@@ -217,12 +219,38 @@ func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, hea
 	next := State{}
 	if prev != nil {
 		next = *prev
+		next.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
 	}
-	sent := next.Reminded
-	if prev != nil {
-		sent = keepReminders(prev.Reminded, prev.Teams, r.State)
+	threads := map[string]SlackThread{}
+	for k, v := range next.Slack {
+		threads[k] = v
 	}
-	due := DueReminders(r, sent, r.Now, marks)
+	for _, so := range r.SignOffs {
+		team := head.Teams[so.Team]
+		if team == nil || team.Slack == "" {
+			continue
+		}
+		msg := TeamMessage(pr, so)
+		th, ok := threads[so.Team]
+		switch {
+		case ok && th.Channel == team.Slack && th.Digest == msg.digest():
+		case ok && th.Channel == team.Slack:
+			if err := b.Notify.Update(ctx, th.Channel, th.TS, msg); err != nil {
+				log.Warn("Slack update failed; retried at the next evaluation", "channel", th.Channel, "err", err)
+				continue
+			}
+			th.Digest = msg.digest()
+			threads[so.Team] = th
+		default:
+			ts, err := b.Notify.Post(ctx, team.Slack, msg, "")
+			if err != nil {
+				log.Warn("Slack message failed; retried at the next evaluation", "channel", team.Slack, "err", err)
+				continue
+			}
+			threads[so.Team] = SlackThread{Channel: team.Slack, TS: ts, Digest: msg.digest()}
+		}
+	}
+	due := DueReminders(r, next.Reminded, r.Now, marks)
 	if all {
 		due = nil
 		for _, so := range r.SignOffs {
@@ -240,18 +268,68 @@ func (b *Bot) remind(ctx context.Context, pr PullRequest, r *verdict.Report, hea
 		msg := ReminderMessage(pr, rem, r.Now)
 		ok := true
 		for _, ch := range channels {
-			if err := b.Notify.Send(ctx, ch, msg); err != nil {
+			thread := ""
+			if th, has := threads[rem.Team]; has && th.Channel == ch {
+				thread = th.TS
+			}
+			if _, err := b.Notify.Post(ctx, ch, msg, thread); err != nil {
 				ok = false
 				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "team", rem.Team, "mark", rem.Mark, "err", err)
 			}
 		}
 		if ok && rem.Mark != "manual" {
-			sent = MarkSent(sent, rem, marks)
+			next.Reminded = MarkSent(next.Reminded, rem, marks)
 			log.Info("reminder sent", "team", rem.Team, "mark", rem.Mark)
 		}
 	}
-	next.Reminded = sent
+	if allApproved(r) && !contains(next.Announced, "all-signed-off") {
+		ok := true
+		for _, ch := range producerChannels(head, r) {
+			if _, err := b.Notify.Post(ctx, ch, AllSignedOffMessage(pr, r), ""); err != nil {
+				ok = false
+				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "err", err)
+			}
+		}
+		if ok {
+			next.Announced = append(next.Announced, "all-signed-off")
+		}
+	}
+	if len(threads) > 0 {
+		next.Slack = threads
+	}
 	return &next
+}
+
+func allApproved(r *verdict.Report) bool {
+	if len(r.SignOffs) == 0 {
+		return false
+	}
+	for _, so := range r.SignOffs {
+		if so.Status != verdict.Approved {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// producerChannels are the Slack channels of the changed subjects' owners.
+func producerChannels(head *contract.Tree, r *verdict.Report) []string {
+	var out []string
+	for _, s := range r.Subjects {
+		if owner := head.Teams[s.Owner]; owner != nil && owner.Slack != "" && !contains(out, owner.Slack) {
+			out = append(out, owner.Slack)
+		}
+	}
+	return out
 }
 
 // reminderChannels lists the channels of a reminder, without repeats.
@@ -276,10 +354,8 @@ func reminderChannels(head *contract.Tree, r *verdict.Report, rem Reminder) []st
 		if team != nil && team.Escalation != nil {
 			add(team.Escalation.Slack)
 		}
-		for _, s := range r.Subjects {
-			if owner := head.Teams[s.Owner]; owner != nil {
-				add(owner.Slack)
-			}
+		for _, ch := range producerChannels(head, r) {
+			add(ch)
 		}
 	}
 	return out

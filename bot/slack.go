@@ -2,18 +2,27 @@ package bot
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/contractbot/contractbot/internal/verdict"
 )
 
-// Notifier sends a message to a Slack channel. Slack being down never blocks GitHub
-// updates: the bot logs a failure and tries again at the next evaluation (the mark
-// is recorded only once every channel got it).
+// Notifier posts and edits Slack messages. Slack being down never blocks GitHub
+// updates: the bot logs a failure and tries again at the next evaluation (a reminder's
+// mark is recorded only once every channel got it).
 type Notifier interface {
-	Send(ctx context.Context, channel string, msg SlackMessage) error
+	// Post sends msg to channel, in the thread of threadTS when it is not empty, and
+	// returns the new message's timestamp.
+	Post(ctx context.Context, channel string, msg SlackMessage, threadTS string) (string, error)
+	// Update replaces the message at ts.
+	Update(ctx context.Context, channel, ts string, msg SlackMessage) error
 }
 
 // SlackMessage is a message in Block Kit, with a plain-text fallback.
@@ -25,10 +34,71 @@ type SlackMessage struct {
 // SlackNotifier posts with slack-go.
 type SlackNotifier struct{ Client *slack.Client }
 
-// Send posts msg to channel.
-func (n *SlackNotifier) Send(ctx context.Context, channel string, msg SlackMessage) error {
-	_, _, err := n.Client.PostMessageContext(ctx, channel, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...))
+// Post sends msg to channel, threaded under threadTS when given.
+func (n *SlackNotifier) Post(ctx context.Context, channel string, msg SlackMessage, threadTS string) (string, error) {
+	opts := []slack.MsgOption{slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)}
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	_, ts, err := n.Client.PostMessageContext(ctx, channel, opts...)
+	return ts, err
+}
+
+// Update edits the message at ts.
+func (n *SlackNotifier) Update(ctx context.Context, channel, ts string, msg SlackMessage) error {
+	_, _, _, err := n.Client.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...))
 	return err
+}
+
+// digest identifies a message's content.
+func (m SlackMessage) digest() string {
+	data, _ := json.Marshal(struct {
+		T string
+		B []slack.Block
+	}{m.Text, m.Blocks})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// TeamMessage is a team's message about a pull request: what changes for its
+// consumers, the fields, the deadline and where the sign-off stands. It holds no
+// relative times, so it changes only when the facts do.
+func TeamMessage(pr PullRequest, so *verdict.SignOff) SlackMessage {
+	link := fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(pr.HTMLURL, "/"), pr.Number)
+	var status string
+	switch so.Status {
+	case verdict.Approved:
+		status = fmt.Sprintf(":white_check_mark: signed off by %s", slackEscape(so.ApprovedBy))
+	case verdict.Overdue:
+		status = fmt.Sprintf(":rotating_light: sign-off overdue since %s", so.Deadline.UTC().Format("Mon 2006-01-02 15:04 UTC"))
+	default:
+		status = fmt.Sprintf(":hourglass: sign-off needed by %s", so.Deadline.UTC().Format("Mon 2006-01-02 15:04 UTC"))
+	}
+	head := fmt.Sprintf("%s/%s#%d changes what team *%s* reads. %s.", slackEscape(pr.Owner), slackEscape(pr.Repo), pr.Number, slackEscape(so.Team), status)
+	var lines []string
+	for _, c := range so.For {
+		fields := ""
+		if len(c.Fields) > 0 {
+			fields = " (" + slackEscape(strings.Join(c.Fields, ", ")) + ")"
+		}
+		lines = append(lines, fmt.Sprintf("• `%s` on `%s`%s: %s", slackEscape(c.Consumer), slackEscape(c.Subject), fields, slackEscape(c.Reason)))
+	}
+	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, head, false, false), nil, nil)}
+	if len(lines) > 0 {
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, strings.Join(lines, "\n"), false, false), nil, nil))
+	}
+	blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, fmt.Sprintf("<%s|Open the pull request>: approving it is the sign-off.", link), false, false)))
+	return SlackMessage{Text: strings.ReplaceAll(head, "*", ""), Blocks: blocks}
+}
+
+// AllSignedOffMessage tells the producer that every required team has signed off.
+func AllSignedOffMessage(pr PullRequest, r *verdict.Report) SlackMessage {
+	var teams []string
+	for _, so := range r.SignOffs {
+		teams = append(teams, fmt.Sprintf("%s (%s)", slackEscape(so.Team), slackEscape(so.ApprovedBy)))
+	}
+	text := fmt.Sprintf(":white_check_mark: All sign-offs are in for %s/%s#%d: %s.", slackEscape(pr.Owner), slackEscape(pr.Repo), pr.Number, strings.Join(teams, ", "))
+	return SlackMessage{Text: text, Blocks: []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)}}
 }
 
 // ReminderMessage renders a reminder or an escalation for one team's sign-off.

@@ -32,6 +32,19 @@ type State struct {
 	// "overdue"), so no replica sends one twice.
 	Reminded map[string][]string `json:"reminded,omitempty"`
 	Override *verdict.Override   `json:"override,omitempty"`
+	// Slack holds, per team, the pull request's message in the team's channel, which
+	// is edited in place; reminders are threaded under it.
+	Slack map[string]SlackThread `json:"slack,omitempty"`
+	// Announced lists the producer announcements already made ("all-signed-off").
+	Announced []string `json:"announced,omitempty"`
+}
+
+// SlackThread is one Slack message the bot keeps up to date.
+type SlackThread struct {
+	Channel string `json:"channel"`
+	TS      string `json:"ts"`
+	// Digest identifies the content last posted, so an unchanged message is not edited.
+	Digest string `json:"digest"`
 }
 
 var reState = regexp.MustCompile(`<!-- contractbot:state ([A-Za-z0-9+/=]+) -->`)
