@@ -38,6 +38,9 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 	if got := fake.Count("GET", "/repos/{owner}/{repo}/pulls/{number}"); got != 3 {
 		t.Errorf("GET pull request %d times, want 3 (two 502s, then the answer)", got)
 	}
+	if got := fake.Count("GET", "/repos/{owner}/{repo}/issues/{number}/comments"); got != 1 {
+		t.Errorf("comments listed %d times in one evaluation, want 1", got)
+	}
 	comments := fake.Comments("acme", "contracts", n)
 	if len(comments) != 1 || !strings.Contains(comments[0].GetBody(), "**BREAKING**") {
 		t.Fatalf("comments: %d", len(comments))

@@ -128,10 +128,11 @@ type evalOptions struct {
 }
 
 func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, installation int64, opt evalOptions, log *slog.Logger) error {
-	gh, auth, err := b.clients(ctx, owner, repo, installation)
+	api, auth, err := b.clients(ctx, owner, repo, installation)
 	if err != nil {
 		return err
 	}
+	gh := &onceGitHub{GitHub: api}
 	pr, err := gh.GetPullRequest(ctx, owner, repo, number)
 	if err != nil {
 		return fmt.Errorf("read the pull request: %w", err)

@@ -27,6 +27,7 @@ func newServeCmd() *cobra.Command {
 		every                     time.Duration
 		appID                     int64
 		appKeyFile, adminTeam     string
+		remindBefore              []time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -61,7 +62,7 @@ Configuration comes from the environment:
 				cacheDir = filepath.Join(base, "contractbot", "git")
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-			b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam}
+			b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
 			if appID != 0 {
 				key, err := os.ReadFile(appKeyFile)
 				if err != nil {
@@ -109,6 +110,7 @@ Configuration comes from the environment:
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
 	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
 	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
+	cmd.Flags().DurationSliceVar(&remindBefore, "remind-before", bot.DefaultMarks, "when to remind a team before its sign-off deadline (whole hours)")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
