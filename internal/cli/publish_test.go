@@ -8,69 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/events"
-	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/publish/publishtest"
 )
-
-// writableRegistry is a small Confluent-compatible registry that accepts writes:
-// PUT /config/{s}, POST /subjects/{s} (look-up) and POST /subjects/{s}/versions.
-type writableRegistry struct {
-	mu       sync.Mutex
-	ids      map[string]int
-	subjects map[string][]string
-	levels   map[string]string
-	posts    int
-}
-
-func newWritableRegistry() *writableRegistry {
-	return &writableRegistry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}}
-}
-
-func (f *writableRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	w.Header().Set("Content-Type", registry.ContentType)
-	var body struct {
-		Schema        string `json:"schema"`
-		Compatibility string `json:"compatibility"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	switch {
-	case r.Method == http.MethodPut && len(parts) == 2 && parts[0] == "config":
-		f.levels[parts[1]] = body.Compatibility
-		json.NewEncoder(w).Encode(map[string]string{"compatibility": body.Compatibility})
-	case r.Method == http.MethodPost && len(parts) == 2 && parts[0] == "subjects":
-		for i, s := range f.subjects[parts[1]] {
-			if s == body.Schema {
-				json.NewEncoder(w).Encode(registry.Schema{Subject: parts[1], Version: i + 1, ID: f.ids[s], Schema: s})
-				return
-			}
-		}
-		w.WriteHeader(http.StatusNotFound)
-		json.NewEncoder(w).Encode(map[string]any{"error_code": 40403, "message": "Schema not found"})
-	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "subjects" && parts[2] == "versions":
-		f.posts++
-		id, ok := f.ids[body.Schema]
-		if !ok {
-			id = len(f.ids) + 1
-			f.ids[body.Schema] = id
-		}
-		f.subjects[parts[1]] = append(f.subjects[parts[1]], body.Schema)
-		json.NewEncoder(w).Encode(map[string]int{"id": id})
-	default:
-		http.Error(w, `{"error_code":404,"message":"not here"}`, http.StatusNotFound)
-	}
-}
 
 func TestPublishCommand(t *testing.T) {
 	dir, repo := exampleRepo(t)
 	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  reserved 3;\n")
 	commit(t, repo, "Drop Money.nanos (#12)")
-	fake := newWritableRegistry()
+	fake := publishtest.NewRegistry()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -86,8 +34,8 @@ func TestPublishCommand(t *testing.T) {
 		!strings.Contains(out, "12 version(s), 0 level change(s); registered at "+srv.URL) {
 		t.Errorf("output:\n%s", out)
 	}
-	if fake.posts != 12 || len(fake.subjects["common.money-value"]) != 2 || fake.levels["orders.order-created-value"] != "BACKWARD_TRANSITIVE" {
-		t.Errorf("registry: %d registrations, money %d versions, levels %v", fake.posts, len(fake.subjects["common.money-value"]), fake.levels)
+	if fake.Registrations() != 12 || fake.Versions("common.money-value") != 2 || fake.Level("orders.order-created-value") != "BACKWARD_TRANSITIVE" {
+		t.Errorf("registry: %d registrations, money %d versions", fake.Registrations(), fake.Versions("common.money-value"))
 	}
 	evs := readEventLines(t, eventsFile)
 	if len(evs) != 12 || evs[11].Data.Class != "BREAKING" || evs[11].Data.PullRequest.Number != 12 || !strings.HasPrefix(evs[11].Source, "file://") {
@@ -96,8 +44,8 @@ func TestPublishCommand(t *testing.T) {
 
 	// Nothing left: a rerun registers nothing and sends nothing.
 	out, _, code = runCLI(t, args...)
-	if code != 0 || !strings.Contains(out, "nothing to publish: refs/heads/master is published up to") || fake.posts != 12 || len(readEventLines(t, eventsFile)) != 12 {
-		t.Errorf("rerun (exit %d, %d registrations):\n%s", code, fake.posts, out)
+	if code != 0 || !strings.Contains(out, "nothing to publish: refs/heads/master is published up to") || fake.Registrations() != 12 || len(readEventLines(t, eventsFile)) != 12 {
+		t.Errorf("rerun (exit %d, %d registrations):\n%s", code, fake.Registrations(), out)
 	}
 
 	// The embedded default: nothing registered, events in the Git folder.
