@@ -20,8 +20,9 @@ type ServerConfig struct {
 	// Workers evaluate pull requests in parallel; QueueSize bounds the pull requests
 	// that may wait (a full queue answers 503 and GitHub redelivers later).
 	Workers, QueueSize int
-	Bot                *Bot
-	Log                *slog.Logger
+	// Bot handles the webhooks; nil serves the read side only (no /webhook).
+	Bot *Bot
+	Log *slog.Logger
 	// Mount adds more handlers to the server's mux (the embedded registry, pages).
 	Mount func(mux *http.ServeMux)
 }
@@ -53,8 +54,10 @@ func NewServer(cfg ServerConfig) *Server {
 	s.workCtx, s.cancel = context.WithCancel(context.Background())
 	s.queue = NewQueue(s.workCtx, cfg.Workers, cfg.QueueSize, func(string) { superseded.Inc() })
 	s.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "contractbot_queue_length", Help: "Pull requests waiting for evaluation."}, func() float64 { return float64(s.queue.Len()) }))
-	s.hook = &Webhook{Secret: cfg.WebhookSecret, Route: cfg.Bot.Route, Queue: s.queue, Metrics: NewWebhookMetrics(s.reg), Log: cfg.Log}
-	s.mux.Handle("POST /webhook", s.hook)
+	if cfg.Bot != nil {
+		s.hook = &Webhook{Secret: cfg.WebhookSecret, Route: cfg.Bot.Route, Queue: s.queue, Metrics: NewWebhookMetrics(s.reg), Log: cfg.Log}
+		s.mux.Handle("POST /webhook", s.hook)
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.ready.Load() {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +19,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/web"
 )
 
 func newServeCmd() *cobra.Command {
@@ -28,6 +33,7 @@ func newServeCmd() *cobra.Command {
 		appID                     int64
 		appKeyFile, adminTeam     string
 		remindBefore              []time.Duration
+		repoDir, branch           string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -49,40 +55,27 @@ Configuration comes from the environment:
   contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			mount, err := readSide(ctx, repoDir, branch, log)
+			if err != nil {
+				return err
+			}
 			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
 			token := os.Getenv("GITHUB_TOKEN")
-			if secret == "" || (token == "" && appID == 0) {
-				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET, and GITHUB_TOKEN or --app-id with --app-key-file (see contractbot serve --help)")
-			}
-			if cacheDir == "" {
-				base, err := os.UserCacheDir()
-				if err != nil {
-					base = os.TempDir()
+			var b *bot.Bot
+			switch {
+			case token == "" && appID == 0:
+				log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
+			case secret == "":
+				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
+			default:
+				if b, err = newBot(cacheDir, githubURL, token, appID, appKeyFile, adminTeam, remindBefore, log); err != nil {
+					return err
 				}
-				cacheDir = filepath.Join(base, "contractbot", "git")
 			}
-			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-			b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
-			if appID != 0 {
-				key, err := os.ReadFile(appKeyFile)
-				if err != nil {
-					return fmt.Errorf("--app-key-file: %w", err)
-				}
-				b.Clients = &bot.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
-			} else {
-				client := github.NewClient(nil).WithAuthToken(token)
-				if githubURL != "" {
-					var err error
-					if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
-						return fmt.Errorf("--github-url: %w", err)
-					}
-				}
-				b.Clients = &bot.TokenClients{API: bot.NewAPI(client), Token: token}
-			}
-			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
-				b.Notify = &bot.SlackNotifier{Client: slack.New(tok)}
-			}
-			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log})
+			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log, Mount: mount})
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
@@ -95,15 +88,15 @@ Configuration comes from the environment:
 				}
 				watch = append(watch, bot.Repository{Owner: owner, Name: name})
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if len(watch) > 0 {
+			if b != nil && len(watch) > 0 {
 				go b.ReconcileEvery(ctx, watch, every)
 			}
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the registry and calendar feeds serve")
+	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: origin/HEAD, origin/main, main or master)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel (default: the number of CPUs; more only adds contention with the webhook endpoint)")
@@ -115,4 +108,55 @@ Configuration comes from the environment:
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
+}
+
+// newBot assembles the bot from the command's settings.
+func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTeam string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
+	if cacheDir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		cacheDir = filepath.Join(base, "contractbot", "git")
+	}
+	b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+	if appID != 0 {
+		key, err := os.ReadFile(appKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--app-key-file: %w", err)
+		}
+		b.Clients = &bot.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
+	} else {
+		client := github.NewClient(nil).WithAuthToken(token)
+		if githubURL != "" {
+			var err error
+			if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
+				return nil, fmt.Errorf("--github-url: %w", err)
+			}
+		}
+		b.Clients = &bot.TokenClients{API: bot.NewAPI(client), Token: token}
+	}
+	if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
+		b.Notify = &bot.SlackNotifier{Client: slack.New(tok)}
+	}
+	return b, nil
+}
+
+// readSide mounts what serve shows of the contract repository at repoDir: the
+// embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
+func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), error) {
+	repo, err := gitrepo.Open(repoDir)
+	if err != nil {
+		return nil, fmt.Errorf("--repo: %w", err)
+	}
+	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("embedded registry: %w", err)
+	}
+	go reg.Follow(ctx, time.Second)
+	feeds := &web.Feeds{Tree: &web.Tree{Repo: repo.Repository, Branch: branch}, Now: time.Now, Log: log}
+	return func(mux *http.ServeMux) {
+		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
+		feeds.Mount(mux)
+	}, nil
 }

@@ -1,20 +1,88 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestServeNeedsCredentials(t *testing.T) {
+func TestServeChecksItsSettings(t *testing.T) {
 	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
 	t.Setenv("GITHUB_TOKEN", "")
-	_, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0")
-	if code != 2 || !strings.Contains(errOut, "CONTRACTBOT_WEBHOOK_SECRET") {
-		t.Errorf("exit %d: %q", code, errOut)
+	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", t.TempDir()); code != 2 || !strings.Contains(errOut, "--repo") {
+		t.Errorf("not a repository: exit %d: %q", code, errOut)
+	}
+	dir, _ := exampleRepo(t)
+	t.Setenv("GITHUB_TOKEN", "t")
+	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir); code != 2 || !strings.Contains(errOut, "CONTRACTBOT_WEBHOOK_SECRET") {
+		t.Errorf("no webhook secret: exit %d: %q", code, errOut)
 	}
 	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "s")
-	_, errOut, code = runCLI(t, "serve", "--addr", "127.0.0.1:0", "--app-id", "1", "--app-key-file", "/nonexistent.pem")
-	if code != 2 || !strings.Contains(errOut, "--app-key-file") {
+	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--app-id", "1", "--app-key-file", "/nonexistent.pem"); code != 2 || !strings.Contains(errOut, "--app-key-file") {
 		t.Errorf("missing key file: exit %d: %q", code, errOut)
+	}
+}
+
+// TestServeReadSideWithoutCredentials: with no GitHub credentials serve still serves
+// the embedded registry and the calendar feeds of the repository; no webhook route.
+func TestServeReadSideWithoutCredentials(t *testing.T) {
+	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	dir, _ := exampleRepo(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := New()
+	var stderr bytes.Buffer
+	cmd.SetErr(&stderr)
+	cmd.SetOut(io.Discard)
+	cmd.SetArgs([]string{"serve", "--addr", addr, "--repo", dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	base := "http://" + addr
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if code, _ := get("/readyz"); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not become ready:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get("/registry/subjects"); code != http.StatusOK || !strings.Contains(body, "orders.order-created-value") {
+		t.Errorf("registry: %d %s", code, body)
+	}
+	if code, body := get("/calendar.ics"); code != http.StatusOK || !strings.Contains(body, "BEGIN:VCALENDAR") {
+		t.Errorf("calendar feed: %d", code)
+	}
+	resp, err := http.Post(base+"/webhook", "application/json", strings.NewReader("{}"))
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("webhook without a bot: %d", resp.StatusCode)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
 	}
 }

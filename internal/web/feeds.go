@@ -1,0 +1,80 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/calendar"
+)
+
+// FeedWindow is the span a feed covers around now.
+const (
+	FeedPast   = 30 * 24 * time.Hour
+	FeedFuture = 366 * 24 * time.Hour
+)
+
+// Feeds serves the calendar as iCalendar feeds: GET /calendar.ics (everything) and
+// GET /calendar/{team}.ics (what concerns one team), so a team subscribes in Google
+// Calendar or Outlook. Responses carry an ETag of the commit and the team.
+type Feeds struct {
+	Tree *Tree
+	Now  func() time.Time
+	Log  *slog.Logger
+	// Name is the calendar's display name.
+	Name string
+}
+
+// Mount adds the feed routes to mux.
+func (f *Feeds) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /calendar.ics", func(w http.ResponseWriter, r *http.Request) { f.serve(w, r, "") })
+	mux.HandleFunc("GET /calendar/{file}", func(w http.ResponseWriter, r *http.Request) {
+		team, ok := strings.CutSuffix(r.PathValue("file"), ".ics")
+		if !ok || team == "" {
+			http.NotFound(w, r)
+			return
+		}
+		f.serve(w, r, team)
+	})
+}
+
+func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
+	tree, head, err := f.Tree.Current()
+	if err != nil {
+		f.Log.Error("calendar feed: loading the tree failed", "err", err)
+		http.Error(w, "the contract tree cannot be read right now", http.StatusServiceUnavailable)
+		return
+	}
+	if team != "" && tree.Teams[team] == nil {
+		http.Error(w, fmt.Sprintf("no team %q in contracts/teams.yaml", team), http.StatusNotFound)
+		return
+	}
+	now := f.Now().UTC()
+	day := now.Truncate(24 * time.Hour)
+	etag := fmt.Sprintf(`"%s-%s-%s"`, head.String()[:16], team, day.Format("20060102"))
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	view := calendar.Agenda(tree, day.Add(-FeedPast), day.Add(FeedFuture), team)
+	name := f.Name
+	if name == "" {
+		name = "Schema changes"
+	}
+	if team != "" {
+		name += " (" + team + ")"
+	}
+	var buf bytes.Buffer
+	if err := calendar.WriteICS(&buf, view, calendar.ICSOptions{Now: day, Name: name}); err != nil {
+		f.Log.Error("calendar feed: rendering failed", "err", err)
+		http.Error(w, "the feed could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/calendar; charset=utf-8")
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "max-age=300")
+	w.Write(buf.Bytes())
+}

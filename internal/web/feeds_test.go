@@ -1,0 +1,93 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-ical"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+func TestCalendarFeeds(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.CopyExample(t, dir)
+	wt, _ := repo.Worktree()
+	commit := func(msg string) {
+		t.Helper()
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wt.Commit(msg, &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("example")
+	mux := http.NewServeMux()
+	(&Feeds{Tree: &Tree{Repo: repo}, Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	get := func(path, etag string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := get("/calendar.ics", "")
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/calendar") {
+		t.Fatalf("feed: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	cal, err := ical.NewDecoder(strings.NewReader(body)).Decode()
+	if err != nil {
+		t.Fatalf("the feed does not parse as iCalendar: %v", err)
+	}
+	if !strings.Contains(body, "Split order amount") || len(cal.Events()) < 3 {
+		t.Errorf("feed lacks the planned entries (%d events)", len(cal.Events()))
+	}
+	if r, _ := get("/calendar.ics", resp.Header.Get("ETag")); r.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: %d, want 304", r.StatusCode)
+	}
+	if r, b := get("/calendar/analytics.ics", ""); r.StatusCode != http.StatusOK || !strings.Contains(b, "BEGIN:VCALENDAR") {
+		t.Errorf("team feed: %d", r.StatusCode)
+	}
+	if r, _ := get("/calendar/nobody.ics", ""); r.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown team: %d, want 404", r.StatusCode)
+	}
+	// A new commit with a new entry: the feed follows the branch.
+	entry := `title: Backfill order attributes
+kind: backfill
+subjects: [orders.order-created-value]
+owner: orders
+window: {start: "2026-12-15T10:00", end: "2026-12-15T12:00", timezone: Europe/Berlin}
+`
+	if err := os.WriteFile(filepath.Join(dir, "calendar", "2026-12-15-backfill-attributes.yaml"), []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit("plan a backfill")
+	if _, b := get("/calendar.ics", ""); !strings.Contains(b, "Backfill order attributes") {
+		t.Error("the feed did not follow the new commit")
+	}
+}

@@ -1,0 +1,49 @@
+// Package web serves the read side of a contract repository over HTTP: the calendar's
+// ICS feeds now, the pages (catalog, subject, lineage, calendar, sign-offs) later. It
+// reads the default branch of a local Git repository and reloads when it moves.
+package web
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/registry"
+)
+
+// Tree keeps the contract tree of a branch, loaded once per commit.
+type Tree struct {
+	Repo   *git.Repository
+	Branch string // "" means HEAD
+
+	mu   sync.Mutex
+	head plumbing.Hash
+	tree *contract.Tree
+}
+
+// Current returns the tree at the branch's current commit and that commit, loading
+// it when the branch has moved since the last call.
+func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
+	head, err := registry.ResolveBranch(t.Repo, t.Branch)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tree != nil && head == t.head {
+		return t.tree, head, nil
+	}
+	src, err := contract.NewGitSource(t.Repo, head.String())
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	tree, err := contract.Load(src)
+	if err != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
+	}
+	t.head, t.tree = head, tree
+	return tree, head, nil
+}
