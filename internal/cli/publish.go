@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -92,7 +95,9 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				v, l := writeSummary(out, s)
 				versions, levels = versions+v, levels+l
 			}
-			sums, err := p.Publish(cmd.Context(), head)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sums, err := p.Publish(ctx, head)
 			where := "the embedded registry serves them"
 			if url != "" {
 				where = "registered at " + url
@@ -158,7 +163,9 @@ func openSink(spec string, timeout time.Duration) (events.Sink, error) {
 		if err != nil {
 			return nil, err
 		}
-		return events.NewKafka(brokers, topic)
+		// A run must end when the cluster stays down: an event not acknowledged within
+		// six times the request timeout fails the run (the next run sends it again).
+		return events.NewKafka(brokers, topic, kgo.RecordDeliveryTimeout(6*timeout))
 	}
 	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC", spec)
 }

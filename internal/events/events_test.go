@@ -27,7 +27,7 @@ func sample() Event {
 	return New("https://github.com/acme/contracts", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Published{
 		Subject: "orders.order-created-value", Version: 3, ID: 17, RegisteredID: 101,
 		Previous: &Ref{Version: 2, ID: 12}, Format: "avro", Level: "BACKWARD_TRANSITIVE", Class: "COMPATIBLE",
-		Changes: []FieldChange{{Kind: "type_promoted", Path: "amount", Old: "int", New: "long", Effect: "meaning",
+		Changes: []FieldChange{{Kind: "promoted", Path: "amount", Old: "int", New: "long", Effect: "meaning",
 			Message: `field "amount" was promoted from int to long.`}},
 		Affected: []Consumer{
 			{Name: "dwd-order-detail", Subject: "orders.order-created-value", Owner: "data-warehouse", Effect: "meaning", Direct: true},
