@@ -12,6 +12,16 @@ import (
 // counts: an entry added in the same pull request is fine.
 func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 	var out []*CalendarCheck
+	var conflicts []calendar.Conflict
+	conflictsOnce := func() []calendar.Conflict {
+		if conflicts == nil {
+			conflicts = calendar.Conflicts(in.Head, affectedBy(in, subjects))
+			if conflicts == nil {
+				conflicts = []calendar.Conflict{}
+			}
+		}
+		return conflicts
+	}
 	for _, sr := range subjects {
 		if sr.Class == Safe {
 			continue
@@ -25,6 +35,11 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 			entry, problems := calendar.FindEntry(in.Head, sr.Subject, in.Now)
 			if entry != nil {
 				cc.Entry = entry.File
+				for _, c := range conflictsOnce() {
+					if c.AFile == entry.File || c.BFile == entry.File {
+						cc.Conflicts = append(cc.Conflicts, c.String())
+					}
+				}
 			} else {
 				for _, p := range problems {
 					cc.Problems = append(cc.Problems, p.Message)
@@ -79,4 +94,23 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// affectedBy returns, for the calendar's conflict rule, the consumers a change to a
+// subject affects: the impact found for the changed subjects (direct and through
+// lineage), the direct consumers for the others.
+func affectedBy(in Input, subjects []*SubjectReport) func(string) []string {
+	direct := calendar.DirectConsumers(in.Head)
+	known := map[string][]string{}
+	for _, sr := range subjects {
+		for _, a := range sr.Affected {
+			known[sr.Subject] = append(known[sr.Subject], a.Subject+"/"+a.Name)
+		}
+	}
+	return func(subject string) []string {
+		if ids, ok := known[subject]; ok {
+			return ids
+		}
+		return direct(subject)
+	}
 }

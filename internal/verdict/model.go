@@ -189,6 +189,9 @@ type CalendarCheck struct {
 	// Entry is the calendar file that covers the change, when found.
 	Entry    string   `json:"entry,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Conflicts lists the other planned changes whose windows overlap the entry's and
+	// that touch the same subjects or consumers (flagged, not blocking).
+	Conflicts []string `json:"conflicts,omitempty"`
 	// FrozenUntil is set when a freeze in scope blocks the merge now.
 	Freeze      string    `json:"freeze,omitempty"`
 	FrozenUntil time.Time `json:"frozen_until,omitzero"`

@@ -310,6 +310,9 @@ func (m *mdWriter) calendar() {
 		case !c.Required:
 		case c.Entry != "":
 			m.f("- %s: planned in %s%s.\n", code(c.Subject), m.fileLink(c.Entry), why)
+			for _, conflict := range c.Conflicts {
+				m.f("  - conflict: %s\n", escapeMarkdown(conflict))
+			}
 		default:
 			m.f("- %s: **no usable calendar entry**%s.\n", code(c.Subject), why)
 			for _, p := range c.Problems {

@@ -117,6 +117,9 @@ func Text(r *Report) string {
 		case !c.Required:
 		case c.Entry != "":
 			f("  %s: planned in %s\n", plain(c.Subject), plain(c.Entry))
+			for _, conflict := range c.Conflicts {
+				f("      conflict: %s\n", plain(conflict))
+			}
 		default:
 			f("  %s: no usable calendar entry\n", plain(c.Subject))
 			for _, p := range c.Problems {
