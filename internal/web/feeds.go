@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/calendar"
+	"github.com/contractbot/contractbot/internal/contract"
 )
 
 // FeedWindow is the span a feed covers around now.
@@ -68,7 +69,14 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 		name += " (" + team + ")"
 	}
 	var buf bytes.Buffer
-	if err := calendar.WriteICS(&buf, view, calendar.ICSOptions{Now: day, Name: name}); err != nil {
+	seq := f.Tree.Sequences(tree, head)
+	sequence := func(it calendar.Item) int {
+		if it.Kind == "freeze" {
+			return seq[contract.FreezesFile]
+		}
+		return seq[it.File]
+	}
+	if err := calendar.WriteICS(&buf, view, calendar.ICSOptions{Now: day, Name: name, Sequence: sequence}); err != nil {
 		f.Log.Error("calendar feed: rendering failed", "err", err)
 		http.Error(w, "the feed could not be rendered", http.StatusInternalServerError)
 		return

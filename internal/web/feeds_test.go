@@ -90,4 +90,30 @@ window: {start: "2026-12-15T10:00", end: "2026-12-15T12:00", timezone: Europe/Be
 	if _, b := get("/calendar.ics", ""); !strings.Contains(b, "Backfill order attributes") {
 		t.Error("the feed did not follow the new commit")
 	}
+	// Moving the window bumps that event's SEQUENCE; the others keep theirs.
+	entryFile := filepath.Join(dir, "calendar", "2026-12-15-backfill-attributes.yaml")
+	if err := os.WriteFile(entryFile, []byte(strings.Replace(entry, "12:00", "13:00", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit("longer backfill")
+	_, b := get("/calendar.ics", "")
+	cal2, err := ical.NewDecoder(strings.NewReader(b)).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range cal2.Events() {
+		summary, _ := ev.Props.Text(ical.PropSummary)
+		seq := ev.Props.Get(ical.PropSequence)
+		got := "0"
+		if seq != nil {
+			got = seq.Value
+		}
+		want := "0"
+		if summary == "Backfill order attributes" {
+			want = "1"
+		}
+		if got != want && (strings.HasPrefix(summary, "Backfill") || strings.HasPrefix(summary, "Split")) {
+			t.Errorf("%q: SEQUENCE %s, want %s", summary, got, want)
+		}
+	}
 }

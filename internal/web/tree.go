@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 // Tree keeps the contract tree of a branch, loaded once per commit.
@@ -22,6 +23,7 @@ type Tree struct {
 	mu   sync.Mutex
 	head plumbing.Hash
 	tree *contract.Tree
+	seq  map[string]int
 }
 
 // Current returns the tree at the branch's current commit and that commit, loading
@@ -44,6 +46,33 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
 	}
-	t.head, t.tree = head, tree
+	t.head, t.tree, t.seq = head, tree, nil
 	return tree, head, nil
+}
+
+// Sequences returns, for each calendar file of the tree at head, how many times its
+// content changed along the branch's first-parent history: the iCalendar SEQUENCE,
+// which must grow each time an event changes.
+func (t *Tree) Sequences(tree *contract.Tree, head plumbing.Hash) map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seq != nil && head == t.head {
+		return t.seq
+	}
+	paths := []string{contract.FreezesFile}
+	for _, e := range tree.Entries {
+		paths = append(paths, e.File)
+	}
+	seq := map[string]int{}
+	found, err := versions.PathHistory(t.Repo, head, paths)
+	if err != nil {
+		return seq // no history: SEQUENCE 0, as before
+	}
+	for p, contents := range found {
+		seq[p] = len(contents) - 1
+	}
+	if head == t.head {
+		t.seq = seq
+	}
+	return seq
 }
