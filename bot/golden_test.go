@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/calendar"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -42,8 +44,14 @@ func TestSlackMessagesGolden(t *testing.T) {
 	}}
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HTMLURL: "https://github.com/acme/contracts"}
 	so.Status = verdict.Pending
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	entry := &contract.Entry{File: "calendar/2026-12-08-split-order-amount.yaml", Title: "Split order amount <now>", Kind: "schema-change",
+		Subjects: []string{"orders.order-created-value"}, Owner: "orders", Timezone: "Europe/Berlin",
+		Start: time.Date(2026, 12, 8, 10, 0, 0, 0, berlin), End: time.Date(2026, 12, 8, 16, 0, 0, 0, berlin), Notes: "1. add amount_total\n2. move dwd-order-detail"}
 	for name, msg := range map[string]SlackMessage{
-		"slack-team-message.json": TeamMessage(pr, so),
+		"slack-window-day-before.json": WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkDayBefore}),
+		"slack-window-start.json":      WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkStart}),
+		"slack-team-message.json":      TeamMessage(pr, so),
 		"slack-all-signed-off.json": AllSignedOffMessage(pr, &verdict.Report{SignOffs: []*verdict.SignOff{
 			{Team: "analytics", ApprovedBy: "ana", Status: verdict.Approved}, {Team: "data-warehouse", ApprovedBy: "dana", Status: verdict.Approved}}}),
 	} {

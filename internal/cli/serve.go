@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/web"
@@ -58,9 +59,15 @@ Configuration comes from the environment:
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			mount, err := readSide(ctx, repoDir, branch, log)
+			mount, tree, err := readSide(ctx, repoDir, branch, log)
 			if err != nil {
 				return err
+			}
+			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
+				// Calendar reminders need Slack and the tree, not GitHub.
+				n := &bot.SlackNotifier{Client: slack.New(tok)}
+				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
+				go (&bot.Bot{Now: time.Now, Log: log}).CalendarRemindersEvery(ctx, current, n, every)
 			}
 			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
 			token := os.Getenv("GITHUB_TOKEN")
@@ -144,19 +151,20 @@ func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTea
 
 // readSide mounts what serve shows of the contract repository at repoDir: the
 // embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
-func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), error) {
+func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, error) {
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
-		return nil, fmt.Errorf("--repo: %w", err)
+		return nil, nil, fmt.Errorf("--repo: %w", err)
 	}
 	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("embedded registry: %w", err)
+		return nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
 	go reg.Follow(ctx, time.Second)
-	feeds := &web.Feeds{Tree: &web.Tree{Repo: repo.Repository, Branch: branch}, Now: time.Now, Log: log}
+	tree := &web.Tree{Repo: repo.Repository, Branch: branch}
+	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
 	return func(mux *http.ServeMux) {
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
 		feeds.Mount(mux)
-	}, nil
+	}, tree, nil
 }
