@@ -166,5 +166,6 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 	return func(mux *http.ServeMux) {
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
 		feeds.Mount(mux)
+		(&web.Pages{Tree: tree, Now: time.Now, Log: log}).Mount(mux)
 	}, tree, nil
 }

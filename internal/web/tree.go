@@ -24,6 +24,41 @@ type Tree struct {
 	head plumbing.Hash
 	tree *contract.Tree
 	seq  map[string]int
+
+	// ixMu guards ix, the versions index, extended in place as the branch moves.
+	ixMu sync.Mutex
+	ix   *versions.Index
+}
+
+// WithVersions calls fn with the versions index of the branch's first-parent history
+// up to head, building it on first use and extending it when the branch moves. fn
+// must not keep the index: it changes on the next commit.
+func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error {
+	t.ixMu.Lock()
+	defer t.ixMu.Unlock()
+	if t.ix == nil || t.ix.HeadHash() != head {
+		if t.ix != nil {
+			if err := t.ix.Extend(t.Repo, head); err == nil {
+				fn(t.ix)
+				return nil
+			}
+			t.ix = nil // rewritten history or a broken extension: index again from scratch
+		}
+		ix, err := versions.Build(t.Repo, head)
+		if err != nil {
+			return fmt.Errorf("index the versions up to %s: %w", head.String()[:12], err)
+		}
+		t.ix = ix
+	}
+	fn(t.ix)
+	return nil
+}
+
+// ReadBlob reads a Git blob (a schema version's content) of the repository.
+func (t *Tree) ReadBlob(h plumbing.Hash) ([]byte, error) {
+	t.ixMu.Lock()
+	defer t.ixMu.Unlock()
+	return versions.ReadBlob(t.Repo, h)
 }
 
 // Current returns the tree at the branch's current commit and that commit, loading

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/style.css
+var styleCSS []byte
+
+// Pages serves the HTML pages of the read side: the catalog (GET / and /subjects) and
+// a page per subject (GET /subjects/{subject}), plus their stylesheet. The pages are
+// rendered on the server and work without JavaScript; they carry no script at all.
+type Pages struct {
+	Tree *Tree
+	Now  func() time.Time
+	Log  *slog.Logger
+
+	mu   sync.Mutex
+	snap *snapshot
+}
+
+// The pages' templates: each page is the layout plus its own template.
+var (
+	catalogTmpl  = page("catalog.html")
+	subjectTmpl  = page("subject.html")
+	notFoundTmpl = page("notfound.html")
+)
+
+func page(name string) *template.Template {
+	return template.Must(template.New("layout.html").Funcs(template.FuncMap{
+		"plural": plural,
+		"short":  func(s string) string { return s[:min(len(s), 12)] },
+		"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	}).ParseFS(templateFS, "templates/layout.html", "templates/"+name))
+}
+
+// Mount adds the page routes to mux.
+func (p *Pages) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", p.catalog)
+	mux.HandleFunc("GET /subjects", p.catalog)
+	mux.HandleFunc("GET /subjects/{subject}", p.subject)
+	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
+		secure(w)
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Write(styleCSS)
+	})
+}
+
+// current returns the snapshot of the branch's current commit, computing it when the
+// branch has moved.
+func (p *Pages) current() (*snapshot, error) {
+	tree, head, err := p.Tree.Current()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.snap == nil || p.snap.head != head {
+		p.snap = newSnapshot(tree, head, p.Tree)
+	}
+	return p.snap, nil
+}
+
+// secure sets the headers every response of the pages carries: no script at all, no
+// framing, no content sniffing.
+func secure(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// layout is what every page's frame shows.
+type layout struct {
+	Title string
+	Head  string
+	Nav   string // catalog | subject
+}
+
+func (p *Pages) render(w http.ResponseWriter, status int, t *template.Template, data any) {
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		p.Log.Error("pages: rendering failed", "page", t.Name(), "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	secure(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (p *Pages) unavailable(w http.ResponseWriter, err error) {
+	p.Log.Error("pages: loading the tree failed", "err", err)
+	secure(w)
+	http.Error(w, "the contract tree cannot be read right now", http.StatusServiceUnavailable)
+}
+
+type catalogPage struct {
+	layout
+	Filter                   Filter
+	Result                   result
+	Domains, Owners, Formats []string
+	Prev, Next               string // links, "" at the ends
+	Subjects                 int
+}
+
+func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
+	s, err := p.current()
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
+	f := parseFilter(r.URL.Query())
+	res := s.filter(f)
+	d := catalogPage{layout: layout{Title: "Subjects", Head: s.head.String(), Nav: "catalog"}, Filter: f, Result: res,
+		Domains: s.domains, Owners: s.owners, Formats: s.formats, Subjects: len(s.rows)}
+	if res.Page > 1 {
+		d.Prev = "/subjects?" + f.Values(res.Page-1).Encode()
+	}
+	if res.Page < res.Pages {
+		d.Next = "/subjects?" + f.Values(res.Page+1).Encode()
+	}
+	p.render(w, http.StatusOK, catalogTmpl, d)
+}
+
+func (p *Pages) notFound(w http.ResponseWriter, head plumbing.Hash, what string) {
+	p.render(w, http.StatusNotFound, notFoundTmpl, struct {
+		layout
+		What string
+	}{layout{Title: "Not found", Head: head.String()}, what})
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

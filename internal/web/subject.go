@@ -1,0 +1,138 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+type subjectPage struct {
+	layout
+	S      *contract.Subject
+	Team   teamView
+	Schema template.HTML // the highlighter's output: escaped tokens in spans
+	Fields []fieldRow
+	// Versions newest first; Indexed is false when the versions index failed.
+	Versions []versionRow
+	Indexed  bool
+	Diff     *diffView
+	// DiffError explains a diff parameter that names no versions.
+	DiffError string
+	Consumers []consumerRow
+	Graph     graph
+	Entries   []*contract.Entry
+}
+
+type fieldRow struct {
+	Path string
+	Meta contract.FieldMeta
+}
+
+type versionRow struct {
+	versions.Version
+	// DiffPrev links to the diff with the previous version ("" for version 1).
+	DiffPrev string
+}
+
+type consumerRow struct {
+	C        *contract.Consumer
+	Team     teamView
+	Anchor   string
+	Produces []produced
+}
+
+type produced struct{ Subject, Href string }
+
+type diffView struct {
+	From, To int
+	Lines    []diffLine
+	Same     bool
+}
+
+func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
+	s, err := p.current()
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
+	name := r.PathValue("subject")
+	sub := s.tree.Subject(name)
+	if sub == nil {
+		p.notFound(w, s.head, "subject "+strconv.Quote(name))
+		return
+	}
+	d := subjectPage{layout: layout{Title: sub.Subject, Head: s.head.String(), Nav: "subject"}, S: sub,
+		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, sub.SchemaText), Indexed: s.versions != nil}
+	for _, f := range sub.FieldPaths() {
+		d.Fields = append(d.Fields, fieldRow{Path: f, Meta: sub.Fields[f]})
+	}
+	vs := s.versions[sub.Subject]
+	for i := len(vs) - 1; i >= 0; i-- {
+		v := versionRow{Version: vs[i]}
+		if i > 0 {
+			v.DiffPrev = subjectHref(sub.Subject) + "?diff=" + strconv.Itoa(i) + ".." + strconv.Itoa(i+1) + "#diff"
+		}
+		d.Versions = append(d.Versions, v)
+	}
+	q := r.URL.Query()
+	if q.Get("diff") != "" || q.Get("from") != "" {
+		a, b, err := parseDiff(q.Get("diff"), q.Get("from"), q.Get("to"), len(vs))
+		if err != nil {
+			d.DiffError = err.Error()
+		} else if dv, err := p.diff(vs[a-1], vs[b-1]); err != nil {
+			p.Log.Error("pages: reading a schema version failed", "subject", sub.Subject, "err", err)
+			d.DiffError = "the schema versions could not be read from the repository"
+		} else {
+			d.Diff = dv
+		}
+	}
+	for _, c := range sub.Consumers {
+		row := consumerRow{C: c, Team: newTeamView(s.tree, c.Owner), Anchor: "consumer-" + c.Name}
+		for _, out := range sortedProduces(c) {
+			row.Produces = append(row.Produces, produced{out, subjectHref(out)})
+		}
+		d.Consumers = append(d.Consumers, row)
+	}
+	d.Graph = s.lineage(sub)
+	now := p.Now()
+	for _, e := range s.tree.Entries { // sorted by start
+		if e.End.After(now) && slices.Contains(e.Subjects, sub.Subject) {
+			d.Entries = append(d.Entries, e)
+		}
+	}
+	p.render(w, http.StatusOK, subjectTmpl, d)
+}
+
+func (p *Pages) diff(a, b versions.Version) (*diffView, error) {
+	ta, err := p.Tree.ReadBlob(plumbing.NewHash(a.Blob))
+	if err != nil {
+		return nil, err
+	}
+	tb, err := p.Tree.ReadBlob(plumbing.NewHash(b.Blob))
+	if err != nil {
+		return nil, err
+	}
+	return &diffView{From: a.Version, To: b.Version, Lines: lineDiff(string(ta), string(tb)), Same: a.Blob == b.Blob}, nil
+}
+
+// teamView is a team as the pages show it; Known is false for an owner that
+// teams.yaml does not list.
+type teamView struct {
+	ID, Name, Slack string
+	GitHub          []string
+	Known           bool
+}
+
+func newTeamView(tree *contract.Tree, id string) teamView {
+	t := tree.Teams[id]
+	if t == nil {
+		return teamView{ID: id}
+	}
+	return teamView{ID: id, Name: t.Name, Slack: t.Slack, GitHub: t.GitHub, Known: true}
+}
