@@ -1,0 +1,232 @@
+package web
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (and the screenshots under docs/img/)")
+
+// pagesNow is the clock of the page tests: before the example calendar's entries.
+var pagesNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+// orderCreatedV2 adds a field to the example's orders.order-created-value: a second
+// version, so the subject page has a diff to show.
+func orderCreatedV2(t *testing.T, dir string) {
+	t.Helper()
+	edit(t, dir, "contracts/orders/order-created/order_created.avsc", `"fields": [`,
+		`"fields": [
+    {
+      "name": "sales_region",
+      "type": ["null", "string"],
+      "default": null,
+      "doc": "Sales region of the store or shop; null before regions were introduced."
+    },`)
+}
+
+// edit replaces the first occurrence of old in a file of dir.
+func edit(t *testing.T, dir, file, old, new string) {
+	t.Helper()
+	p := filepath.Join(dir, file)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not contain %q", file, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exampleRepo makes a Git repository of the example tree (one commit), then one more
+// commit per change, at fixed times so that hashes and pages are stable.
+func exampleRepo(t *testing.T, changes ...func(t *testing.T, dir string)) *git.Repository {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.CopyExample(t, dir)
+	wt, _ := repo.Worktree()
+	when := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	commit := func(msg string) {
+		t.Helper()
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
+		if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			t.Fatal(err)
+		}
+		when = when.Add(24 * time.Hour)
+	}
+	commit("example")
+	for _, c := range changes {
+		c(t, dir)
+		commit("change")
+	}
+	return repo
+}
+
+func pagesServer(t testing.TB, repo *git.Repository) *httptest.Server {
+	mux := http.NewServeMux()
+	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, srv *httptest.Server, path string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/web -update to write it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the page served; if the change is intended, run go test ./internal/web -update and review the diff\n%s", p, firstDiff(string(want), got))
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + itoa(i+1) + ":\n  want " + w + "\n  got  " + g
+		}
+	}
+	return ""
+}
+
+func TestPagesGolden(t *testing.T) {
+	srv := pagesServer(t, exampleRepo(t, orderCreatedV2))
+	for _, c := range []struct{ path, file string }{
+		{"/", "catalog.html"},
+		{"/subjects?domain=orders&q=order", "catalog-filtered.html"},
+		{"/subjects/orders.order-created-value?diff=1..2", "subject-orders.order-created-value.html"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			resp, body := get(t, srv, c.path)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s: %d\n%s", c.path, resp.StatusCode, body)
+			}
+			golden(t, c.file, body)
+		})
+	}
+}
+
+func TestPagesHeadersAndErrors(t *testing.T) {
+	srv := pagesServer(t, exampleRepo(t, orderCreatedV2))
+	resp, _ := get(t, srv, "/subjects")
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "script-src") {
+		t.Errorf("Content-Security-Policy %q: want no script at all", csp)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("X-Content-Type-Options: %q", resp.Header.Get("X-Content-Type-Options"))
+	}
+	if resp, body := get(t, srv, "/static/style.css"); resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/css") || !strings.Contains(body, ".hl-k") {
+		t.Errorf("stylesheet: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if resp, body := get(t, srv, "/subjects/no.such-subject"); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "no.such-subject") {
+		t.Errorf("unknown subject: %d", resp.StatusCode)
+	}
+	if resp, _ := get(t, srv, "/no-such-page"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown page: %d", resp.StatusCode)
+	}
+	_, body := get(t, srv, "/subjects/orders.order-created-value?diff=1..9")
+	if !strings.Contains(body, "the subject has versions 1 to 2") {
+		t.Errorf("a diff of a version that does not exist is not explained")
+	}
+	_, body = get(t, srv, "/subjects/orders.order-created-value?from=1&to=2")
+	if !strings.Contains(body, `<span class="add">`) || !strings.Contains(body, "sales_region") {
+		t.Errorf("the from/to form does not show the diff")
+	}
+	// Filters: a page past the end shows the last page; no match says so.
+	if _, body := get(t, srv, "/subjects?page=99"); !strings.Contains(body, "Showing 1–") {
+		t.Errorf("page past the end: no rows")
+	}
+	if _, body := get(t, srv, "/subjects?q=zzzz-nothing"); !strings.Contains(body, "No subject matches") {
+		t.Errorf("empty search result not said")
+	}
+}
+
+// hostile puts markup into every text of the tree a page shows.
+func hostile(t *testing.T, dir string) {
+	const script = `<script>alert(1)</script>`
+	const img = `"><img src=x onerror=alert(2)>`
+	edit(t, dir, "contracts/orders/order-created/contract.yaml", "description: >-\n", "description: >-\n  "+script+" "+img+"\n")
+	edit(t, dir, "contracts/orders/order-created/contract.yaml", "doc: buyer id, from the accounts service", `doc: '`+script+` `+strings.ReplaceAll(img, `'`, `''`)+`'`)
+	edit(t, dir, "contracts/orders/order-created/consumers/dwd-order-detail.yaml", "description: >-\n", "description: >-\n  "+script+" "+img+"\n")
+	edit(t, dir, "contracts/orders/order-created/order_created.avsc", `"doc": "Buyer account id`, `"doc": "</code><script>alert(3)</script> \"><img src=x onerror=alert(4)> Buyer account id`)
+	edit(t, dir, "calendar/2026-12-08-split-order-amount.yaml", "title: Split order amount", "title: <script>alert(5)</script> Split order amount")
+}
+
+func TestPagesEscapeTheTree(t *testing.T) {
+	srv := pagesServer(t, exampleRepo(t, hostile))
+	for _, path := range []string{"/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value"} {
+		resp, body := get(t, srv, path)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		for _, bad := range []string{"<script", "<img"} {
+			if i := strings.Index(body, bad); i >= 0 {
+				t.Errorf("GET %s: unescaped %q at %q", path, bad, body[max(0, i-40):min(len(body), i+60)])
+			}
+		}
+	}
+	_, body := get(t, srv, "/subjects/orders.order-created-value")
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;", "&lt;/code&gt;&lt;script&gt;alert(3)", "&lt;script&gt;alert(5)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the subject page lacks the escaped text %q", want)
+		}
+	}
+}
