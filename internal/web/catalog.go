@@ -119,7 +119,9 @@ func (f Filter) Values(page int) url.Values {
 }
 
 // Active reports whether any filter is set.
-func (f Filter) Active() bool { return f.Domain != "" || f.Owner != "" || f.Format != "" || f.Query != "" }
+func (f Filter) Active() bool {
+	return f.Domain != "" || f.Owner != "" || f.Format != "" || f.Query != ""
+}
 
 // result is one page of the filtered catalog.
 type result struct {

@@ -1,0 +1,63 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/synth"
+)
+
+// BenchmarkCatalog measures the server time of catalog requests on a generated
+// repository of 10,000 subjects (CONTRACTBOT_BENCH_SUBJECTS to change it): the first
+// page, a filtered page, a text search and a subject page. The tree, the versions
+// index and the row list are built once per commit, before the timer starts.
+//
+//	go test ./internal/web -run '^$' -bench BenchmarkCatalog -benchtime 200x
+func BenchmarkCatalog(b *testing.B) {
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("CONTRACTBOT_BENCH_SUBJECTS")); err == nil && v > 0 {
+		n = v
+	}
+	repo, err := synth.Generate(b.TempDir(), synth.Options{Subjects: n, Commits: 20, Seed: 7, ProtobufShare: 0.2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	start := time.Now()
+	s, err := p.current()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("first load of %d subjects (tree, versions index, rows): %v", n, time.Since(start).Round(time.Millisecond))
+	if len(s.rows) < n {
+		b.Fatalf("%d rows, want %d", len(s.rows), n)
+	}
+	sub := s.rows[len(s.rows)/2]
+	for _, c := range []struct{ name, path string }{
+		{"first-page", "/"},
+		{"domain-and-page-3", "/subjects?domain=" + sub.Domain + "&page=3"},
+		{"text-search", "/subjects?q=" + sub.Subject[:6]},
+		{"last-page", "/subjects?page=200"},
+		{"subject", "/subjects/" + sub.Subject},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, c.path, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				mux.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("GET %s: %d", c.path, w.Code)
+				}
+			}
+		})
+	}
+}
