@@ -32,11 +32,16 @@ func BenchmarkCatalog(b *testing.B) {
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	start := time.Now()
+	if _, _, err := p.Tree.Current(); err != nil {
+		b.Fatal(err)
+	}
+	loaded := time.Now()
 	s, err := p.current()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("first load of %d subjects (tree, versions index, rows): %v", n, time.Since(start).Round(time.Millisecond))
+	b.Logf("first load of %d subjects: the tree %v, then the versions index and the rows %v", n,
+		loaded.Sub(start).Round(time.Millisecond), time.Since(loaded).Round(time.Millisecond))
 	if len(s.rows) < n {
 		b.Fatalf("%d rows, want %d", len(s.rows), n)
 	}

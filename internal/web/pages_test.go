@@ -2,12 +2,15 @@ package web
 
 import (
 	"flag"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -227,6 +231,51 @@ func TestPagesEscapeTheTree(t *testing.T) {
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;", "&lt;/code&gt;&lt;script&gt;alert(3)", "&lt;script&gt;alert(5)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the subject page lacks the escaped text %q", want)
+		}
+	}
+}
+
+// TestPagesOnGeneratedTree serves a generated repository: paging through the catalog
+// visits every subject once, in order, and every subject page renders.
+func TestPagesOnGeneratedTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a repository")
+	}
+	repo, err := synth.Generate(t.TempDir(), synth.Options{Subjects: 240, Commits: 5, Seed: 3, ProtobufShare: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := pagesServer(t, repo)
+	link := regexp.MustCompile(`<th scope="row"><a href="/subjects/([^"]+)">`)
+	var seen []string
+	next := "/subjects"
+	for pages := 0; next != ""; pages++ {
+		if pages > 10 {
+			t.Fatal("the catalog does not end")
+		}
+		resp, body := get(t, srv, html.UnescapeString(next))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", next, resp.StatusCode)
+		}
+		rows := link.FindAllStringSubmatch(body, -1)
+		if len(rows) == 0 || len(rows) > PageSize {
+			t.Fatalf("GET %s: %d rows", next, len(rows))
+		}
+		for _, r := range rows {
+			seen = append(seen, r[1])
+		}
+		next = ""
+		if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">`).FindStringSubmatch(body); m != nil {
+			next = m[1]
+		}
+	}
+	if len(seen) != 240 || !slices.IsSorted(seen) || len(slices.Compact(slices.Clone(seen))) != len(seen) {
+		t.Fatalf("paging visited %d subjects (sorted %v), want each of 240 once in order", len(seen), slices.IsSorted(seen))
+	}
+	for _, s := range seen {
+		resp, body := get(t, srv, "/subjects/"+s)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "<svg") {
+			t.Fatalf("GET /subjects/%s: %d", s, resp.StatusCode)
 		}
 	}
 }
