@@ -13,7 +13,8 @@ import (
 // The key is the registry subject, so one subject's events land on one partition and
 // stay in order. The producer is idempotent with acks=all: a retried batch is written
 // once, and Send returns only when every in-sync replica has the event. While the
-// cluster is unreachable Send keeps retrying until the caller's context ends.
+// cluster is unreachable Send waits (the client retries) until the caller's context
+// ends; then it returns an error and the record may still be delivered later.
 type Kafka struct {
 	cl    *kgo.Client
 	topic string
@@ -59,13 +60,25 @@ func (k *Kafka) Send(ctx context.Context, e Event) error {
 			{Key: "ce_id", Value: []byte(e.ID)},
 		},
 	}
-	if err := k.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
-		return fmt.Errorf("produce event %s to %s: %w", e.ID, k.topic, err)
+	// ProduceSync would wait for a record already sent to a broker that went away even
+	// after ctx ends (the idempotent producer never fails such a record on its own);
+	// waiting here on both lets a run stop, leaving the record to be delivered or not:
+	// the next run sends it again with the same id.
+	done := make(chan error, 1)
+	k.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("produce event %s to %s: %w", e.ID, k.topic, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("produce event %s to %s: no acknowledgement: %w", e.ID, k.topic, ctx.Err())
 	}
-	return nil
 }
 
-// Close flushes and closes the client.
+// Close closes the client; records not acknowledged yet are abandoned (their commits
+// are not marked, so the next run sends them again).
 func (k *Kafka) Close() error {
 	k.cl.Close()
 	return nil

@@ -128,7 +128,7 @@ func TestKafkaClusterDown(t *testing.T) {
 		}
 		return nil, nil, false
 	})
-	k, err := NewKafka(c.ListenAddrs(), topic, kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
+	k, err := NewKafka(c.ListenAddrs(), topic, kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
