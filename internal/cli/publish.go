@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -163,12 +163,30 @@ func openSink(spec string, timeout time.Duration) (events.Sink, error) {
 		if err != nil {
 			return nil, err
 		}
+		k, err := events.NewKafka(brokers, topic)
+		if err != nil {
+			return nil, err
+		}
 		// A run must end when the cluster stays down: an event not acknowledged within
 		// six times the request timeout fails the run (the next run sends it again).
-		return events.NewKafka(brokers, topic, kgo.RecordDeliveryTimeout(6*timeout))
+		return &boundedSink{Sink: k, limit: 6 * timeout}, nil
 	}
 	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC", spec)
 }
+
+// boundedSink gives each Send a time limit.
+type boundedSink struct {
+	events.Sink
+	limit time.Duration
+}
+
+func (b *boundedSink) Send(ctx context.Context, e events.Event) error {
+	ctx, cancel := context.WithTimeout(ctx, b.limit)
+	defer cancel()
+	return b.Sink.Send(ctx, e)
+}
+
+func (b *boundedSink) String() string { return fmt.Sprint(b.Sink) }
 
 // gitDirOf returns the repository's Git folder.
 func gitDirOf(r *gitrepo.Repo) string {

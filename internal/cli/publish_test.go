@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/events"
@@ -62,6 +64,30 @@ func TestPublishCommand(t *testing.T) {
 
 	if _, errOut, code := runCLI(t, "publish", "--repo", dir, "--events", "smtp:x"); code != 2 || !strings.Contains(errOut, "file:PATH") {
 		t.Errorf("a bad --events: exit %d, %s", code, errOut)
+	}
+}
+
+// TestPublishCommandHTTP sends the events to an HTTP endpoint, signed.
+func TestPublishCommandHTTP(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	t.Setenv("CONTRACTBOT_EVENTS_SECRET", "s3cret")
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !events.Verify([]byte("s3cret"), body, r.Header.Get(events.SignatureHeader)) {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		got = append(got, r.Header.Get("Ce-Id"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	out, errOut, code := runCLI(t, "publish", "--repo", dir, "--events", srv.URL+"/hook", "--state", filepath.Join(t.TempDir(), "s.json"))
+	if code != 0 || len(got) != 11 || !strings.Contains(out, "events to http "+srv.URL+"/hook") {
+		t.Errorf("exit %d, %d events posted:\n%s%s", code, len(got), out, errOut)
 	}
 }
 
