@@ -35,7 +35,8 @@ type row struct {
 	// Latest is "v3", or "—" when the subject has no indexed version.
 	Latest    string
 	Consumers int
-	// text is what a search matches: subject, topic, owner and description, lower case.
+	// text is what a search matches: subject, topic, owner, description and the
+	// consumers' names, lower case.
 	text string
 }
 
@@ -61,7 +62,7 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 		s.rows = append(s.rows, row{
 			Subject: sub.Subject, Domain: sub.Domain, Format: sub.Format, Level: sub.Compatibility,
 			Owner: sub.Owner, Tier: sub.Tier, Latest: latest, Consumers: len(sub.Consumers),
-			text: strings.ToLower(sub.Subject + "\n" + sub.Topic + "\n" + sub.Owner + "\n" + sub.Description),
+			text: searchText(sub),
 		})
 		domains[sub.Domain], owners[sub.Owner], formats[sub.Format] = true, true, true
 		for _, c := range sub.Consumers {
@@ -168,4 +169,17 @@ func (s *snapshot) filter(f Filter) result {
 		r.First, r.Last = from+1, from+len(r.Rows)
 	}
 	return r
+}
+
+func searchText(sub *contract.Subject) string {
+	var b strings.Builder
+	for _, s := range []string{sub.Subject, sub.Topic, sub.Owner, sub.Description} {
+		b.WriteString(strings.ToLower(s))
+		b.WriteByte('\n')
+	}
+	for _, c := range sub.Consumers {
+		b.WriteString(strings.ToLower(c.Name))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -198,6 +198,9 @@ func TestPagesHeadersAndErrors(t *testing.T) {
 	if _, body := get(t, srv, "/subjects?page=99"); !strings.Contains(body, "Showing 1–") {
 		t.Errorf("page past the end: no rows")
 	}
+	if _, body := get(t, srv, "/subjects?q=GMV-Dashboard"); !strings.Contains(body, "Showing 1–1 of 1 subject") || !strings.Contains(body, `href="/subjects/dws.gmv-1min-value"`) {
+		t.Errorf("a search by a consumer's name does not find the subject it reads")
+	}
 	if _, body := get(t, srv, "/subjects?q=zzzz-nothing"); !strings.Contains(body, "No subject matches") {
 		t.Errorf("empty search result not said")
 	}
