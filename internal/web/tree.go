@@ -1,6 +1,7 @@
-// Package web serves the read side of a contract repository over HTTP: the calendar's
-// ICS feeds now, the pages (catalog, subject, lineage, calendar, sign-offs) later. It
-// reads the default branch of a local Git repository and reloads when it moves.
+// Package web serves the read side of a contract repository over HTTP: the HTML pages
+// (Pages: the catalog and a page per subject with its lineage; calendar and sign-off
+// pages later) and the calendar's ICS feeds (Feeds). It reads the default branch of a
+// local Git repository and reloads when it moves.
 package web
 
 import (
