@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ import (
 
 func newPublishCmd() *cobra.Command {
 	var bf branchFlags
-	var url, sinkSpec, statePath, source string
+	var url, sinkSpec, statePath, source, baseline string
 	var embedded bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -73,6 +74,9 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			if err != nil {
 				return err
 			}
+			if baseline != "" {
+				return markBaseline(cmd.OutOrStdout(), r, marker, baseline, statePath)
+			}
 			sink, err := openSink(sinkSpec, timeout)
 			if err != nil {
 				return err
@@ -120,8 +124,26 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC (default file:<git dir>/contractbot/events.jsonl)")
 	cmd.Flags().StringVar(&statePath, "state", "", "the file that records published commits (default <git dir>/contractbot/published.json)")
 	cmd.Flags().StringVar(&source, "source", "", "the CloudEvents source of the events (default: the origin remote's URL, else file://<repository>)")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "mark this revision (and so everything before it) published without publishing anything, then stop: for a registry that already holds the history")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "time limit of each request to the registry or the event endpoint")
 	return cmd
+}
+
+// markBaseline records rev as published: publishing resumes after it.
+func markBaseline(w io.Writer, r *gitrepo.Repo, m *publish.FileMarker, rev, statePath string) error {
+	h, err := r.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return fmt.Errorf("resolve --baseline %s: %w", rev, err)
+	}
+	c, err := r.CommitObject(*h)
+	if err != nil {
+		return fmt.Errorf("resolve --baseline %s: %w", rev, err)
+	}
+	if err := m.Mark(h.String(), publish.Summary{Commit: h.String(), Time: c.Committer.When.UTC(), Published: []publish.Item{}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%.12s and every commit before it are marked published in %s; contractbot publish will start after it\n", h, statePath)
+	return nil
 }
 
 // writeSummary prints one published commit and counts its versions and level changes.

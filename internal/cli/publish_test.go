@@ -91,6 +91,24 @@ func TestPublishCommandHTTP(t *testing.T) {
 	}
 }
 
+// TestPublishCommandBaseline: a registry that already holds the history starts
+// publishing after the baseline.
+func TestPublishCommandBaseline(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  reserved 3;\n")
+	commit(t, repo, "Drop Money.nanos (#12)")
+	state := filepath.Join(t.TempDir(), "s.json")
+	eventsFile := filepath.Join(t.TempDir(), "e.jsonl")
+	out, errOut, code := runCLI(t, "publish", "--repo", dir, "--state", state, "--baseline", "HEAD~1")
+	if code != 0 || !strings.Contains(out, "marked published") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "publish", "--repo", dir, "--state", state, "--events", "file:"+eventsFile)
+	if evs := readEventLines(t, eventsFile); code != 0 || len(evs) != 1 || evs[0].Subject != "common.money-value" {
+		t.Errorf("exit %d, %d events:\n%s%s", code, len(evs), out, errOut)
+	}
+}
+
 func TestPublishCommandRegistryDown(t *testing.T) {
 	dir, _ := exampleRepo(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
