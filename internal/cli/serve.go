@@ -162,6 +162,11 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 	}
 	go reg.Follow(ctx, time.Second)
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch}
+	go func() { // load the tree now rather than on the first request
+		if _, _, err := tree.Current(); err != nil {
+			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
+		}
+	}()
 	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
 	return func(mux *http.ServeMux) {
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
