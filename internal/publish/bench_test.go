@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/publish/publishtest"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/synth"
@@ -33,8 +34,7 @@ func BenchmarkPublish(b *testing.B) {
 		n = v
 	}
 	dir := b.TempDir()
-	repo, err := synth.Generate(dir, synth.Options{Subjects: n, Commits: 50, Seed: 7, ProtobufShare: 0.2, Checkout: true})
-	if err != nil {
+	if _, err := synth.Generate(dir, synth.Options{Subjects: n, Commits: 50, Seed: 7, ProtobufShare: 0.2, Checkout: true}); err != nil {
 		b.Fatal(err)
 	}
 	touchSchemas(b, dir, 100)
@@ -43,6 +43,13 @@ func BenchmarkPublish(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("git commit: %v\n%s", err, out)
 	}
+	// Opened as the command opens it (pack files kept open).
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	repo := r.Repository
 	ref, err := repo.Reference(plumbing.NewBranchReferenceName(synth.Branch), true)
 	if err != nil {
 		b.Fatal(err)
