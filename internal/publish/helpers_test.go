@@ -76,13 +76,14 @@ type fakeRegistry struct {
 	subjects map[string][]string // subject -> texts, version i+1 at i
 	levels   map[string]string
 	calls    map[string]int
-	failAt   map[string]int // method -> call number that fails (1-based)
+	failAt   map[string]int                  // method -> call number that fails (1-based)
+	refs     map[string][]registry.Reference // subject -> references of its last registration
 }
 
 var errInjected = errors.New("injected failure")
 
 func newFakeRegistry() *fakeRegistry {
-	return &fakeRegistry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}, calls: map[string]int{}, failAt: map[string]int{}}
+	return &fakeRegistry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}, calls: map[string]int{}, failAt: map[string]int{}, refs: map[string][]registry.Reference{}}
 }
 
 func (f *fakeRegistry) fail(method string) error {
@@ -117,9 +118,10 @@ func (f *fakeRegistry) LookUp(_ context.Context, subject, schema string, _ regis
 	return registry.Schema{}, &registry.Error{StatusCode: 404, Code: registry.CodeSchemaNotFound, Message: "Schema not found"}
 }
 
-func (f *fakeRegistry) Register(_ context.Context, subject, schema string, _ registry.SchemaType, _ []registry.Reference) (int, error) {
+func (f *fakeRegistry) Register(_ context.Context, subject, schema string, _ registry.SchemaType, refs []registry.Reference) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.refs[subject] = refs
 	id, ok := f.ids[schema]
 	if !ok {
 		id = len(f.ids) + 1

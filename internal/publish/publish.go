@@ -183,8 +183,9 @@ func (p *Publisher) commit(ctx context.Context, ix *versions.Index, c *object.Co
 		if err != nil {
 			return Summary{}, err
 		}
-		for _, s := range order(ix, changed) {
-			it, err := p.subject(ctx, ix, c, s, before[s], facts)
+		byPath := importers(ix)
+		for _, s := range order(ix, changed, byPath) {
+			it, err := p.subject(ctx, ix, c, s, before[s], facts, byPath)
 			if err != nil {
 				return Summary{}, err
 			}
@@ -198,7 +199,8 @@ func (p *Publisher) commit(ctx context.Context, ix *versions.Index, c *object.Co
 }
 
 // subject publishes one subject's change at c.
-func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.Commit, subject string, before state, f *facts) (Item, error) {
+// byPath maps Protobuf import paths to subjects (importers).
+func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.Commit, subject string, before state, f *facts, byPath map[string]string) (Item, error) {
 	h := ix.BySubject[subject]
 	v := h.Versions[h.Current-1]
 	level := ix.Folders[h.Folder].Compatibility
@@ -214,7 +216,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 			}
 		}
 		typ := schemaType(v.Format)
-		refs := references(ix, v)
+		refs := references(ix, v, byPath)
 		got, err := p.Registry.LookUp(ctx, subject, string(text), typ, refs)
 		switch {
 		case err == nil:
@@ -240,31 +242,30 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 
 // order sorts subjects by name, then moves each subject after the subjects of the same
 // commit whose schemas it imports, so a reference points at a registered version.
-func order(ix *versions.Index, subjects []string) []string {
+func order(ix *versions.Index, subjects []string, byPath map[string]string) []string {
 	sort.Strings(subjects)
 	in := map[string]bool{}
 	for _, s := range subjects {
 		in[s] = true
 	}
-	byPath := importers(ix)
 	var out []string
 	seen := map[string]bool{}
-	var visit func(s string, depth int)
-	visit = func(s string, depth int) {
-		if seen[s] || depth > len(subjects) {
-			return
+	var visit func(s string)
+	visit = func(s string) {
+		if seen[s] {
+			return // visited, or an import cycle (which the loader reports)
 		}
 		seen[s] = true
 		h := ix.BySubject[s]
 		for _, imp := range h.Versions[h.Current-1].Imports {
 			if dep := byPath[imp]; dep != "" && in[dep] && dep != s {
-				visit(dep, depth+1)
+				visit(dep)
 			}
 		}
 		out = append(out, s)
 	}
 	for _, s := range subjects {
-		visit(s, 0)
+		visit(s)
 	}
 	return out
 }
@@ -284,11 +285,10 @@ func importers(ix *versions.Index) map[string]string {
 // references lists v's imports that are other subjects' schema files, each pointing at
 // the referenced subject's newest version at the indexed head (as the embedded
 // registry does: docs/registry.md, References).
-func references(ix *versions.Index, v versions.Version) []registry.Reference {
+func references(ix *versions.Index, v versions.Version, byPath map[string]string) []registry.Reference {
 	if len(v.Imports) == 0 {
 		return nil
 	}
-	byPath := importers(ix)
 	var refs []registry.Reference
 	for _, imp := range v.Imports {
 		sub := byPath[imp]

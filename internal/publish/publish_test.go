@@ -90,6 +90,10 @@ func TestPublishHistory(t *testing.T) {
 	if len(sums[3].Published) != 0 {
 		t.Errorf("a description change published %+v", sums[3].Published)
 	}
+	if refs := r.reg.refs["payments.payment-authorized-value"]; len(refs) != 1 ||
+		refs[0] != (registry.Reference{Name: "common/money/money.proto", Subject: "common.money-value", Version: 1}) {
+		t.Errorf("payments' references %+v, want common/money/money.proto -> common.money-value version 1", refs)
+	}
 	if r.reg.levels["orders.order-created-value"] != "FULL_TRANSITIVE" {
 		t.Errorf("level in the registry: %q", r.reg.levels["orders.order-created-value"])
 	}
