@@ -155,12 +155,12 @@ func writeSummary(w io.Writer, s publish.Summary) (versions, levels int) {
 		}
 		what += ")"
 		if it.LevelOnly {
-			what = fmt.Sprintf("level only, version %d stays", it.Version)
+			what = fmt.Sprintf("version %d unchanged", it.Version)
 			levels++
 		} else {
 			versions++
 		}
-		fmt.Fprintf(w, "%.12s  %s %s at %s, event %s\n", s.Commit, it.Subject, what, it.Level, it.Event)
+		fmt.Fprintf(w, "%.12s  %s %s, level %s, event %s\n", s.Commit, it.Subject, what, it.Level, it.Event)
 	}
 	return versions, levels
 }

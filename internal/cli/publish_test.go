@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +33,7 @@ func TestPublishCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "common.money-value version 2 (id 12) at FULL_TRANSITIVE, event ") ||
+	if !strings.Contains(out, "common.money-value version 2 (id 12), level FULL_TRANSITIVE, event ") ||
 		!strings.Contains(out, "2 commit(s) of refs/heads/master published up to") ||
 		!strings.Contains(out, "12 version(s), 0 level change(s); registered at "+srv.URL) {
 		t.Errorf("output:\n%s", out)
@@ -43,6 +45,8 @@ func TestPublishCommand(t *testing.T) {
 	if len(evs) != 12 || evs[11].Data.Class != "BREAKING" || evs[11].Data.PullRequest.Number != 12 || !strings.HasPrefix(evs[11].Source, "file://") {
 		t.Errorf("%d events; last %+v", len(evs), evs[len(evs)-1])
 	}
+
+	publishGolden(t, "registry.txt", out, srv.URL, state, eventsFile)
 
 	// Nothing left: a rerun registers nothing and sends nothing.
 	out, _, code = runCLI(t, args...)
@@ -122,6 +126,36 @@ func TestPublishCommandRegistryDown(t *testing.T) {
 	}
 	if _, err := os.Stat(state); err == nil {
 		t.Error("a commit was marked published while the registry was down")
+	}
+}
+
+var (
+	commitHex = regexp.MustCompile(`\b[0-9a-f]{12}\b`)
+	eventHex  = regexp.MustCompile(`\bevent [0-9a-f]{32}\b`)
+)
+
+// publishGolden compares the command's output with testdata/publish/name, commit and
+// event ids and temporary paths masked (they change with the example tree and the run).
+func publishGolden(t *testing.T, name, out string, masks ...string) {
+	t.Helper()
+	for i, m := range masks {
+		out = strings.ReplaceAll(out, m, fmt.Sprintf("<%d>", i))
+	}
+	out = eventHex.ReplaceAllString(out, "event <event>")
+	out = commitHex.ReplaceAllString(out, "<commit>")
+	path := filepath.Join("testdata", "publish", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file missing (run go test ./internal/cli/ -run Publish -update): %v", err)
+	}
+	if out != string(want) {
+		t.Errorf("%s differs (rerun with -update if intended):\n--- got\n%s\n--- want\n%s", name, out, want)
 	}
 }
 
