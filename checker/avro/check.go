@@ -11,7 +11,8 @@ import (
 // with the Confluent Schema Registry's meaning: BACKWARD (next reads the latest
 // version's data), FORWARD (the latest version reads next's data), FULL (both), their
 // _TRANSITIVE forms (against every earlier version) and NONE (nothing). It reports
-// every incompatibility; a Finding's Against is the 1-based index into previous.
+// every incompatibility; a Finding's Against is the version's Version when set, else
+// its 1-based index into previous.
 //
 // A finding's position is in the new file wherever the element exists there (the
 // reader for a backward check, the writer for a forward one), else in the old file.
@@ -31,6 +32,9 @@ func Check(previous []*Schema, next *Schema, level checker.Level) *checker.Resul
 			continue
 		}
 		against := i + 1
+		if previous[i].Version > 0 {
+			against = previous[i].Version
+		}
 		if level.Backward() {
 			for _, is := range resolve(ix, next, previous[i]) {
 				addFindingTo(res, seen, ix.finding(&is, checker.NewReadsOld, against))

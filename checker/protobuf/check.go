@@ -55,6 +55,9 @@ func Check(previous []*Schema, next *Schema, level checker.Level, rules string) 
 			continue
 		}
 		against := i + 1
+		if prev.Version > 0 {
+			against = prev.Version
+		}
 		if level.Backward() {
 			for _, d := range confluentDiff(prev.file, next.file) {
 				if !compatibleDifferences[d.Kind] {

@@ -30,8 +30,8 @@ type Loaded struct {
 	Base, Head *contract.Tree
 	// Dirs are the subject folders evaluated.
 	Dirs []string
-	// History returns the earlier versions of a subject's schema (nil when there is
-	// no history), for verdict.Input.History.
+	// History returns the versions of a subject's schema before the base's, oldest
+	// first (nil when there is no history), for verdict.Input.History.
 	History func(subject string) []checker.Input
 }
 
@@ -68,13 +68,13 @@ func Load(c Change) (*Loaded, error) {
 }
 
 // earlierVersions reads the distinct earlier contents of the schema files of the
-// changed subjects whose level is transitive, along the first-parent history at at.
+// changed subjects, along the first-parent history at at: the _TRANSITIVE levels
+// check against them, and every finding can name the version it fails against.
 func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []checker.Input, error) {
 	bySubject := map[string]string{}
 	var paths []string
 	for _, s := range head.Subjects {
-		lvl, err := checker.ParseLevel(s.Compatibility)
-		if b := base.Subject(s.Subject); err == nil && lvl.Transitive() && b != nil && b.SchemaFile != "" {
+		if b := base.Subject(s.Subject); b != nil && b.SchemaFile != "" {
 			bySubject[s.Subject] = b.SchemaFile
 			paths = append(paths, b.SchemaFile)
 		}

@@ -180,8 +180,13 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 		return nil
 	}
 	var history []checker.Input
-	if in.History != nil && level.Transitive() {
+	baseVersion := 0 // unknown
+	if in.History != nil {
 		history = in.History(sr.Subject)
+		baseVersion = len(history) + 1
+	}
+	if !level.Transitive() {
+		history = nil
 	}
 	var res *checker.Result
 	switch h.Format {
@@ -191,11 +196,13 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 			return schemaError(b, h)
 		}
 		prev := make([]*avroschema.Schema, 0, len(history)+1)
-		for _, hi := range history {
+		for i, hi := range history {
 			if s, err := avroschema.Parse(hi); err == nil {
+				s.Version = i + 1
 				prev = append(prev, s)
 			}
 		}
+		old.Version = baseVersion
 		prev = append(prev, old)
 		res = avroschema.Check(prev, next, level)
 		sr.Changes = avroschema.Diff(old, next)
@@ -205,7 +212,7 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 			return schemaError(b, h)
 		}
 		prev := make([]*protoschema.Schema, 0, len(history)+1)
-		for _, hi := range history {
+		for i, hi := range history {
 			importPath := strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/")
 			text := hi.Data
 			resolve := func(p string) ([]byte, error) {
@@ -215,9 +222,11 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 				return in.Base.ReadImport(p)
 			}
 			if s, err := protoschema.Parse(importPath, resolve, b.Message); err == nil {
+				s.Version = i + 1
 				prev = append(prev, s)
 			}
 		}
+		old.Version = baseVersion
 		prev = append(prev, old)
 		res = protoschema.Check(prev, next, level, h.ProtobufRules)
 		sr.Changes = protoschema.Diff(old, next)
