@@ -83,6 +83,11 @@ type Publisher struct {
 	Details func(ctx context.Context, c *object.Commit) (Details, error)
 	// Progress, when set, is called after each commit is marked.
 	Progress func(Summary)
+	// Index, when set, is a versions index of the branch that Publish reuses instead of
+	// indexing the history again (the bot keeps one between pushes). Publish extends it
+	// and leaves it at the last commit it indexed; an index that is ahead of the work
+	// or of another history is replaced by a new one. Not safe for concurrent use.
+	Index *versions.Index
 }
 
 // Publish publishes every first-parent commit up to head that the marker does not
@@ -96,11 +101,9 @@ func (p *Publisher) Publish(ctx context.Context, head plumbing.Hash) ([]Summary,
 	if err != nil {
 		return nil, err
 	}
-	ix := versions.New()
-	if !last.IsZero() {
-		if err := ix.Extend(p.Repo, last); err != nil {
-			return nil, fmt.Errorf("index the history up to %s: %w", short(last), err)
-		}
+	ix, err := p.indexAt(last)
+	if err != nil {
+		return nil, err
 	}
 	var out []Summary
 	for _, c := range todo {
@@ -114,6 +117,28 @@ func (p *Publisher) Publish(ctx context.Context, head plumbing.Hash) ([]Summary,
 		}
 	}
 	return out, nil
+}
+
+// indexAt returns the versions index at commit last (empty when last is zero): the
+// Publisher's Index extended when it is at or before last, a new one otherwise.
+func (p *Publisher) indexAt(last plumbing.Hash) (*versions.Index, error) {
+	if p.Index != nil && !last.IsZero() {
+		// Extend refuses an index that is not a first-parent ancestor of last (a later
+		// commit, after a failed run, or another history) and leaves it untouched.
+		if err := p.Index.Extend(p.Repo, last); err == nil {
+			return p.Index, nil
+		} else if !errors.Is(err, versions.ErrHistoryRewritten) {
+			return nil, fmt.Errorf("index the history up to %s: %w", short(last), err)
+		}
+	}
+	ix := versions.New()
+	if !last.IsZero() {
+		if err := ix.Extend(p.Repo, last); err != nil {
+			return nil, fmt.Errorf("index the history up to %s: %w", short(last), err)
+		}
+	}
+	p.Index = ix
+	return ix, nil
 }
 
 // pending walks back from head along first parents to the newest commit marked done

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 // history makes the example repository with three more commits on the branch:
@@ -293,4 +294,39 @@ type incompatible struct{ *fakeRegistry }
 
 func (i incompatible) Register(context.Context, string, string, registry.SchemaType, []registry.Reference) (int, error) {
 	return 0, &registry.Error{StatusCode: 409, Code: 409, Message: "Schema being registered is incompatible with an earlier schema"}
+}
+
+// TestPublishReusesIndex: an index kept between runs is extended, not rebuilt; one
+// that is ahead of the work is replaced, with the same outcome.
+func TestPublishReusesIndex(t *testing.T) {
+	_, repo, head := history(t)
+	c, err := repo.CommitObject(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := c.ParentHashes[0] // the level change
+	r := newRun(t)
+	var kept *versions.Index
+	if _, err := r.publish(t, repo, mid, func(p *Publisher) { p.Progress = func(Summary) { kept = p.Index } }); err != nil {
+		t.Fatal(err)
+	}
+	if kept == nil || kept.Head != mid.String() {
+		t.Fatalf("the first run left no index at %s", mid)
+	}
+	var used *versions.Index
+	sums, err := r.publish(t, repo, head, func(p *Publisher) { p.Index = kept; p.Progress = func(Summary) { used = p.Index } })
+	if err != nil || len(sums) != 1 || used != kept || kept.Head != head.String() {
+		t.Fatalf("sums %v err %v; index reused %v, at %s", sums, err, used == kept, kept.Head)
+	}
+
+	// An index ahead of the work (at head, state empty) is replaced.
+	fresh := newRun(t)
+	ahead, err := versions.Build(repo, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err = fresh.publish(t, repo, head, func(p *Publisher) { p.Index = ahead })
+	if err != nil || len(sums) != 4 || len(readEvents(t, fresh.events)) != 13 {
+		t.Fatalf("with an index ahead: %d commits, err %v", len(sums), err)
+	}
 }
