@@ -30,8 +30,9 @@ type Loaded struct {
 	Base, Head *contract.Tree
 	// Dirs are the subject folders evaluated.
 	Dirs []string
-	// History returns the versions of a subject's schema before the base's, oldest
-	// first (nil when there is no history), for verdict.Input.History.
+	// History returns every distinct content a subject's schema file had along the
+	// base's first-parent history, oldest first, the base's own included (nil when
+	// there is no history), for verdict.Input.History.
 	History func(subject string) []checker.Input
 }
 
@@ -88,16 +89,11 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 	}
 	return func(subject string) []checker.Input {
 		file := bySubject[subject]
-		b := base.Subject(subject)
-		if file == "" || b == nil {
+		if file == "" {
 			return nil
 		}
-		current := plumbing.ComputeHash(plumbing.BlobObject, b.SchemaText)
 		var out []checker.Input
 		for i, blob := range found[file] {
-			if blob == current {
-				continue
-			}
 			data, err := versions.ReadBlob(repo, blob)
 			if err != nil {
 				continue

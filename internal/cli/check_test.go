@@ -164,6 +164,11 @@ func TestCheckTransitiveUsesHistory(t *testing.T) {
 	}
 	f := r.Subjects[0].Findings
 	if len(f) != 1 || f[0].Rule != "TYPE_MISMATCH" || f[0].Path != "legacy_flag" {
-		t.Errorf("findings: %+v", f)
+		t.Fatalf("findings: %+v", f)
+	}
+	// Versions: 1 the example, 2 with legacy_flag as an int; dropping it returned to
+	// version 1's text, which is no new version. The finding is against version 2.
+	if f[0].Against != 2 || !strings.Contains(f[0].Message, "version 2") {
+		t.Errorf("against %d: %s", f[0].Against, f[0].Message)
 	}
 }

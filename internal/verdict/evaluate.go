@@ -179,11 +179,17 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 		sr.Changes = append(sr.Changes, checker.Change{Kind: checker.TypeChanged, Path: impact.WholeSubject, Old: b.Format, New: h.Format, Effect: checker.Breaks, Message: "the format changes"})
 		return nil
 	}
-	var history []checker.Input
-	baseVersion := 0 // unknown
+	// The earlier versions, numbered, and the base's number (0: unknown).
+	var history []numbered
+	baseVersion := 0
 	if in.History != nil {
-		history = in.History(sr.Subject)
-		baseVersion = len(history) + 1
+		for i, hi := range in.History(sr.Subject) {
+			if bytes.Equal(hi.Data, b.SchemaText) {
+				baseVersion = i + 1
+				continue
+			}
+			history = append(history, numbered{hi, i + 1})
+		}
 	}
 	if !level.Transitive() {
 		history = nil
@@ -196,9 +202,9 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 			return schemaError(b, h)
 		}
 		prev := make([]*avroschema.Schema, 0, len(history)+1)
-		for i, hi := range history {
-			if s, err := avroschema.Parse(hi); err == nil {
-				s.Version = i + 1
+		for _, hi := range history {
+			if s, err := avroschema.Parse(hi.Input); err == nil {
+				s.Version = hi.version
 				prev = append(prev, s)
 			}
 		}
@@ -212,7 +218,7 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 			return schemaError(b, h)
 		}
 		prev := make([]*protoschema.Schema, 0, len(history)+1)
-		for i, hi := range history {
+		for _, hi := range history {
 			importPath := strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/")
 			text := hi.Data
 			resolve := func(p string) ([]byte, error) {
@@ -222,7 +228,7 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 				return in.Base.ReadImport(p)
 			}
 			if s, err := protoschema.Parse(importPath, resolve, b.Message); err == nil {
-				s.Version = i + 1
+				s.Version = hi.version
 				prev = append(prev, s)
 			}
 		}
@@ -236,6 +242,12 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	sr.Compatible = res.Compatible
 	sr.Findings = res.Findings
 	return nil
+}
+
+// numbered is an earlier version of a schema with its version number.
+type numbered struct {
+	checker.Input
+	version int
 }
 
 func schemaError(b, h *contract.Subject) error {

@@ -84,10 +84,11 @@ type Override struct {
 // subject that changed and the subjects their lineage reaches.
 type Input struct {
 	Base, Head *contract.Tree
-	// History returns the versions of a subject's schema before the base's, oldest
-	// first: the _TRANSITIVE levels check against them, and findings name the base's
-	// version number (one more than their count). Nil means the history is unknown;
-	// findings then count the versions compared.
+	// History returns the versions of a subject's schema up to the base, oldest
+	// first, the base's content among them (a content that returns is not a new
+	// version): the _TRANSITIVE levels check against them, and findings name the
+	// version they fail against. Nil means the history is unknown; findings then
+	// count the versions compared.
 	History func(subject string) []checker.Input
 	// Author is the pull request's author (a GitHub login, without @).
 	Author  string
