@@ -52,6 +52,10 @@ type CheckRunInput struct {
 // the go-github implementation is one adapter, the tests' recording fake another).
 type GitHub interface {
 	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
+	// CommitStatuses lists the states of a commit's statuses of one context.
+	CommitStatuses(ctx context.Context, owner, repo, sha, context string) ([]string, error)
+	// CreateStatus sets a commit status.
+	CreateStatus(ctx context.Context, owner, repo, sha, state, context, description string) error
 	// OpenPullRequests lists the numbers of the open pull requests.
 	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
 	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)

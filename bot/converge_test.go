@@ -41,6 +41,12 @@ func (g *recorder) GetPullRequest(context.Context, string, string, int) (*PullRe
 	pr.Labels = g.labelList()
 	return &pr, nil
 }
+func (g *recorder) CommitStatuses(context.Context, string, string, string, string) ([]string, error) {
+	return nil, nil
+}
+func (g *recorder) CreateStatus(context.Context, string, string, string, string, string, string) error {
+	return nil
+}
 func (g *recorder) OpenPullRequests(context.Context, string, string) ([]int, error) {
 	if g.pr == nil {
 		return nil, nil

@@ -126,6 +126,41 @@ func (a *API) GetPullRequest(ctx context.Context, owner, repo string, number int
 	return pr, nil
 }
 
+// CommitStatuses lists the states of a commit's statuses of one context, all pages.
+func (a *API) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]string, error) {
+	var out []string
+	opt := &github.ListOptions{PerPage: 100}
+	for {
+		var page []*github.RepoStatus
+		var resp *github.Response
+		err := a.call(ctx, func() (r *github.Response, err error) {
+			page, r, err = a.Client.Repositories.ListStatuses(ctx, owner, repo, sha, opt)
+			resp = r
+			return r, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page {
+			if s.GetContext() == statusContext {
+				out = append(out, s.GetState())
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// CreateStatus sets a commit status.
+func (a *API) CreateStatus(ctx context.Context, owner, repo, sha, state, statusContext, description string) error {
+	return a.call(ctx, func() (*github.Response, error) {
+		_, resp, err := a.Client.Repositories.CreateStatus(ctx, owner, repo, sha, &github.RepoStatus{State: &state, Context: &statusContext, Description: &description})
+		return resp, err
+	})
+}
+
 // OpenPullRequests lists the open pull requests' numbers, all pages.
 func (a *API) OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error) {
 	var out []int

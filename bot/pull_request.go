@@ -29,6 +29,8 @@ type Bot struct {
 	Log  *slog.Logger
 	// Notify, when set, receives the sign-off reminders and escalations (Slack).
 	Notify Notifier
+	// Publishing, when set, publishes pushes to the default branch.
+	Publishing *Publishing
 	// AdminTeam ("org/slug") may override the bot with /contractbot override.
 	AdminTeam string
 	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
@@ -67,6 +69,8 @@ func (b *Bot) Route(d Delivery) (*Job, error) {
 	case "pull_request", "pull_request_review":
 	case "issue_comment":
 		return b.routeComment(d)
+	case "push":
+		return b.routePush(d)
 	default:
 		return nil, nil
 	}

@@ -35,6 +35,7 @@ func newServeCmd() *cobra.Command {
 		appKeyFile, adminTeam     string
 		remindBefore              []time.Duration
 		repoDir, branch           string
+		publishEvents, publishTo  string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -81,6 +82,21 @@ Configuration comes from the environment:
 				if b, err = newBot(cacheDir, githubURL, token, appID, appKeyFile, adminTeam, remindBefore, log); err != nil {
 					return err
 				}
+				if publishEvents != "" {
+					sink, err := openSink(publishEvents, 10*time.Second)
+					if err != nil {
+						return err
+					}
+					defer sink.Close()
+					b.Publishing = &bot.Publishing{Sink: sink}
+					if publishTo != "" {
+						c, err := registry.NewClient(publishTo, clientOptions(10*time.Second)...)
+						if err != nil {
+							return err
+						}
+						b.Publishing.Registry = c
+					}
+				}
 			}
 			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log, Mount: mount})
 			l, err := net.Listen("tcp", addr)
@@ -111,6 +127,8 @@ Configuration comes from the environment:
 	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
 	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
 	cmd.Flags().DurationSliceVar(&remindBefore, "remind-before", bot.DefaultMarks, "when to remind a team before its sign-off deadline (whole hours)")
+	cmd.Flags().StringVar(&publishEvents, "publish-events", "", "publish pushes to the default branch, sending change events here (file:PATH, http(s)://..., kafka:BROKERS/TOPIC); the commit status contractbot/publish marks each commit done")
+	cmd.Flags().StringVar(&publishTo, "publish-registry", "", "with --publish-events: also register the versions in this schema registry (Confluent API)")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")

@@ -1,0 +1,192 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/publish"
+)
+
+// StatusContext is the commit status that marks a commit of the default branch as
+// published: the bot's memory of publishing lives in GitHub, not in a database.
+const StatusContext = "contractbot/publish"
+
+// Publishing configures what the bot does when the default branch moves.
+type Publishing struct {
+	// Registry receives levels and versions; nil registers nothing (the embedded
+	// registry serves the branch) and only sends events.
+	Registry publish.Registry
+	// Sink receives the change events.
+	Sink events.Sink
+}
+
+// pushEvent is the part of a push payload the bot reads.
+type pushEvent struct {
+	Ref        string `json:"ref"`
+	After      string `json:"after"`
+	Repository struct {
+		Name          string `json:"name"`
+		DefaultBranch string `json:"default_branch"`
+		CloneURL      string `json:"clone_url"`
+		HTMLURL       string `json:"html_url"`
+		Owner         struct {
+			Login string `json:"login"`
+			Name  string `json:"name"`
+		} `json:"owner"`
+	} `json:"repository"`
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
+}
+
+// routePush publishes a push to the default branch.
+func (b *Bot) routePush(d Delivery) (*Job, error) {
+	if b.Publishing == nil {
+		return nil, nil
+	}
+	var ev pushEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return nil, fmt.Errorf("push payload: %w", err)
+	}
+	owner := ev.Repository.Owner.Login
+	if owner == "" {
+		owner = ev.Repository.Owner.Name
+	}
+	repo := ev.Repository.Name
+	if owner == "" || repo == "" || ev.After == "" {
+		return nil, fmt.Errorf("push payload without repository or commit")
+	}
+	if ev.Repository.DefaultBranch == "" || ev.Ref != "refs/heads/"+ev.Repository.DefaultBranch || strings.Trim(ev.After, "0") == "" {
+		return nil, nil // another branch, or a deletion
+	}
+	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "head_sha", ev.After, "event", "push")
+	pushed := pushTarget{owner: owner, repo: repo, sha: ev.After, url: ev.Repository.CloneURL, html: ev.Repository.HTMLURL, installation: ev.Installation.ID}
+	return &Job{Key: owner + "/" + repo + "#publish", Run: func(ctx context.Context) {
+		if err := b.Publish(ctx, pushed, log); err != nil {
+			log.Error("publishing failed; the next push or a redelivery resumes it", "err", err)
+		}
+	}}, nil
+}
+
+type pushTarget struct {
+	owner, repo, sha, url, html string
+	installation                int64
+}
+
+// Publish publishes every commit of the default branch up to the pushed one that has
+// no success status yet: registry, change events, then the commit status, then a
+// comment with the versions and ids on the merged pull request.
+func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error {
+	gh, auth, err := b.clients(ctx, t.owner, t.repo, t.installation)
+	if err != nil {
+		return err
+	}
+	url := t.url
+	if b.CloneURL != nil {
+		url = b.CloneURL(t.owner, t.repo)
+	}
+	head := plumbing.NewHash(t.sha)
+	r, err := b.Cache.Fetch(ctx, t.owner, t.repo, url, auth, head)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	p := &publish.Publisher{
+		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: b.Publishing.Sink,
+		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo},
+		Source: strings.TrimSuffix(t.html, "/"),
+		Progress: func(s publish.Summary) {
+			log.Info("published", "commit", s.Commit, "versions", len(s.Published))
+		},
+		Details: func(ctx context.Context, c *object.Commit) (publish.Details, error) {
+			var d publish.Details
+			if pr := publish.PullRequestOf(c.Message); pr != nil && t.html != "" {
+				pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(t.html, "/"), pr.Number)
+				d.PullRequest = pr
+			}
+			return d, nil
+		},
+	}
+	summaries, err := p.Publish(ctx, head)
+	if err != nil {
+		return err
+	}
+	for _, s := range summaries {
+		if len(s.Published) == 0 {
+			continue
+		}
+		c, err := r.CommitObject(plumbing.NewHash(s.Commit))
+		if err != nil {
+			continue
+		}
+		if pr := publish.PullRequestOf(c.Message); pr != nil {
+			if err := gh.CreateComment(ctx, t.owner, t.repo, pr.Number, publishedComment(s)); err != nil {
+				log.Warn("commenting the published versions failed", "pull_request", pr.Number, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// publishedComment tells a merged pull request what its merge published.
+func publishedComment(s publish.Summary) string {
+	items := append([]publish.Item(nil), s.Published...)
+	sort.Slice(items, func(i, j int) bool { return items[i].Subject < items[j].Subject })
+	var b strings.Builder
+	fmt.Fprintf(&b, "Published by contractbot from %s:\n\n", s.Commit[:12])
+	for _, it := range items {
+		if it.LevelOnly {
+			fmt.Fprintf(&b, "- `%s`: compatibility level set to %s\n", it.Subject, it.Level)
+			continue
+		}
+		fmt.Fprintf(&b, "- `%s`: version %d, schema id %d", it.Subject, it.Version, it.ID)
+		if it.RegisteredID != 0 {
+			fmt.Fprintf(&b, " (registry id %d)", it.RegisteredID)
+		}
+		fmt.Fprintf(&b, ", event `%s`\n", it.Event)
+	}
+	return b.String()
+}
+
+// statusMarker keeps the publish state of a commit in its commit status.
+type statusMarker struct {
+	ctx         context.Context
+	gh          GitHub
+	owner, repo string
+}
+
+func (m *statusMarker) Done(commit string) (bool, error) {
+	states, err := m.gh.CommitStatuses(m.ctx, m.owner, m.repo, commit, StatusContext)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range states {
+		if s == "success" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (m *statusMarker) Mark(commit string, s publish.Summary) error {
+	var parts []string
+	for _, it := range s.Published {
+		parts = append(parts, fmt.Sprintf("%s v%d id %d", it.Subject, it.Version, it.ID))
+	}
+	desc := "published: " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		desc = "nothing to publish"
+	}
+	if len(desc) > 140 {
+		desc = desc[:137] + "..."
+	}
+	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, "success", StatusContext, desc)
+}

@@ -1,0 +1,115 @@
+package bot
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// TestPushPublishes: a push to the default branch publishes each new commit once:
+// change events, a success commit status that is the bot's memory, and a comment with
+// the versions and ids on the merged pull request. A redelivery publishes nothing new.
+func TestPushPublishes(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.CopyExample(t, dir)
+	wt, _ := repo.Worktree()
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	commit := func(msg string) string {
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.String()
+	}
+	first := commit("example tree")
+	f := filepath.Join(dir, "contracts/dws/gmv-1min/gmv_1min.avsc")
+	data, _ := os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(data), `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`, 1)), 0o644)
+	merge := commit("Merge pull request #1 from acme/order-count-long")
+
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Number: 1, Author: "olivia", HeadSHA: merge, BaseSHA: first, BaseRef: "master"})
+	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
+	sink, err := events.OpenFile(eventsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink}}
+	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, dir)
+	push := func() {
+		t.Helper()
+		job, err := b.Route(Delivery{ID: "p", Event: "push", Payload: []byte(payload)})
+		if err != nil || job == nil {
+			t.Fatalf("route: %v %v", job, err)
+		}
+		job.Run(context.Background())
+	}
+	push()
+	for _, sha := range []string{first, merge} {
+		st := fake.Statuses("acme", "contracts", sha)
+		if len(st) != 1 || st[0].GetState() != "success" || st[0].GetContext() != StatusContext {
+			t.Errorf("status of %s: %+v", sha[:8], st)
+		}
+	}
+	lines := countLines(t, eventsFile)
+	if lines < 12 { // every subject's first version, then the merge's
+		t.Errorf("%d events, want the first versions and the merge's", lines)
+	}
+	var comment string
+	for _, c := range fake.Comments("acme", "contracts", 1) {
+		comment += c.GetBody()
+	}
+	if !strings.Contains(comment, "`dws.gmv-1min-value`: version 2") {
+		t.Errorf("the merged pull request's comment:\n%s", comment)
+	}
+	push() // redelivered: all commits already have their status
+	if got := countLines(t, eventsFile); got != lines {
+		t.Errorf("a redelivered push sent %d more events", got-lines)
+	}
+	// Another branch is ignored.
+	if job, _ := b.Route(Delivery{Event: "push", Payload: []byte(strings.Replace(payload, "refs/heads/master", "refs/heads/feature", 1))}); job != nil {
+		t.Error("a push to another branch started a job")
+	}
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 1<<24)
+	for s.Scan() {
+		n++
+	}
+	return n
+}
