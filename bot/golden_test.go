@@ -11,6 +11,7 @@ import (
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/calendar"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -50,8 +51,11 @@ func TestSlackMessagesGolden(t *testing.T) {
 		Start: time.Date(2026, 12, 8, 10, 0, 0, 0, berlin), End: time.Date(2026, 12, 8, 16, 0, 0, 0, berlin), Notes: "1. add amount_total\n2. move dwd-order-detail"}
 	for name, msg := range map[string]SlackMessage{
 		"slack-window-day-before.json": WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkDayBefore}),
-		"slack-window-start.json":      WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkStart}),
-		"slack-team-message.json":      TeamMessage(pr, so),
+		"slack-published.json": PublishedMessage(events.Published{Subject: "dws.gmv-1min-value", Version: 2, ID: 14, Class: "COMPATIBLE",
+			PullRequest: &events.PullRequest{Number: 42, URL: "https://github.com/acme/contracts/pull/42"},
+			Affected:    []events.Consumer{{Name: "gmv-dashboard", Owner: "analytics", Effect: "meaning", Direct: true}, {Name: "<evil>", Owner: "x", Effect: "breaking", Hops: 2}}}),
+		"slack-window-start.json": WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkStart}),
+		"slack-team-message.json": TeamMessage(pr, so),
 		"slack-all-signed-off.json": AllSignedOffMessage(pr, &verdict.Report{SignOffs: []*verdict.SignOff{
 			{Team: "analytics", ApprovedBy: "ana", Status: verdict.Approved}, {Team: "data-warehouse", ApprovedBy: "dana", Status: verdict.Approved}}}),
 	} {

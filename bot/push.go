@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/publish"
 )
@@ -99,8 +100,16 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 		return err
 	}
 	defer r.Close()
+	sink := b.Publishing.Sink
+	if n, ok := b.Notify.(MarkedNotifier); ok {
+		headSrc, err := contract.NewGitSource(r.Repository, t.sha)
+		if err != nil {
+			return err
+		}
+		sink = &announcingSink{Sink: sink, notify: n, src: headSrc, log: log}
+	}
 	p := &publish.Publisher{
-		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: b.Publishing.Sink,
+		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: sink,
 		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo},
 		Source: strings.TrimSuffix(t.html, "/"),
 		Progress: func(s publish.Summary) {

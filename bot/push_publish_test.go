@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
@@ -59,8 +60,10 @@ func TestPushPublishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sink.Close()
+	sl, posted := slackWithHistory(t)
 	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink}}
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink},
+		Notify: &SlackNotifier{Client: slack.New("xoxb-test", slack.OptionAPIURL(sl.GetAPIURL()))}}
 	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, dir)
 	push := func() {
 		t.Helper()
@@ -88,9 +91,25 @@ func TestPushPublishes(t *testing.T) {
 	if !strings.Contains(comment, "`dws.gmv-1min-value`: version 2") {
 		t.Errorf("the merged pull request's comment:\n%s", comment)
 	}
+	announced := func() int {
+		n := 0
+		for _, m := range posted() {
+			if strings.HasPrefix(m.Text, ":package: Published dws.gmv-1min-value version 2") && m.Channel == "#bi-dashboards" {
+				n++
+			}
+		}
+		return n
+	}
+	if got := announced(); got != 1 {
+		t.Errorf("announcements of gmv-1min version 2 to the dashboard's team: %d, want 1", got)
+	}
+	total := len(posted())
 	push() // redelivered: all commits already have their status
 	if got := countLines(t, eventsFile); got != lines {
 		t.Errorf("a redelivered push sent %d more events", got-lines)
+	}
+	if got := len(posted()); got != total {
+		t.Errorf("a redelivered push announced %d more times", got-total)
 	}
 	// Another branch is ignored.
 	if job, _ := b.Route(Delivery{Event: "push", Payload: []byte(strings.Replace(payload, "refs/heads/master", "refs/heads/feature", 1))}); job != nil {
