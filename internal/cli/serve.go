@@ -36,6 +36,8 @@ func newServeCmd() *cobra.Command {
 		remindBefore              []time.Duration
 		repoDir, branch           string
 		publishEvents, publishTo  string
+		driftURL, driftChannel    string
+		driftEvery                time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -65,10 +67,31 @@ Configuration comes from the environment:
 				return err
 			}
 			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
-				// Calendar reminders need Slack and the tree, not GitHub.
+				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
 				n := &bot.SlackNotifier{Client: slack.New(tok)}
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
 				go (&bot.Bot{Now: time.Now, Log: log}).CalendarRemindersEvery(ctx, current, n, every)
+				if driftURL != "" {
+					c, err := registry.NewClient(driftURL, clientOptions(10*time.Second)...)
+					if err != nil {
+						return err
+					}
+					ch := driftChannel
+					if ch == "" {
+						if t, err := current(); err == nil && t.Teams[contract.PlatformTeam] != nil {
+							ch = t.Teams[contract.PlatformTeam].Slack
+						}
+					}
+					if ch == "" {
+						return fmt.Errorf("--drift-registry: name the alert channel with --drift-channel (no platform team with a Slack channel in teams.yaml)")
+					}
+					repo, err := gitrepo.Open(repoDir)
+					if err != nil {
+						return err
+					}
+					w := &bot.DriftWatch{Repo: repo.Repository, Branch: branch, Registry: c, Notify: n, Channel: ch, Log: log}
+					go w.Every(ctx, driftEvery)
+				}
 			}
 			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
 			token := os.Getenv("GITHUB_TOKEN")
@@ -129,6 +152,9 @@ Configuration comes from the environment:
 	cmd.Flags().DurationSliceVar(&remindBefore, "remind-before", bot.DefaultMarks, "when to remind a team before its sign-off deadline (whole hours)")
 	cmd.Flags().StringVar(&publishEvents, "publish-events", "", "publish pushes to the default branch, sending change events here (file:PATH, http(s)://..., kafka:BROKERS/TOPIC); the commit status contractbot/publish marks each commit done")
 	cmd.Flags().StringVar(&publishTo, "publish-registry", "", "with --publish-events: also register the versions in this schema registry (Confluent API)")
+	cmd.Flags().StringVar(&driftURL, "drift-registry", "", "compare Git with this live registry every --drift-every and alert on Slack when they drift (needs SLACK_BOT_TOKEN)")
+	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: the platform team's)")
+	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
