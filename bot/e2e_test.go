@@ -96,3 +96,21 @@ func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 		t.Errorf("closed pull request got %d comments", got)
 	}
 }
+
+// TestOpenStates reads back the bot's state of open pull requests for the pages.
+func TestOpenStates(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake, n := fakeWithPR(t, remote, base, head, now)
+	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
+		t.Fatal(err)
+	}
+	states, err := b.OpenStates(context.Background(), []Repository{{"acme", "contracts"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 1 || states[0].State.Class != "BREAKING" || len(states[0].State.SignOffs) != 2 || states[0].State.SignOffs[0].Status != "pending" {
+		t.Errorf("states: %+v", states)
+	}
+}

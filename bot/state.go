@@ -37,6 +37,16 @@ type State struct {
 	Slack map[string]SlackThread `json:"slack,omitempty"`
 	// Announced lists the producer announcements already made ("all-signed-off").
 	Announced []string `json:"announced,omitempty"`
+	// SignOffs summarises the sign-offs as last evaluated, for the sign-off pages.
+	SignOffs []SignOffSummary `json:"signoffs,omitempty"`
+}
+
+// SignOffSummary is one team's sign-off as the last evaluation saw it.
+type SignOffSummary struct {
+	Team       string    `json:"team"`
+	Status     string    `json:"status"`
+	Deadline   time.Time `json:"deadline"`
+	ApprovedBy string    `json:"approved_by,omitempty"`
 }
 
 // SlackThread is one Slack message the bot keeps up to date.
