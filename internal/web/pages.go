@@ -36,6 +36,7 @@ var (
 	catalogTmpl  = page("catalog.html")
 	subjectTmpl  = page("subject.html")
 	notFoundTmpl = page("notfound.html")
+	calendarTmpl = page("calendar.html")
 )
 
 func page(name string) *template.Template {
@@ -51,6 +52,7 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", p.catalog)
 	mux.HandleFunc("GET /subjects", p.catalog)
 	mux.HandleFunc("GET /subjects/{subject}", p.subject)
+	mux.HandleFunc("GET /calendar", p.calendar)
 	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
@@ -88,7 +90,7 @@ func secure(w http.ResponseWriter) {
 type layout struct {
 	Title string
 	Head  string
-	Nav   string // catalog | subject
+	Nav   string // catalog | subject | calendar | teams | signoffs
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, t *template.Template, data any) {

@@ -156,6 +156,8 @@ func TestPagesGolden(t *testing.T) {
 		{"/", "catalog.html"},
 		{"/subjects?domain=orders&q=order", "catalog-filtered.html"},
 		{"/subjects/orders.order-created-value?diff=1..2", "subject-orders.order-created-value.html"},
+		{"/calendar?view=month&date=2026-12-01", "calendar-month.html"},
+		{"/calendar?view=week&date=2026-12-08&team=orders", "calendar-week-orders.html"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			resp, body := get(t, srv, c.path)
@@ -219,7 +221,8 @@ func hostile(t *testing.T, dir string) {
 
 func TestPagesEscapeTheTree(t *testing.T) {
 	srv := pagesServer(t, exampleRepo(t, hostile))
-	for _, path := range []string{"/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value"} {
+	for _, path := range []string{"/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value",
+		"/calendar?date=2026-12-01", "/calendar?view=week&date=2026-12-08&team=orders"} {
 		resp, body := get(t, srv, path)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d", path, resp.StatusCode)
@@ -235,6 +238,9 @@ func TestPagesEscapeTheTree(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the subject page lacks the escaped text %q", want)
 		}
+	}
+	if _, body := get(t, srv, "/calendar?date=2026-12-01"); !strings.Contains(body, "&lt;script&gt;alert(5)&lt;/script&gt; Split order amount") {
+		t.Errorf("the calendar lacks the escaped entry title")
 	}
 }
 
