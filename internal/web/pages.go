@@ -26,6 +26,9 @@ type Pages struct {
 	Tree *Tree
 	Now  func() time.Time
 	Log  *slog.Logger
+	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
+	// the bot is not connected (the pages say so).
+	SignOffs SignOffSource
 
 	mu   sync.Mutex
 	snap *snapshot
@@ -37,6 +40,9 @@ var (
 	subjectTmpl  = page("subject.html")
 	notFoundTmpl = page("notfound.html")
 	calendarTmpl = page("calendar.html")
+	teamsTmpl    = page("teams.html")
+	teamTmpl     = page("team.html")
+	signOffsTmpl = page("signoffs.html")
 )
 
 func page(name string) *template.Template {
@@ -44,7 +50,7 @@ func page(name string) *template.Template {
 		"plural": plural,
 		"short":  func(s string) string { return s[:min(len(s), 12)] },
 		"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	}).ParseFS(templateFS, "templates/layout.html", "templates/"+name))
+	}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name))
 }
 
 // Mount adds the page routes to mux.
@@ -53,6 +59,9 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /subjects", p.catalog)
 	mux.HandleFunc("GET /subjects/{subject}", p.subject)
 	mux.HandleFunc("GET /calendar", p.calendar)
+	mux.HandleFunc("GET /teams", p.teams)
+	mux.HandleFunc("GET /teams/{team}", p.team)
+	mux.HandleFunc("GET /signoffs", p.signOffs)
 	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")

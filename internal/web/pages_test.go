@@ -89,9 +89,14 @@ func exampleRepo(t *testing.T, changes ...func(t *testing.T, dir string)) *git.R
 }
 
 func pagesServer(t testing.TB, repo *git.Repository) *httptest.Server {
+	return pagesServerWith(t, repo, nil)
+}
+
+// pagesServerWith serves the pages with a sign-off source (nil: not connected).
+func pagesServerWith(t testing.TB, repo *git.Repository, signOffs SignOffSource) *httptest.Server {
 	mux := http.NewServeMux()
 	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: signOffs}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -151,13 +156,16 @@ func firstDiff(want, got string) string {
 }
 
 func TestPagesGolden(t *testing.T) {
-	srv := pagesServer(t, exampleRepo(t, orderCreatedV2))
+	srv := pagesServerWith(t, exampleRepo(t, orderCreatedV2), fakeSignOffs())
 	for _, c := range []struct{ path, file string }{
 		{"/", "catalog.html"},
 		{"/subjects?domain=orders&q=order", "catalog-filtered.html"},
 		{"/subjects/orders.order-created-value?diff=1..2", "subject-orders.order-created-value.html"},
 		{"/calendar?view=month&date=2026-12-01", "calendar-month.html"},
 		{"/calendar?view=week&date=2026-12-08&team=orders", "calendar-week-orders.html"},
+		{"/teams", "teams.html"},
+		{"/teams/orders", "team-orders.html"},
+		{"/signoffs", "signoffs.html"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			resp, body := get(t, srv, c.path)
@@ -217,11 +225,19 @@ func hostile(t *testing.T, dir string) {
 	edit(t, dir, "contracts/orders/order-created/consumers/dwd-order-detail.yaml", "description: >-\n", "description: >-\n  "+script+" "+img+"\n")
 	edit(t, dir, "contracts/orders/order-created/order_created.avsc", `"doc": "Buyer account id`, `"doc": "</code><script>alert(3)</script> \"><img src=x onerror=alert(4)> Buyer account id`)
 	edit(t, dir, "calendar/2026-12-08-split-order-amount.yaml", "title: Split order amount", "title: <script>alert(5)</script> Split order amount")
+	edit(t, dir, "contracts/teams.yaml", "name: Order Platform", "name: '"+script+" "+strings.ReplaceAll(img, `'`, `''`)+"'")
+}
+
+// hostileSignOffs is a sign-off source whose every text carries markup.
+func hostileSignOffs() fakeSource {
+	const bad = `<script>alert(6)</script>"><img src=x onerror=alert(7)>`
+	return fakeSource{prs: []PullRequestStatus{{Repo: bad, Number: 1, URL: "javascript:alert(8)", Title: bad, Class: bad, HeadSHA: bad,
+		Teams: []TeamSignOff{{Team: "orders", Status: bad, ApprovedBy: bad, Deadline: pagesNow}, {Team: bad, Status: SignOffPending}}}}}
 }
 
 func TestPagesEscapeTheTree(t *testing.T) {
-	srv := pagesServer(t, exampleRepo(t, hostile))
-	for _, path := range []string{"/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value",
+	srv := pagesServerWith(t, exampleRepo(t, hostile), hostileSignOffs())
+	for _, path := range []string{"/teams", "/teams/orders", "/signoffs","/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value",
 		"/calendar?date=2026-12-01", "/calendar?view=week&date=2026-12-08&team=orders"} {
 		resp, body := get(t, srv, path)
 		if resp.StatusCode != http.StatusOK {
@@ -241,6 +257,13 @@ func TestPagesEscapeTheTree(t *testing.T) {
 	}
 	if _, body := get(t, srv, "/calendar?date=2026-12-01"); !strings.Contains(body, "&lt;script&gt;alert(5)&lt;/script&gt; Split order amount") {
 		t.Errorf("the calendar lacks the escaped entry title")
+	}
+	_, body = get(t, srv, "/signoffs")
+	if !strings.Contains(body, "&lt;script&gt;alert(6)&lt;/script&gt;") || strings.Contains(body, "javascript:") {
+		t.Errorf("the sign-off page does not escape the source's texts or keeps a javascript: link")
+	}
+	if _, body := get(t, srv, "/teams/orders"); !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the team page lacks the escaped team name")
 	}
 }
 
