@@ -185,3 +185,86 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 		t.Errorf("the pages logged errors in the browser:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestBrowserCalendarTeamAndSignOffs follows the header to the calendar, moves a
+// month, follows an entry's team, and opens the sign-offs, on a phone and a desktop.
+func TestBrowserCalendarTeamAndSignOffs(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	srv := pagesServerWith(t, exampleRepo(t), fakeSignOffs())
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return strings.TrimSpace(s)
+	}
+	navigate := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		resp, err := chromedp.RunResponse(ctx, steps...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if resp.Status != 200 {
+			t.Fatalf("%s: HTTP %d for %s", what, resp.Status, resp.URL)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, name, png)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	navigate("open the catalog", chromedp.Navigate(srv.URL+"/"))
+	navigate("follow Calendar in the header", chromedp.Click(chromedp.CSS(`header nav a[href="/calendar"]`)))
+	if got := text("h1"); got != "Calendar" {
+		t.Errorf("calendar heading: %q", got)
+	}
+	if got := text(".lead"); !strings.HasPrefix(got, "December 2026") { // the month of pagesNow
+		t.Errorf("calendar month: %q", got)
+	}
+	navigate("open December", chromedp.Navigate(srv.URL+"/calendar?view=month&date=2026-12-01"))
+	if got := text(`td.today .day .wide`); got != "1" {
+		t.Errorf("today's cell: %q", got)
+	}
+	shot("calendar-month.png")
+	navigate("next month", chromedp.Click(chromedp.CSS(`a[rel="next"]`)))
+	if got := text(".lead"); !strings.HasPrefix(got, "January 2027") {
+		t.Errorf("after Next month: %q", got)
+	}
+	navigate("previous month", chromedp.Click(chromedp.CSS(`a[rel="prev"]`)))
+	navigate("follow an entry's team", chromedp.Click(chromedp.CSS(`table.month .item.entry a[href="/teams/orders"]`)))
+	if got := text("h1"); got != "Order Platform (orders)" {
+		t.Errorf("team heading: %q", got)
+	}
+	if got := text("#h-waiting + div table tbody th a"); got != "acme/contracts#57" {
+		t.Errorf("what waits on orders: %q", got)
+	}
+	shot("team-orders.png")
+	navigate("follow Sign-offs in the header", chromedp.Click(chromedp.CSS(`header nav a[href="/signoffs"]`)))
+	if got := text("table.signoffs tbody tr th a"); got != "acme/contracts#57" {
+		t.Errorf("first pull request on the sign-off page: %q, want the overdue #57", got)
+	}
+	shot("signoffs.png")
+
+	// On a phone the month is a list of the days that have something.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	navigate("open the month on a phone", chromedp.Navigate(srv.URL+"/calendar?view=month&date=2026-12-01"))
+	visible, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector("table.month thead")).display === "none"`))
+	if err != nil || !visible {
+		t.Errorf("on a phone the month's weekday header should be hidden (a list of days): %v %v", visible, err)
+	}
+	shot("calendar-month-phone.png")
+
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("the pages logged errors in the browser:\n%s", strings.Join(errs, "\n"))
+	}
+}

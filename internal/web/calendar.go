@@ -50,8 +50,10 @@ type calItem struct {
 	calendar.Item
 	Span      string // "10:00–16:00 Europe/Berlin" or "Fri 18:00 → Mon 08:00"
 	Continued bool   // began on an earlier day
-	Subjects  []produced
-	TeamHref  string
+	// Brief shows a continued item without its window, except on the view's first day.
+	Brief    bool
+	Subjects []produced
+	TeamHref string
 }
 
 func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
@@ -142,7 +144,9 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 			if it.Kind == calendar.KindFreeze {
 				cd.Freeze = true
 			}
-			cd.Items = append(cd.Items, newCalItem(s.tree, it, t, loc))
+			ci := newCalItem(s.tree, it, t, loc)
+			ci.Brief = ci.Continued && !t.Equal(from)
+			cd.Items = append(cd.Items, ci)
 		}
 		days = append(days, cd)
 	}

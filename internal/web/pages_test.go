@@ -237,7 +237,7 @@ func hostileSignOffs() fakeSource {
 
 func TestPagesEscapeTheTree(t *testing.T) {
 	srv := pagesServerWith(t, exampleRepo(t, hostile), hostileSignOffs())
-	for _, path := range []string{"/teams", "/teams/orders", "/signoffs","/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value",
+	for _, path := range []string{"/teams", "/teams/orders", "/signoffs", "/subjects/orders.order-created-value", "/subjects?q=script", "/subjects/dw.order-detail-value",
 		"/calendar?date=2026-12-01", "/calendar?view=week&date=2026-12-08&team=orders"} {
 		resp, body := get(t, srv, path)
 		if resp.StatusCode != http.StatusOK {

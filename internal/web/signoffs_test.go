@@ -15,7 +15,9 @@ type fakeSource struct {
 	err error
 }
 
-func (f fakeSource) OpenPullRequests(context.Context) ([]PullRequestStatus, error) { return f.prs, f.err }
+func (f fakeSource) OpenPullRequests(context.Context) ([]PullRequestStatus, error) {
+	return f.prs, f.err
+}
 
 // fakeSignOffs has three pull requests at pagesNow: one fully signed off, one
 // pending, one with an overdue sign-off (listed first).
