@@ -310,4 +310,19 @@ func TestPagesOnGeneratedTree(t *testing.T) {
 			t.Fatalf("GET /subjects/%s: %d", s, resp.StatusCode)
 		}
 	}
+	// The calendar, the team list and every team page render.
+	_, body := get(t, srv, "/teams")
+	teams := regexp.MustCompile(`<th scope="row"><a href="(/teams/[^"]+)">`).FindAllStringSubmatch(body, -1)
+	if len(teams) == 0 {
+		t.Fatal("the generated tree has no team on /teams")
+	}
+	paths := []string{"/calendar", "/calendar?view=week", "/signoffs"}
+	for _, m := range teams {
+		paths = append(paths, m[1], "/calendar?team="+strings.TrimPrefix(m[1], "/teams/"))
+	}
+	for _, p := range paths {
+		if resp, _ := get(t, srv, p); resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", p, resp.StatusCode)
+		}
+	}
 }
