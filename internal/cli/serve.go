@@ -62,7 +62,7 @@ Configuration comes from the environment:
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			mount, tree, err := readSide(ctx, repoDir, branch, log)
+			mount, tree, pages, err := readSide(ctx, repoDir, branch, log)
 			if err != nil {
 				return err
 			}
@@ -136,6 +136,7 @@ Configuration comes from the environment:
 			}
 			if b != nil && len(watch) > 0 {
 				go b.ReconcileEvery(ctx, watch, every)
+				pages.SignOffs = &botSignOffs{bot: b, repos: watch}
 			}
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
@@ -195,14 +196,14 @@ func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTea
 
 // readSide mounts what serve shows of the contract repository at repoDir: the
 // embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
-func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, error) {
+func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, error) {
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--repo: %w", err)
+		return nil, nil, nil, fmt.Errorf("--repo: %w", err)
 	}
 	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
 	if err != nil {
-		return nil, nil, fmt.Errorf("embedded registry: %w", err)
+		return nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
 	go reg.Follow(ctx, time.Second)
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch}
@@ -212,9 +213,33 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 		}
 	}()
 	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
+	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log}
 	return func(mux *http.ServeMux) {
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
 		feeds.Mount(mux)
-		(&web.Pages{Tree: tree, Now: time.Now, Log: log}).Mount(mux)
-	}, tree, nil
+		pages.Mount(mux)
+	}, tree, pages, nil
+}
+
+// botSignOffs shows the bot's state of the open pull requests on the sign-off pages.
+type botSignOffs struct {
+	bot   *bot.Bot
+	repos []bot.Repository
+}
+
+func (s *botSignOffs) OpenPullRequests(ctx context.Context) ([]web.PullRequestStatus, error) {
+	states, err := s.bot.OpenStates(ctx, s.repos)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.PullRequestStatus, 0, len(states))
+	for _, p := range states {
+		st := web.PullRequestStatus{Repo: p.Owner + "/" + p.Repo, Number: p.Number, URL: p.URL,
+			Class: p.State.Class, HeadSHA: p.State.HeadSHA, EvaluatedAt: p.State.EvaluatedAt}
+		for _, so := range p.State.SignOffs {
+			st.Teams = append(st.Teams, web.TeamSignOff{Team: so.Team, Status: so.Status, Deadline: so.Deadline, ApprovedBy: so.ApprovedBy})
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
