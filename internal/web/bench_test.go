@@ -52,6 +52,11 @@ func BenchmarkCatalog(b *testing.B) {
 		{"text-search", "/subjects?q=" + sub.Subject[:6]},
 		{"last-page", "/subjects?page=200"},
 		{"subject", "/subjects/" + sub.Subject},
+		{"calendar-month", "/calendar?view=month&date=2026-12-01"},
+		{"calendar-week", "/calendar?view=week&date=2026-12-07"},
+		{"teams", "/teams"},
+		{"team", "/teams/" + sub.Owner},
+		{"signoffs", "/signoffs"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, c.path, nil)
