@@ -80,6 +80,9 @@ type GitHub interface {
 // returned; review requests and labels are best effort (logged, never failing).
 func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, markdown string, log *slog.Logger) (State, error) {
 	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override}
+	for _, sr := range r.Subjects {
+		st.Subjects = append(st.Subjects, sr.Subject)
+	}
 	for _, so := range r.SignOffs {
 		st.SignOffs = append(st.SignOffs, SignOffSummary{Team: so.Team, Status: string(so.Status), Deadline: so.Deadline, ApprovedBy: so.ApprovedBy})
 	}

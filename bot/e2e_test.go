@@ -110,7 +110,8 @@ func TestOpenStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(states) != 1 || states[0].State.Class != "BREAKING" || len(states[0].State.SignOffs) != 2 || states[0].State.SignOffs[0].Status != "pending" {
+	if len(states) != 1 || states[0].State.Class != "BREAKING" || len(states[0].State.SignOffs) != 2 || states[0].State.SignOffs[0].Status != "pending" ||
+		len(states[0].State.Subjects) != 1 || states[0].State.Subjects[0] != "orders.order-created-value" {
 		t.Errorf("states: %+v", states)
 	}
 }

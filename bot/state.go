@@ -37,6 +37,8 @@ type State struct {
 	Slack map[string]SlackThread `json:"slack,omitempty"`
 	// Announced lists the producer announcements already made ("all-signed-off").
 	Announced []string `json:"announced,omitempty"`
+	// Subjects are the subjects the pull request changes, for the subject pages.
+	Subjects []string `json:"subjects,omitempty"`
 	// SignOffs summarises the sign-offs as last evaluated, for the sign-off pages.
 	SignOffs []SignOffSummary `json:"signoffs,omitempty"`
 }

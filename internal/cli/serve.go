@@ -235,7 +235,7 @@ func (s *botSignOffs) OpenPullRequests(ctx context.Context) ([]web.PullRequestSt
 	out := make([]web.PullRequestStatus, 0, len(states))
 	for _, p := range states {
 		st := web.PullRequestStatus{Repo: p.Owner + "/" + p.Repo, Number: p.Number, URL: p.URL,
-			Class: p.State.Class, HeadSHA: p.State.HeadSHA, EvaluatedAt: p.State.EvaluatedAt}
+			Class: p.State.Class, HeadSHA: p.State.HeadSHA, EvaluatedAt: p.State.EvaluatedAt, Subjects: p.State.Subjects}
 		for _, so := range p.State.SignOffs {
 			st.Teams = append(st.Teams, web.TeamSignOff{Team: so.Team, Status: so.Status, Deadline: so.Deadline, ApprovedBy: so.ApprovedBy})
 		}

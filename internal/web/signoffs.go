@@ -26,6 +26,8 @@ type PullRequestStatus struct {
 	HeadSHA     string
 	EvaluatedAt time.Time
 	Teams       []TeamSignOff
+	// Subjects are the subjects the pull request changes.
+	Subjects []string
 }
 
 // Sign-off statuses.

@@ -26,6 +26,7 @@ func fakeSignOffs() fakeSource {
 	return fakeSource{prs: []PullRequestStatus{
 		{Repo: "acme/contracts", Number: 42, URL: "https://github.com/acme/contracts/pull/42", Title: "Split order amount",
 			Class: "breaking", HeadSHA: "0123456789abcdef0123456789abcdef01234567", EvaluatedAt: at(-2 * time.Hour),
+			Subjects: []string{"orders.order-created-value", "dw.order-detail-value"},
 			Teams: []TeamSignOff{
 				{Team: "data-warehouse", Status: SignOffPending, Deadline: at(27 * time.Hour)},
 				{Team: "analytics", Status: SignOffApproved, ApprovedBy: "jdoe", Deadline: at(27 * time.Hour)},

@@ -27,6 +27,11 @@ type subjectPage struct {
 	Consumers []consumerRow
 	Graph     graph
 	Entries   []*contract.Entry
+	// Connected: a sign-off source is configured; Open are its pull requests that
+	// change this subject.
+	Connected bool
+	Open      []PullRequestStatus
+	OpenError string
 }
 
 type fieldRow struct {
@@ -104,6 +109,19 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	for _, e := range s.tree.Entries { // sorted by start
 		if e.End.After(now) && slices.Contains(e.Subjects, sub.Subject) {
 			d.Entries = append(d.Entries, e)
+		}
+	}
+	if p.SignOffs != nil {
+		d.Connected = true
+		prs, err := p.SignOffs.OpenPullRequests(r.Context())
+		if err != nil {
+			p.Log.Error("pages: reading the open pull requests failed", "err", err)
+			d.OpenError = "The bot's state could not be read right now; try again in a minute."
+		}
+		for _, pr := range prs {
+			if slices.Contains(pr.Subjects, sub.Subject) {
+				d.Open = append(d.Open, pr)
+			}
 		}
 	}
 	p.render(w, http.StatusOK, subjectTmpl, d)
