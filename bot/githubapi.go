@@ -105,6 +105,28 @@ func jitter(d time.Duration) time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d)))
 }
 
+// listAll reads every page of a list: fetch reads the page opt.Page names.
+func listAll[T any](ctx context.Context, a *API, opt *github.ListOptions, fetch func() ([]T, *github.Response, error)) ([]T, error) {
+	var out []T
+	for {
+		var page []T
+		var resp *github.Response
+		err := a.call(ctx, func() (r *github.Response, err error) {
+			page, r, err = fetch()
+			resp = r
+			return r, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
 // GetPullRequest reads a pull request.
 func (a *API) GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error) {
 	var p *github.PullRequest
@@ -128,29 +150,17 @@ func (a *API) GetPullRequest(ctx context.Context, owner, repo string, number int
 
 // CommitStatuses lists the states of a commit's statuses of one context, all pages.
 func (a *API) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]string, error) {
-	var out []string
 	opt := &github.ListOptions{PerPage: 100}
-	for {
-		var page []*github.RepoStatus
-		var resp *github.Response
-		err := a.call(ctx, func() (r *github.Response, err error) {
-			page, r, err = a.Client.Repositories.ListStatuses(ctx, owner, repo, sha, opt)
-			resp = r
-			return r, err
-		})
-		if err != nil {
-			return nil, err
+	all, err := listAll(ctx, a, opt, func() ([]*github.RepoStatus, *github.Response, error) {
+		return a.Client.Repositories.ListStatuses(ctx, owner, repo, sha, opt)
+	})
+	var out []string
+	for _, s := range all {
+		if s.GetContext() == statusContext {
+			out = append(out, s.GetState())
 		}
-		for _, s := range page {
-			if s.GetContext() == statusContext {
-				out = append(out, s.GetState())
-			}
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
 	}
+	return out, err
 }
 
 // CreateStatus sets a commit status.
@@ -163,102 +173,54 @@ func (a *API) CreateStatus(ctx context.Context, owner, repo, sha, state, statusC
 
 // OpenPullRequests lists the open pull requests' numbers, all pages.
 func (a *API) OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error) {
-	var out []int
 	opt := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		var page []*github.PullRequest
-		var resp *github.Response
-		err := a.call(ctx, func() (r *github.Response, err error) {
-			page, r, err = a.Client.PullRequests.List(ctx, owner, repo, opt)
-			resp = r
-			return r, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range page {
-			out = append(out, p.GetNumber())
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
+	all, err := listAll(ctx, a, &opt.ListOptions, func() ([]*github.PullRequest, *github.Response, error) {
+		return a.Client.PullRequests.List(ctx, owner, repo, opt)
+	})
+	var out []int
+	for _, p := range all {
+		out = append(out, p.GetNumber())
 	}
+	return out, err
 }
 
 // ListReviews reads every review, all pages.
 func (a *API) ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error) {
-	var out []verdict.Review
 	opt := &github.ListOptions{PerPage: 100}
-	for {
-		var page []*github.PullRequestReview
-		var resp *github.Response
-		err := a.call(ctx, func() (r *github.Response, err error) {
-			page, r, err = a.Client.PullRequests.ListReviews(ctx, owner, repo, number, opt)
-			resp = r
-			return r, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range page {
-			out = append(out, verdict.Review{Login: r.GetUser().GetLogin(), State: r.GetState(), SubmittedAt: r.GetSubmittedAt().Time})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
+	all, err := listAll(ctx, a, opt, func() ([]*github.PullRequestReview, *github.Response, error) {
+		return a.Client.PullRequests.ListReviews(ctx, owner, repo, number, opt)
+	})
+	var out []verdict.Review
+	for _, r := range all {
+		out = append(out, verdict.Review{Login: r.GetUser().GetLogin(), State: r.GetState(), SubmittedAt: r.GetSubmittedAt().Time})
 	}
+	return out, err
 }
 
 // TeamMembers lists a team's members, all pages.
 func (a *API) TeamMembers(ctx context.Context, org, slug string) ([]string, error) {
-	var out []string
 	opt := &github.TeamListTeamMembersOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		var page []*github.User
-		var resp *github.Response
-		err := a.call(ctx, func() (r *github.Response, err error) {
-			page, r, err = a.Client.Teams.ListTeamMembersBySlug(ctx, org, slug, opt)
-			resp = r
-			return r, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, u := range page {
-			out = append(out, u.GetLogin())
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
+	all, err := listAll(ctx, a, &opt.ListOptions, func() ([]*github.User, *github.Response, error) {
+		return a.Client.Teams.ListTeamMembersBySlug(ctx, org, slug, opt)
+	})
+	var out []string
+	for _, u := range all {
+		out = append(out, u.GetLogin())
 	}
+	return out, err
 }
 
 // ListComments reads every issue comment of the pull request, all pages.
 func (a *API) ListComments(ctx context.Context, owner, repo string, number int) ([]Comment, error) {
-	var out []Comment
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		var page []*github.IssueComment
-		var resp *github.Response
-		err := a.call(ctx, func() (r *github.Response, err error) {
-			page, r, err = a.Client.Issues.ListComments(ctx, owner, repo, number, opt)
-			resp = r
-			return r, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range page {
-			out = append(out, Comment{ID: c.GetID(), Body: c.GetBody()})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
+	all, err := listAll(ctx, a, &opt.ListOptions, func() ([]*github.IssueComment, *github.Response, error) {
+		return a.Client.Issues.ListComments(ctx, owner, repo, number, opt)
+	})
+	var out []Comment
+	for _, c := range all {
+		out = append(out, Comment{ID: c.GetID(), Body: c.GetBody()})
 	}
+	return out, err
 }
 
 // CreateComment posts a comment.
