@@ -8,10 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/registry"
@@ -21,19 +18,7 @@ import (
 // TestDriftAlertsOnce: an empty registry has drifted from Git; the watch alerts the
 // platform channel once, and again only when the drift changes.
 func TestDriftAlertsOnce(t *testing.T) {
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Commit("example", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
-		t.Fatal(err)
-	}
+	repo := testutil.ExampleRepo(t).Git
 	// An empty registry, as Confluent's answers it.
 	reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")

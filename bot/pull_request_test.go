@@ -4,57 +4,23 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
-// remoteWithChange makes a repository holding the example tree on main and, on a
+// remoteWithChange makes a repository holding the example tree on master and, on a
 // branch, a change of the order amount's type; it returns its folder and both SHAs.
 func remoteWithChange(t *testing.T) (string, plumbing.Hash, plumbing.Hash) {
 	t.Helper()
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	base, err := wt.Commit("example tree", &git.CommitOptions{Author: sig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("amount-as-string"), Create: true}); err != nil {
-		t.Fatal(err)
-	}
-	f := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
-	data, _ := os.ReadFile(f)
-	changed := strings.Replace(string(data), "\"type\": \"long\",\n      \"doc\": \"Order total", "\"type\": \"string\",\n      \"doc\": \"Order total", 1)
-	if changed == string(data) {
-		t.Fatal("the fixture edit did not apply")
-	}
-	os.WriteFile(f, []byte(changed), 0o644)
-	if _, err := wt.Add("contracts/orders/order-created/order_created.avsc"); err != nil {
-		t.Fatal(err)
-	}
-	head, err := wt.Commit("amount as a string", &git.CommitOptions{Author: sig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, base, head
+	return remoteWith(t, func(r *testutil.Repo) {
+		r.Edit("contracts/orders/order-created/order_created.avsc", "\"type\": \"long\",\n      \"doc\": \"Order total", "\"type\": \"string\",\n      \"doc\": \"Order total")
+	})
 }
 
 func TestBotEvaluatesAPullRequest(t *testing.T) {

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/events"
@@ -25,29 +23,12 @@ import (
 // change events, a success commit status that is the bot's memory, and a comment with
 // the versions and ids on the merged pull request. A redelivery publishes nothing new.
 func TestPushPublishes(t *testing.T) {
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	commit := func(msg string) string {
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			t.Fatal(err)
-		}
-		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, All: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h.String()
-	}
-	first := commit("example tree")
-	f := filepath.Join(dir, "contracts/dws/gmv-1min/gmv_1min.avsc")
-	data, _ := os.ReadFile(f)
-	os.WriteFile(f, []byte(strings.Replace(string(data), `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`, 1)), 0o644)
-	merge := commit("Merge pull request #1 from acme/order-count-long")
+	r := testutil.ExampleRepo(t)
+	dir := r.Dir
+	head, _ := r.Git.Head()
+	first := head.Hash().String()
+	r.Edit("contracts/dws/gmv-1min/gmv_1min.avsc", `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	merge := r.Commit("Merge pull request #1 from acme/order-count-long").String()
 
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))

@@ -4,15 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -20,32 +16,13 @@ import (
 
 // remoteWith makes a repository with the example tree on master and one commit on a
 // branch made by edit; it returns the folder and the two SHAs.
-func remoteWith(t *testing.T, edit func(dir string)) (string, plumbing.Hash, plumbing.Hash) {
+func remoteWith(t *testing.T, edit func(r *testutil.Repo)) (string, plumbing.Hash, plumbing.Hash) {
 	t.Helper()
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	commit := func(msg string) plumbing.Hash {
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			t.Fatal(err)
-		}
-		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, All: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	base := commit("example tree")
-	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("change"), Create: true}); err != nil {
-		t.Fatal(err)
-	}
-	edit(dir)
-	return dir, base, commit("change")
+	r := testutil.ExampleRepo(t)
+	base, _ := r.Git.Head()
+	r.Branch("change")
+	edit(r)
+	return r.Dir, base.Hash(), r.Commit("change")
 }
 
 func fakeWithPR(t *testing.T, remote string, base, head plumbing.Hash, now time.Time) (*githubfake.Server, int) {
@@ -61,11 +38,8 @@ func fakeWithPR(t *testing.T, remote string, base, head plumbing.Hash, now time.
 // TestBrokenYAMLInThePullRequest: the comment explains the error with file:line, the
 // check fails, nothing crashes.
 func TestBrokenYAMLInThePullRequest(t *testing.T) {
-	remote, base, head := remoteWith(t, func(dir string) {
-		f := filepath.Join(dir, "contracts/dws/gmv-1min/consumers/gmv-dashboard.yaml")
-		if err := os.WriteFile(f, []byte("name: gmv-dashboard\nreads: [window_start,\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	remote, base, head := remoteWith(t, func(r *testutil.Repo) {
+		r.Write("contracts/dws/gmv-1min/consumers/gmv-dashboard.yaml", "name: gmv-dashboard\nreads: [window_start,\n")
 	})
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)

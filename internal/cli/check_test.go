@@ -11,7 +11,6 @@ import (
 	"github.com/contractbot/contractbot/internal/testutil"
 
 	"github.com/go-git/go-git/v5"
-	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -19,44 +18,18 @@ import (
 // exampleRepo makes a Git repository holding the example tree as its first commit.
 func exampleRepo(t *testing.T) (string, *git.Repository) {
 	t.Helper()
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sub := range []string{"contracts", "calendar"} {
-		testutil.CopyTree(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
-	}
-	commit(t, repo, "example tree")
-	return dir, repo
+	r := testutil.ExampleRepo(t)
+	return r.Dir, r.Git
 }
 
 func commit(t *testing.T, repo *git.Repository, msg string) {
 	t.Helper()
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Commit(msg, &git.CommitOptions{Author: &gitobject.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CommitAll(t, repo, msg, time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 }
 
 func edit(t *testing.T, path, old, new string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), old) {
-		t.Fatalf("%s does not contain %q", path, old)
-	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.EditFile(t, path, old, new)
 }
 
 func checkJSON(t *testing.T, args ...string) (*verdict.Report, int) {

@@ -13,7 +13,6 @@ import (
 	"github.com/contractbot/contractbot/internal/testutil"
 
 	"github.com/go-git/go-git/v5"
-	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -168,11 +167,7 @@ func must(t testing.TB, err error) {
 // commitAll stages everything in the work tree and commits it.
 func commitAll(t *testing.T, repo *git.Repository, msg string) {
 	t.Helper()
-	wt, err := repo.Worktree()
-	must(t, err)
-	must(t, wt.AddWithOptions(&git.AddOptions{All: true}))
-	_, err = wt.Commit(msg, &git.CommitOptions{Author: &gitobject.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}})
-	must(t, err)
+	testutil.CommitAll(t, repo, msg, time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 }
 
 // TestLoadAtRevisionWithoutWorkingTree commits the example tree, changes it, deletes

@@ -12,30 +12,14 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 func TestCalendarFeeds(t *testing.T) {
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	commit := func(msg string) {
-		t.Helper()
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := wt.Commit(msg, &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commit("example")
+	r := testutil.ExampleRepo(t)
+	dir, repo := r.Dir, r.Git
+	commit := func(msg string) { t.Helper(); r.Commit(msg) }
 	mux := http.NewServeMux()
 	(&Feeds{Tree: &Tree{Repo: repo}, Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)

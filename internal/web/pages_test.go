@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -61,24 +60,14 @@ func edit(t *testing.T, dir, file, old, new string) {
 // commit per change, at fixed times so that hashes and pages are stable.
 func exampleRepo(t *testing.T, changes ...func(t *testing.T, dir string)) *git.Repository {
 	t.Helper()
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testutil.NewRepo(t)
+	dir, repo := r.Dir, r.Git
 	testutil.CopyExample(t, dir)
-	wt, _ := repo.Worktree()
-	when := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	r.When = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	commit := func(msg string) {
 		t.Helper()
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			t.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
-		if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-			t.Fatal(err)
-		}
-		when = when.Add(24 * time.Hour)
+		r.Commit(msg)
+		r.When = r.When.Add(24 * time.Hour)
 	}
 	commit("example")
 	for _, c := range changes {
