@@ -85,7 +85,11 @@ Configuration comes from the environment:
 					if ch == "" {
 						return fmt.Errorf("--drift-registry: name the alert channel with --drift-channel (no platform team with a Slack channel in teams.yaml)")
 					}
-					w := &bot.DriftWatch{Repo: tree.Repo, Branch: branch, Registry: c, Notify: n, Channel: ch, Log: log}
+					repo, err := gitrepo.Open(repoDir)
+					if err != nil {
+						return err
+					}
+					w := &bot.DriftWatch{Repo: repo.Repository, Branch: branch, Registry: c, Notify: n, Channel: ch, Log: log}
 					go w.Every(ctx, driftEvery)
 				}
 			}
