@@ -59,8 +59,8 @@ func parseInput(in checker.Input, importPaths []string) (*Schema, error) {
 	}
 	dirs := append(append([]string(nil), importPaths...), filepath.Dir(in.Path))
 	self := importPathOf(in.Path, importPaths)
-	names := &fileNames{main: self, display: in.Path, disk: map[string]string{}}
-	return parse(self, names, dirResolver(dirs, map[string][]byte{self: data}, names.disk), "")
+	names := &fileNames{main: self, display: in.Path}
+	return parse(self, names, dirResolver(dirs, map[string][]byte{self: data}, names), "")
 }
 
 // importPathOf names a file as imports would: relative to the first import directory
@@ -101,8 +101,11 @@ func DirResolver(dirs []string, files map[string][]byte) Resolver {
 	return dirResolver(dirs, files, nil)
 }
 
-// dirResolver is DirResolver recording, in found, the disk path of each file read.
-func dirResolver(dirs []string, files map[string][]byte, found map[string]string) Resolver {
+// dirResolver is DirResolver recording, in names (when not nil), the disk path of
+// each file read. The compiler calls it from several goroutines at once (one per
+// import being compiled), so it only reads dirs and files and records through the
+// lock of names.
+func dirResolver(dirs []string, files map[string][]byte, names *fileNames) Resolver {
 	return func(name string) ([]byte, error) {
 		if data, ok := files[name]; ok {
 			return data, nil
@@ -119,8 +122,8 @@ func dirResolver(dirs []string, files map[string][]byte, found map[string]string
 			if st.Size() > MaxSchemaBytes {
 				return nil, fmt.Errorf("%s is %d bytes, over the limit of %d bytes", name, st.Size(), MaxSchemaBytes)
 			}
-			if found != nil {
-				found[name] = full
+			if names != nil {
+				names.record(name, full)
 			}
 			return os.ReadFile(full)
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/linker"
@@ -57,16 +58,31 @@ func Parse(importPath string, resolve Resolver, message string) (*Schema, error)
 
 // fileNames names files for people: the checked file by its display name (the path
 // the user gave), imports by the disk path they were read from when known, else by
-// import path.
+// import path. The resolver records disk paths from the compiler's goroutines, so
+// disk is guarded by mu.
 type fileNames struct {
 	main, display string
-	disk          map[string]string
+
+	mu   sync.Mutex
+	disk map[string]string // import path -> disk path
+}
+
+// record notes that the import path was read from the disk path.
+func (n *fileNames) record(importPath, diskPath string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.disk == nil {
+		n.disk = map[string]string{}
+	}
+	n.disk[importPath] = diskPath
 }
 
 func (n *fileNames) name(file string) string {
 	if file == n.main || file == "" {
 		return n.display
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	if d, ok := n.disk[file]; ok {
 		return d
 	}
