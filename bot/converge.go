@@ -15,7 +15,7 @@ import (
 const CheckName = "contractbot"
 
 // MaxAnnotations is how many annotations GitHub accepts in one check-run request.
-const MaxAnnotations = 50
+const MaxAnnotations = verdict.AnnotationsPerRequest
 
 // PullRequest is what the bot needs to know of a pull request.
 type PullRequest struct {
@@ -153,18 +153,15 @@ func upsertComment(ctx context.Context, gh GitHub, pr PullRequest, body string) 
 }
 
 // upsertCheckRun creates or updates the check run on the head SHA, sending the
-// annotations in batches of MaxAnnotations (GitHub appends them per request).
+// annotations in the batches verdict.CheckRunOutput lays out (GitHub appends them per
+// request; the run carries at most verdict.MaxCheckRunAnnotations, its summary counts
+// the rest).
 func upsertCheckRun(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report) error {
-	anns := verdict.Annotations(r)
-	in := CheckRunInput{HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: verdict.Text(r)}
-	if len(in.Summary) > 60000 {
-		in.Summary = in.Summary[:60000] + "\n…"
+	out := verdict.CheckRunOutput(r)
+	in := CheckRunInput{HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary}
+	if len(out.Batches) > 0 {
+		in.Annotations = out.Batches[0]
 	}
-	first := anns
-	if len(first) > MaxAnnotations {
-		first = first[:MaxAnnotations]
-	}
-	in.Annotations = first
 	id, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, CheckName)
 	if err != nil {
 		return err
@@ -177,10 +174,9 @@ func upsertCheckRun(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.R
 	if err != nil {
 		return err
 	}
-	for i := MaxAnnotations; i < len(anns); i += MaxAnnotations {
-		batch := anns[i:min(i+MaxAnnotations, len(anns))]
+	for i := 1; i < len(out.Batches); i++ {
 		more := in
-		more.Annotations = batch
+		more.Annotations = out.Batches[i]
 		if err := gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, more); err != nil {
 			return err
 		}

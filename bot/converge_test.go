@@ -86,6 +86,9 @@ func (g *recorder) FindCheckRun(_ context.Context, _, _, sha, _ string) (int64, 
 }
 func (g *recorder) CreateCheckRun(_ context.Context, _, _, _ string, in CheckRunInput) (int64, error) {
 	g.calls = append(g.calls, "create-check")
+	if len(in.Annotations) > MaxAnnotations {
+		return 0, fmt.Errorf("422: more than %d annotations", MaxAnnotations)
+	}
 	g.nextID++
 	g.checks[in.HeadSHA] = g.nextID
 	g.runs[g.nextID] = append(g.runs[g.nextID], in)
@@ -227,5 +230,30 @@ func TestConvergeBatchesAnnotationsAndFixesDuplicates(t *testing.T) {
 	}
 	if len(run) < 3 || total != len(verdict.Annotations(r)) {
 		t.Errorf("%d requests carrying %d annotations, want batches of at most 50 carrying %d", len(run), total, len(verdict.Annotations(r)))
+	}
+}
+
+func TestConvergeSendsAtMostTheCheckRunBudget(t *testing.T) {
+	gh := newRecorder()
+	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 7, HeadSHA: "sha3"}
+	r := evaluate(t, nil, nil)
+	for i := 0; i < 700; i++ {
+		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/x.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
+	}
+	if _, err := Converge(context.Background(), gh, pr, r, nil, "body", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	run := gh.runs[gh.checks["sha3"]]
+	total := 0
+	for _, in := range run {
+		total += len(in.Annotations)
+	}
+	want := verdict.MaxCheckRunAnnotations / verdict.AnnotationsPerRequest
+	if len(run) != want || total != verdict.MaxCheckRunAnnotations {
+		t.Errorf("%d requests carrying %d annotations, want %d carrying %d", len(run), total, want, verdict.MaxCheckRunAnnotations)
+	}
+	extra := len(verdict.Annotations(r)) - verdict.MaxCheckRunAnnotations
+	if !strings.Contains(run[0].Summary, fmt.Sprintf("%d more annotations", extra)) {
+		t.Errorf("the check run's summary does not count the %d annotations left out", extra)
 	}
 }

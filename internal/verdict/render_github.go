@@ -153,13 +153,15 @@ func readersSentence(as []impact.Affected, c checker.Change) string {
 }
 
 // GitHubActions renders the report as GitHub Actions workflow commands: one
-// `::error`, `::warning` or `::notice` line per annotation, then a summary line
-// without a file (an error when the change is not ready to merge). Data is escaped as
-// GitHub's workflow command rules require, so a message cannot end the command or
-// start another.
+// `::error`, `::warning` or `::notice` line per annotation, at most
+// MaxActionsAnnotations of them (failures kept first), then a summary line without a
+// file (an error when the change is not ready to merge) that counts the annotations
+// left out. Data is escaped as GitHub's workflow command rules require, so a message
+// cannot end the command or start another.
 func GitHubActions(r *Report) string {
 	var b strings.Builder
-	for _, a := range Annotations(r) {
+	kept, left := keepWorst(Annotations(r), MaxActionsAnnotations)
+	for _, a := range kept {
 		cmd := "notice"
 		switch a.Level {
 		case LevelFailure:
@@ -174,13 +176,19 @@ func GitHubActions(r *Report) string {
 		fmt.Fprintf(&b, ",title=%s::%s\n", escapeProperty(a.Title), escapeData(a.Message))
 	}
 	title := "contractbot: " + string(r.Class)
+	more := func(msg string) string {
+		if left.total() == 0 {
+			return msg
+		}
+		return strings.TrimSuffix(msg, ".") + ". " + left.sentence(len(kept))
+	}
 	switch {
 	case len(r.Blockers) == 0:
-		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData("Ready to merge."))
+		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData(more("Ready to merge.")))
 	case r.Override != nil:
-		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData("Ready to merge by override: "+strings.Join(r.Blockers, "; ")))
+		fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(title), escapeData(more("Ready to merge by override: "+strings.Join(r.Blockers, "; "))))
 	default:
-		fmt.Fprintf(&b, "::error title=%s::%s\n", escapeProperty(title), escapeData("Not ready to merge: "+strings.Join(r.Blockers, "; ")))
+		fmt.Fprintf(&b, "::error title=%s::%s\n", escapeProperty(title), escapeData(more("Not ready to merge: "+strings.Join(r.Blockers, "; "))))
 	}
 	return b.String()
 }

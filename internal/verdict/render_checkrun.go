@@ -1,0 +1,151 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// GitHub's limits on what a check run or a workflow log carries, and ours below them.
+const (
+	// AnnotationsPerRequest is how many annotations GitHub accepts in one request that
+	// creates or updates a check run; it appends each request's to the run's.
+	AnnotationsPerRequest = 50
+	// MaxCheckRunAnnotations is how many annotations one check run carries in all
+	// (ten requests); the rest are counted in the run's summary.
+	MaxCheckRunAnnotations = 500
+	// MaxActionsAnnotations is how many annotation lines GitHubActions prints before
+	// its summary line, which counts the rest.
+	MaxActionsAnnotations = 1000
+	// MaxSummaryBytes is where a check run's summary is cut (GitHub refuses a summary
+	// over 65,535 characters; the note on what was cut fits in the difference).
+	MaxSummaryBytes = 60000
+)
+
+// CheckRun is what the bot's check run shows of a report, within GitHub's limits.
+type CheckRun struct {
+	// Summary is the text report, cut at MaxSummaryBytes on a line boundary, followed
+	// by a sentence counting the annotations left out, if any.
+	Summary string
+	// Batches are the annotations to send, one slice per request (the first with the
+	// request that creates or updates the run): at most AnnotationsPerRequest each and
+	// MaxCheckRunAnnotations in all, failures kept before warnings before notices.
+	// Empty when there are none.
+	Batches [][]Annotation
+	// Omitted is how many annotations were left out.
+	Omitted int
+}
+
+// CheckRunOutput lays out a report for a check run: the summary and the annotation
+// batches, each within GitHub's limits.
+func CheckRunOutput(r *Report) CheckRun {
+	kept, left := keepWorst(Annotations(r), MaxCheckRunAnnotations)
+	out := CheckRun{Summary: cutText(Text(r), MaxSummaryBytes), Omitted: left.total()}
+	if out.Omitted > 0 {
+		out.Summary += "\n" + left.sentence(len(kept)) + "\n"
+	}
+	out.Batches = Batches(kept, AnnotationsPerRequest)
+	return out
+}
+
+// Batches splits annotations into consecutive slices of at most n (n > 0).
+func Batches(anns []Annotation, n int) [][]Annotation {
+	var out [][]Annotation
+	for len(anns) > 0 {
+		k := min(n, len(anns))
+		out = append(out, anns[:k:k])
+		anns = anns[k:]
+	}
+	return out
+}
+
+// omitted counts annotations left out, by level.
+type omitted struct{ failures, warnings, notices int }
+
+func (o omitted) total() int { return o.failures + o.warnings + o.notices }
+
+// sentence says what was left out: "99,500 more annotations (99,500 warnings) are
+// not shown here; ...".
+func (o omitted) sentence(shown int) string {
+	var parts []string
+	for _, p := range []struct {
+		n         int
+		one, many string
+	}{{o.failures, "failure", "failures"}, {o.warnings, "warning", "warnings"}, {o.notices, "notice", "notices"}} {
+		if p.n > 0 {
+			parts = append(parts, countWords(p.n, p.one, p.many))
+		}
+	}
+	return fmt.Sprintf("%s more %s (%s) are not shown here; the %s shown are the worst. `contractbot check --format json` lists them all.",
+		thousands(o.total()), plural(o.total(), "annotation", "annotations"), strings.Join(parts, ", "), thousands(shown))
+}
+
+// keepWorst keeps at most n annotations, failures before warnings before notices and
+// otherwise in their order, and returns them in their order with a count of the rest.
+func keepWorst(anns []Annotation, n int) ([]Annotation, omitted) {
+	if len(anns) <= n {
+		return anns, omitted{}
+	}
+	idx := make([]int, len(anns))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return levelRank(anns[b].Level) - levelRank(anns[a].Level) })
+	var left omitted
+	for _, i := range idx[n:] {
+		switch anns[i].Level {
+		case LevelFailure:
+			left.failures++
+		case LevelWarning:
+			left.warnings++
+		default:
+			left.notices++
+		}
+	}
+	idx = idx[:n]
+	slices.Sort(idx)
+	kept := make([]Annotation, n)
+	for k, i := range idx {
+		kept[k] = anns[i]
+	}
+	return kept, left
+}
+
+// cutText cuts s to at most limit bytes, on a UTF-8 boundary and, where one lies in
+// the last half, after a line break, and says so; s itself when it fits.
+func cutText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	total, cut := len(s), limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	head := s[:cut] + "\n"
+	if i := strings.LastIndexByte(s[:cut], '\n'); i >= limit/2 {
+		head = s[:i+1]
+	}
+	return head + fmt.Sprintf("… (the report is cut here, after %s of its %s bytes; `contractbot check` prints it whole.)\n", thousands(len(head)), thousands(total))
+}
+
+func countWords(n int, one, many string) string { return thousands(n) + " " + plural(n, one, many) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands writes n with comma separators: 100,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
