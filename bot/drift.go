@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/slack-go/slack"
 
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -35,7 +36,7 @@ type DriftWatch struct {
 
 // Check runs one comparison and alerts when there is drift.
 func (w *DriftWatch) Check(ctx context.Context) error {
-	head, err := registry.ResolveBranch(w.Repo, w.Branch)
+	head, err := gitrepo.ResolveBranch(w.Repo, w.Branch)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -94,7 +95,7 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 		}
 		var out []checker.Input
 		for i, blob := range found[file] {
-			data, err := versions.ReadBlob(repo, blob)
+			data, err := gitrepo.ReadBlob(repo.Storer, blob, contract.MaxSchemaBytes)
 			if err != nil {
 				continue
 			}

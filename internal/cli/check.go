@@ -139,7 +139,7 @@ func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSour
 	if err != nil {
 		return nil, nil, err
 	}
-	mb, _, err := mergeBase(repo.Repository, hs.Commit())
+	mb, _, err := gitrepo.MergeBase(repo.Repository, hs.Commit())
 	if err != nil {
 		return nil, nil, err
 	}

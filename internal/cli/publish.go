@@ -59,7 +59,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				return err
 			}
 			defer r.Close()
-			head, err := registry.ResolveBranch(r.Repository, branch)
+			head, err := gitrepo.ResolveBranch(r.Repository, branch)
 			if err != nil {
 				return err
 			}

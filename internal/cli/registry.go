@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -54,13 +53,12 @@ func (b *branchFlags) open() (*gitrepo.Repo, string, error) {
 	if b.branch != "" {
 		return r, b.branch, nil
 	}
-	for _, name := range defaultBranches {
-		if _, err := r.Reference(plumbing.ReferenceName(name), true); err == nil {
-			return r, name, nil
-		}
+	name, err := gitrepo.DefaultBranch(r.Repository)
+	if err != nil {
+		r.Close()
+		return nil, "", fmt.Errorf("%s: %w; name one with --branch", b.repo, err)
 	}
-	r.Close()
-	return nil, "", fmt.Errorf("no default branch found in %s (tried %v); name one with --branch", b.repo, defaultBranches)
+	return r, name, nil
 }
 
 func newRegistryServeCmd() *cobra.Command {
@@ -147,7 +145,7 @@ CONTRACTBOT_REGISTRY_PASSWORD (basic auth) or CONTRACTBOT_REGISTRY_TOKEN (bearer
 				return err
 			}
 			defer r.Close()
-			head, err := registry.ResolveBranch(r.Repository, branch)
+			head, err := gitrepo.ResolveBranch(r.Repository, branch)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,13 @@
-// Package gitrepo opens local Git repositories for fast object reads: go-git's
-// PlainOpen reopens the pack file for every object it reads, which makes reading
-// thousands of blobs several times slower; a repository opened here keeps the pack
-// file descriptors open until Close.
+// Package gitrepo owns the project's use of Git: opening repositories for fast and
+// bounded object reads, resolving branches and merge bases, reading blobs with a size
+// limit, and the one raw tree differ (Trees) used by the versions index and partial
+// loads.
+//
+// go-git's PlainOpen reopens the pack file for every object it reads, which makes
+// reading thousands of blobs several times slower; a repository opened here keeps the
+// pack file descriptors open until Close. It also never inflates a loose object over
+// LargeObject bytes to learn its size (go-git's LargeObjectThreshold): the size comes
+// from the object's header, so a blob over a limit is refused for the cost of a header.
 package gitrepo
 
 import (
@@ -15,6 +21,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
+
+// LargeObject is the size above which an object is streamed from disk when read,
+// never held whole in memory by the storage (nor inflated to learn its size).
+const LargeObject = 1 << 20
 
 // Repo is an open repository; Root is its working tree ("" for a bare repository).
 type Repo struct {
@@ -58,7 +68,7 @@ func isBare(dir string) bool {
 
 func open(gitDir, root string) (*Repo, error) {
 	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})
 	var wt = osfs.New(root)
 	if root == "" {
 		wt = nil

@@ -22,7 +22,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -231,7 +233,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 	level := ix.Folders[h.Folder].Compatibility
 	it := Item{Subject: subject, Version: v.Version, ID: v.ID, Level: level, LevelOnly: before.current == h.Current}
 	if p.Registry != nil {
-		text, err := versions.ReadBlob(p.Repo, plumbing.NewHash(v.Blob))
+		text, err := gitrepo.ReadBlob(p.Repo.Storer, plumbing.NewHash(v.Blob), contract.MaxSchemaBytes)
 		if err != nil {
 			return it, fmt.Errorf("read %s version %d: %w", subject, v.Version, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -127,26 +128,7 @@ func (s *Server) branchName() string {
 func (s *Server) resolve() (plumbing.Hash, error) {
 	s.gitMu.Lock()
 	defer s.gitMu.Unlock()
-	return ResolveBranch(s.src.Repo, s.src.Branch)
-}
-
-// ResolveBranch returns the commit a branch points at: "" or "HEAD" for HEAD, a full
-// reference name, or a short name tried under refs/heads/, refs/remotes/ and
-// refs/remotes/origin/.
-func ResolveBranch(repo *git.Repository, branch string) (plumbing.Hash, error) {
-	if branch == "" || branch == "HEAD" {
-		ref, err := repo.Head()
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("resolve HEAD: %w", err)
-		}
-		return ref.Hash(), nil
-	}
-	for _, name := range []string{branch, "refs/heads/" + branch, "refs/remotes/" + branch, "refs/remotes/origin/" + branch} {
-		if ref, err := repo.Reference(plumbing.ReferenceName(name), true); err == nil {
-			return ref.Hash(), nil
-		}
-	}
-	return plumbing.ZeroHash, fmt.Errorf("branch %q not found (tried refs/heads/, refs/remotes/ and refs/remotes/origin/)", branch)
+	return gitrepo.ResolveBranch(s.src.Repo, s.src.Branch)
 }
 
 // sequence numbers the first-parent commits from the indexed head (exclusive) to

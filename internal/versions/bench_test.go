@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -71,12 +72,12 @@ func benchRepo(b *testing.B) (*git.Repository, plumbing.Hash) {
 		b.Fatal(benchErr)
 	}
 	// a fresh handle each time: no warm go-git object cache from an earlier run
-	repo, closeRepo, err := OpenRepository(filepath.Join(benchDir, "repo", ".git"))
+	repo, err := gitrepo.Open(filepath.Join(benchDir, "repo", ".git"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { closeRepo() })
-	return repo, benchHead
+	b.Cleanup(func() { repo.Close() })
+	return repo.Repository, benchHead
 }
 
 func BenchmarkBuild(b *testing.B) {
@@ -166,7 +167,7 @@ func BenchmarkExtendOneCommitCold(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, closeRepo, err := OpenRepository(filepath.Join(benchDir, "repo", ".git"))
+		r, err := gitrepo.Open(filepath.Join(benchDir, "repo", ".git"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -174,9 +175,9 @@ func BenchmarkExtendOneCommitCold(b *testing.B) {
 		if err := json.Unmarshal(cached, ix); err != nil {
 			b.Fatal(err)
 		}
-		if err := ix.Extend(r, head); err != nil {
+		if err := ix.Extend(r.Repository, head); err != nil {
 			b.Fatal(err)
 		}
-		closeRepo()
+		r.Close()
 	}
 }

@@ -3,7 +3,6 @@ package versions
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -62,18 +61,4 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 		}
 	}
 	return out, nil
-}
-
-// ReadBlob reads a blob's content.
-func ReadBlob(repo *git.Repository, h plumbing.Hash) ([]byte, error) {
-	b, err := repo.BlobObject(h)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
 )
 
 func TestPathHistory(t *testing.T) {
@@ -28,7 +30,7 @@ func TestPathHistory(t *testing.T) {
 	if _, ok := got["contracts/o/z/s.avsc"]; ok {
 		t.Error("a path that never existed has a history")
 	}
-	data, err := ReadBlob(r.repo, h(v2))
+	data, err := gitrepo.ReadBlob(r.repo.Storer, h(v2), 1<<10)
 	if err != nil || string(data) != v2 {
 		t.Errorf("ReadBlob: %q %v", data, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -19,12 +20,12 @@ func TestSyntheticRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, closeRepo, err := OpenRepository(filepath.Join(dir, ".git"))
+	repo, err := gitrepo.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeRepo()
-	ix, err := Build(repo, st.Head)
+	defer repo.Close()
+	ix, err := Build(repo.Repository, st.Head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestSyntheticRepository(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := inc.Extend(repo, h); err != nil {
+		if err := inc.Extend(repo.Repository, h); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -31,7 +31,7 @@
 //
 // Build needs the whole first-parent history (not a shallow clone). Reads (Subjects,
 // Versions, ...) may run concurrently with each other, not with Extend. Open
-// repositories with OpenRepository for speed (see docs/performance.md).
+// repositories with gitrepo.Open for speed (see docs/performance.md).
 package versions
 
 import (

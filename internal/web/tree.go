@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/contractbot/contractbot/internal/contract"
-	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -55,17 +55,18 @@ func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error 
 	return nil
 }
 
-// ReadBlob reads a Git blob (a schema version's content) of the repository.
+// ReadBlob reads a Git blob (a schema version's content) of the repository, refusing
+// one over the schema size limit.
 func (t *Tree) ReadBlob(h plumbing.Hash) ([]byte, error) {
 	t.ixMu.Lock()
 	defer t.ixMu.Unlock()
-	return versions.ReadBlob(t.Repo, h)
+	return gitrepo.ReadBlob(t.Repo.Storer, h, contract.MaxSchemaBytes)
 }
 
 // Current returns the tree at the branch's current commit and that commit, loading
 // it when the branch has moved since the last call.
 func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
-	head, err := registry.ResolveBranch(t.Repo, t.Branch)
+	head, err := gitrepo.ResolveBranch(t.Repo, t.Branch)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}

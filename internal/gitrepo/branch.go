@@ -1,0 +1,63 @@
+package gitrepo
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ResolveBranch returns the commit a branch points at: "" or "HEAD" for HEAD, a full
+// reference name, or a short name tried under refs/heads/, refs/remotes/ and
+// refs/remotes/origin/.
+func ResolveBranch(repo *git.Repository, branch string) (plumbing.Hash, error) {
+	if branch == "" || branch == "HEAD" {
+		ref, err := repo.Head()
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("resolve HEAD: %w", err)
+		}
+		return ref.Hash(), nil
+	}
+	for _, name := range []string{branch, "refs/heads/" + branch, "refs/remotes/" + branch, "refs/remotes/origin/" + branch} {
+		if ref, err := repo.Reference(plumbing.ReferenceName(name), true); err == nil {
+			return ref.Hash(), nil
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("branch %q not found (tried refs/heads/, refs/remotes/ and refs/remotes/origin/)", branch)
+}
+
+// DefaultBranches are tried, in order, to find what a change is compared with.
+var DefaultBranches = []string{"refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master"}
+
+// MergeBase returns the commit a change at head is compared with: the merge base of
+// head and the first of DefaultBranches that exists and shares history with head
+// (head's parent commit is not assumed), and that branch's short name.
+func MergeBase(repo *git.Repository, head *object.Commit) (*object.Commit, string, error) {
+	for _, name := range DefaultBranches {
+		ref, err := repo.Reference(plumbing.ReferenceName(name), true)
+		if err != nil {
+			continue
+		}
+		tip, err := repo.CommitObject(ref.Hash())
+		if err != nil {
+			continue
+		}
+		bases, err := head.MergeBase(tip)
+		if err != nil || len(bases) == 0 {
+			continue
+		}
+		return bases[0], plumbing.ReferenceName(name).Short(), nil
+	}
+	return nil, "", fmt.Errorf("no default branch found (tried %v); name the base with --against", DefaultBranches)
+}
+
+// DefaultBranch returns the full name of the first of DefaultBranches that exists.
+func DefaultBranch(repo *git.Repository) (string, error) {
+	for _, name := range DefaultBranches {
+		if _, err := repo.Reference(plumbing.ReferenceName(name), true); err == nil {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("no default branch found (tried %v)", DefaultBranches)
+}
