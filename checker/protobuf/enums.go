@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,27 +83,25 @@ var enumSameJSONFormat = rule{
 
 var enumValueSameName = rule{
 	id:      "ENUM_VALUE_SAME_NAME",
-	purpose: "An enum number keeps its names, since JSON writes enum values by name.",
+	purpose: "An enum number keeps every name it had, since JSON writes enum values by name; adding an alias is allowed.",
 	enumValues: func(r *report, prev, cur []protoreflect.EnumValueDescriptor) {
-		had := map[protoreflect.Name]bool{}
-		for _, v := range prev {
-			had[v.Name()] = true
-		}
+		has := map[protoreflect.Name]bool{}
 		for _, v := range cur {
-			if had[v.Name()] {
-				continue
-			}
-			// every current name must have been there: report at each current value
-			for _, c := range cur {
-				var old protoreflect.Descriptor
-				for _, p := range prev {
-					if p.Name() == c.Name() {
-						old = p
-					}
-				}
-				r.add(c, old, enumValueNumberPath, "Enum value \"%d\" on enum %q changed name from %s to %s; keep the old name (aliases need allow_alias).", c.Number(), c.Parent().Name(), quotedNames(prev), quotedNames(cur))
-			}
+			has[v.Name()] = true
+		}
+		if !slices.ContainsFunc(prev, func(p protoreflect.EnumValueDescriptor) bool { return !has[p.Name()] }) {
 			return
+		}
+		// an old name is gone: report at each current value of the number, against
+		// the old value of the same name when there is one
+		for _, c := range cur {
+			var old protoreflect.Descriptor
+			for _, p := range prev {
+				if p.Name() == c.Name() {
+					old = p
+				}
+			}
+			r.add(c, old, enumValueNumberPath, "Enum value \"%d\" on enum %q changed name from %s to %s; keep every old name (add the new one as an alias with allow_alias).", c.Number(), c.Parent().Name(), quotedNames(prev), quotedNames(cur))
 		}
 	},
 }
