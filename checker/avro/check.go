@@ -8,47 +8,49 @@ import (
 )
 
 // Check tests next against earlier versions (oldest first) at a compatibility level
-// with the Confluent Schema Registry's meaning: BACKWARD (next reads the latest
-// version's data), FORWARD (the latest version reads next's data), FULL (both), their
-// _TRANSITIVE forms (against every earlier version) and NONE (nothing). It reports
-// every incompatibility; a Finding's Against is the version's Version when set, else
-// its 1-based index into previous.
+// with the Confluent Schema Registry's meaning, through the shared level loop
+// (checker.CheckLevel). A finding's Against is its 1-based index into previous; nil
+// entries are skipped.
 //
 // A finding's position is in the new file wherever the element exists there (the
 // reader for a backward check, the writer for a forward one), else in the old file.
 func Check(previous []*Schema, next *Schema, level checker.Level) *checker.Result {
-	res := &checker.Result{Compatible: true, Level: level}
-	if level == checker.None || len(previous) == 0 || next == nil {
-		return res
+	if next == nil {
+		return &checker.Result{Compatible: true, Level: level}
 	}
-	first := len(previous) - 1
-	if level.Transitive() {
-		first = 0
+	return Engine{}.Check(versions(previous), next, level, "")
+}
+
+// versions wraps schemas for the level loop, keeping nil entries nil.
+func versions(schemas []*Schema) []checker.Version {
+	out := make([]checker.Version, len(schemas))
+	for i, s := range schemas {
+		if s != nil {
+			out[i].Schema = s
+		}
 	}
+	return out
+}
+
+// compare is the engine's step of the level loop: the resolution issues of one
+// direction between next and one earlier version.
+func compare(next *Schema) func(prev checker.Schema, dir checker.Direction, against int) []checker.Finding {
 	ix := sharedRules()
-	seen := map[checker.Finding]bool{}
-	for i := first; i < len(previous); i++ {
-		if previous[i] == nil {
-			continue
+	return func(prev checker.Schema, dir checker.Direction, against int) []checker.Finding {
+		old, ok := prev.(*Schema)
+		if !ok {
+			return nil
 		}
-		against := i + 1
-		if previous[i].Version > 0 {
-			against = previous[i].Version
+		reader, writer := next, old
+		if dir == checker.OldReadsNew {
+			reader, writer = old, next
 		}
-		if level.Backward() {
-			for _, is := range resolve(ix, next, previous[i]) {
-				addFindingTo(res, seen, ix.finding(&is, checker.NewReadsOld, against))
-			}
+		var out []checker.Finding
+		for _, is := range resolve(ix, reader, writer) {
+			out = append(out, ix.finding(&is, dir, against))
 		}
-		if level.Forward() {
-			for _, is := range resolve(ix, previous[i], next) {
-				addFindingTo(res, seen, ix.finding(&is, checker.OldReadsNew, against))
-			}
-		}
+		return out
 	}
-	res.Compatible = len(res.Findings) == 0
-	res.Sort()
-	return res
 }
 
 // sharedRules is the rule index, built once; it is read-only afterwards.
@@ -71,14 +73,6 @@ func (ix *ruleIndex) finding(is *issue, dir checker.Direction, against int) chec
 		File: sd.doc.File, Line: line, Column: col,
 		Against: against, Direction: dir, Message: msg,
 	}
-}
-
-func addFindingTo(res *checker.Result, seen map[checker.Finding]bool, f checker.Finding) {
-	if seen[f] {
-		return
-	}
-	seen[f] = true
-	res.Findings = append(res.Findings, f)
 }
 
 // Compat parses the inputs, checks next against previous (oldest first) at

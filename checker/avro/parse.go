@@ -14,9 +14,6 @@ import (
 type Schema struct {
 	// File is the name used in messages.
 	File string
-	// Version is the schema's version number in its subject's history, when the
-	// caller knows it; findings against it name it (0: its position in the list).
-	Version int
 
 	root  avro.Schema
 	text  *jnode

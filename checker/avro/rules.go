@@ -94,10 +94,7 @@ func ruleTable() []*rule {
 }
 
 // Rule describes one compatibility rule for documentation and listings.
-type Rule struct {
-	ID      string
-	Purpose string
-}
+type Rule = checker.Rule
 
 // Rules lists the compatibility rules the engine applies.
 func Rules() []Rule {

@@ -26,65 +26,61 @@ func ParseRules(s string) (string, error) {
 
 // Check checks next against the earlier versions (oldest first) with the registry's
 // Protobuf semantics for level, plus buf's breaking rules of the category rules names
-// ("", WIRE or WIRE_JSON; anything else counts as ""). Non-transitive levels compare
-// with the latest version only. The result's Changes are the field changes from the
-// latest version to next.
+// ("", WIRE or WIRE_JSON; anything else counts as ""), through the shared level loop.
+// Non-transitive levels compare with the latest version only. The result's Changes
+// are the field changes from the latest version to next.
 func Check(previous []*Schema, next *Schema, level checker.Level, rules string) *checker.Result {
-	res := &checker.Result{Level: level}
 	if next == nil {
-		res.Compatible = true
-		return res
+		return &checker.Result{Compatible: true, Level: level}
 	}
-	rules, _ = ParseRules(rules)
-	first := 0
-	if !level.Transitive() && len(previous) > 0 {
-		first = len(previous) - 1
-	}
-	seen := map[string]bool{}
-	addFinding := func(f checker.Finding) {
-		key := fmt.Sprintf("%s|%s|%d|%s:%d:%d", f.Rule, f.Path, f.Against, f.File, f.Line, f.Column)
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-		res.Findings = append(res.Findings, f)
-	}
-	for i := first; i < len(previous); i++ {
-		prev := previous[i]
-		if prev == nil {
-			continue
-		}
-		against := i + 1
-		if prev.Version > 0 {
-			against = prev.Version
-		}
-		if level.Backward() {
-			for _, d := range confluentDiff(prev.file, next.file) {
-				if !compatibleDifferences[d.Kind] {
-					addFinding(levelFinding(d, prev, next, false, against))
-				}
-			}
-		}
-		if level.Forward() {
-			for _, d := range confluentDiff(next.file, prev.file) {
-				if !compatibleDifferences[d.Kind] {
-					addFinding(levelFinding(d, prev, next, true, against))
-				}
-			}
-		}
-		if rules != "" {
-			for _, f := range runRules(rules, prev, next) {
-				f.Against = against
-				addFinding(f)
-			}
+	vs := make([]checker.Version, len(previous))
+	for i, s := range previous {
+		if s != nil {
+			vs[i].Schema = s
 		}
 	}
+	res := Engine{}.Check(vs, next, level, rules)
 	if len(previous) > 0 && previous[len(previous)-1] != nil {
 		res.Changes = Diff(previous[len(previous)-1], next)
+		res.Sort()
 	}
-	res.Compatible = len(res.Findings) == 0
-	res.Sort()
 	return res
+}
+
+// pairwise is the engine's step of the level loop: the registry's differences in one
+// direction, and buf's rules of a category once per earlier version.
+func pairwise(next *Schema, rules string) checker.Pairwise {
+	p := checker.Pairwise{
+		OnePerPlace: true,
+		Compare: func(ps checker.Schema, dir checker.Direction, against int) []checker.Finding {
+			prev, ok := ps.(*Schema)
+			if !ok {
+				return nil
+			}
+			forward := dir == checker.OldReadsNew
+			orig, upd := prev.file, next.file
+			if forward {
+				orig, upd = next.file, prev.file
+			}
+			var out []checker.Finding
+			for _, d := range confluentDiff(orig, upd) {
+				if !compatibleDifferences[d.Kind] {
+					out = append(out, levelFinding(d, prev, next, forward, against))
+				}
+			}
+			return out
+		},
+	}
+	if rules, _ = ParseRules(rules); rules != "" {
+		p.Always = func(ps checker.Schema, _ int) []checker.Finding {
+			prev, ok := ps.(*Schema)
+			if !ok {
+				return nil
+			}
+			return runRules(rules, prev, next)
+		}
+	}
+	return p
 }
 
 // levelFinding turns a registry difference into a finding located in the new file

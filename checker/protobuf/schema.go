@@ -27,10 +27,6 @@ type Resolver func(importPath string) ([]byte, error)
 
 // Schema is one compiled Protobuf file and the record message chosen in it.
 type Schema struct {
-	// Version is the schema's version number in its subject's history, when the
-	// caller knows it; findings against it name it (0: its position in the list).
-	Version int
-
 	path   string     // import path of the file
 	names  *fileNames // how files are named in findings and errors
 	file   linker.File

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	avroschema "github.com/contractbot/contractbot/checker/avro"
-	protoschema "github.com/contractbot/contractbot/checker/protobuf"
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 // Well-known places in a contract repository.
@@ -117,7 +117,7 @@ type Subject struct {
 	Name   string `json:"name"`
 
 	Subject       string               `json:"subject"`
-	Format        string               `json:"format"` // avro | protobuf
+	Format        string               `json:"format"` // a format of checker/formats: avro | protobuf
 	SchemaFile    string               `json:"schema"` // relative to the repository root
 	Compatibility string               `json:"compatibility"`
 	Owner         string               `json:"owner"`
@@ -145,16 +145,16 @@ type Subject struct {
 	fieldPaths []string
 	// parse parses the schema again; the tree keeps only its text and field paths, so
 	// a 10,000-subject tree stays small. Set when the schema parsed at load.
-	parse  func() (any, error)
+	parse  func() (checker.Schema, error)
 	once   sync.Once
-	schema any
+	schema checker.Schema
 	err    error
 }
 
-// Schema returns the parsed schema: *avro.Schema or *protobuf.Schema of the checker
-// packages, parsed on first use and kept. It returns an error when the schema did not
-// parse at load (the diagnostics say why).
-func (s *Subject) Schema() (any, error) {
+// Schema returns the parsed schema, parsed on first use by the format's engine and
+// kept. It returns an error when the schema did not parse at load (the diagnostics say
+// why).
+func (s *Subject) Schema() (checker.Schema, error) {
 	s.once.Do(func() {
 		if s.parse == nil {
 			s.err = fmt.Errorf("the schema of %s did not parse; see the lint diagnostics of %s", s.Subject, s.SchemaFile)
@@ -165,20 +165,11 @@ func (s *Subject) Schema() (any, error) {
 	return s.schema, s.err
 }
 
-// AvroSchema returns the parsed Avro schema, or nil for a Protobuf subject or a schema
-// that does not parse.
-func (s *Subject) AvroSchema() *avroschema.Schema {
-	sch, _ := s.Schema()
-	a, _ := sch.(*avroschema.Schema)
-	return a
-}
-
-// ProtoSchema returns the parsed Protobuf schema, or nil for an Avro subject or a
-// schema that does not parse.
-func (s *Subject) ProtoSchema() *protoschema.Schema {
-	sch, _ := s.Schema()
-	p, _ := sch.(*protoschema.Schema)
-	return p
+// Engine returns the engine of the subject's format from the table
+// (checker/formats), or nil when the format is not in it.
+func (s *Subject) Engine() checker.Engine {
+	e, _ := formats.Lookup(s.Format)
+	return e
 }
 
 // ContractPath is the subject's contract.yaml.

@@ -8,13 +8,12 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
-	avroschema "github.com/contractbot/contractbot/checker/avro"
-	protoschema "github.com/contractbot/contractbot/checker/protobuf"
-	"google.golang.org/protobuf/reflect/protoreflect"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 var (
@@ -24,7 +23,6 @@ var (
 
 // Allowed values of contract.yaml.
 var (
-	Formats       = []string{"avro", "protobuf"}
 	Tiers         = []string{"core", "standard"}
 	ProtobufRules = []string{"WIRE", "WIRE_JSON"}
 	levelNames    = func() []string {
@@ -70,9 +68,10 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 		}
 	}
 	if v, ok := o.str("format"); ok {
-		if v == "json" || v == "jsonschema" {
-			f.report(o.valuePos("format"), CodeInvalidValue, "JSON Schema subjects are not supported yet; use \"avro\" or \"protobuf\".")
-		} else if o.oneOfValue("format", v, Formats) {
+		names := formats.Names()
+		if _, known := formats.Lookup(v); !known && (v == "json" || v == "jsonschema") {
+			f.report(o.valuePos("format"), CodeInvalidValue, "JSON Schema subjects are not supported yet; use %s.", oneOf(names))
+		} else if o.oneOfValue("format", v, names) {
 			s.Format = v
 		}
 	}
@@ -111,9 +110,9 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	if v, ok := o.str("description"); ok {
 		s.Description = v
 	}
-	for _, key := range []string{"protobuf_rules", "message"} {
-		if o.has(key) && s.Format != "" && s.Format != "protobuf" {
-			f.report(o.keys[key], CodeFormatOption, "%q applies to Protobuf subjects only; remove it from this %s subject.", key, s.Format)
+	for _, key := range formatKeys() {
+		if o.has(key) && s.Format != "" && !formatAccepts(s.Format, key) {
+			f.report(o.keys[key], CodeFormatOption, "%q applies to %s subjects only; remove it from this %s subject.", key, acceptingFormats(key), s.Format)
 		}
 	}
 	if v, ok := o.str("protobuf_rules"); ok && o.oneOfValue("protobuf_rules", v, ProtobufRules) {
@@ -205,12 +204,16 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		return
 	}
 	s.SchemaFile = relJoin(s.Dir, name)
-	ext := path.Ext(name)
-	switch {
-	case s.Format == "avro" && ext != ".avsc":
-		f.report(o.valuePos("schema"), CodeSchemaExtension, "an Avro schema file ends in .avsc; rename %s or set format: protobuf.", name)
-	case s.Format == "protobuf" && ext != ".proto":
-		f.report(o.valuePos("schema"), CodeSchemaExtension, "a Protobuf schema file ends in .proto; rename %s or set format: avro.", name)
+	eng, known := formats.Lookup(s.Format)
+	if known {
+		d := eng.Describe()
+		if !slices.Contains(d.Extensions, path.Ext(name)) {
+			other := ""
+			if e, ok := formats.ByExtension(name); ok {
+				other = " or set format: " + string(e.Describe().Format)
+			}
+			f.report(o.valuePos("schema"), CodeSchemaExtension, "%s %s schema file ends in %s; rename %s%s.", article(d.Name), d.Name, d.Extensions[0], name, other)
+		}
 	}
 	sf := &file{path: s.SchemaFile, diags: f.diags}
 	data, found, ok := l.read(sf, s.SchemaFile, MaxSchemaBytes)
@@ -233,18 +236,16 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		return
 	}
 	s.SchemaText = data
-	var parse func() (any, error)
-	switch s.Format {
-	case "avro":
-		in := checker.Input{Path: s.SchemaFile, Data: data}
-		parse = func() (any, error) { return avroschema.Parse(in) }
-	case "protobuf":
-		importPath := strings.TrimPrefix(s.SchemaFile, ContractsDir+"/")
-		message := s.Message
-		parse = func() (any, error) { return protoschema.Parse(importPath, l.resolveProto, message) }
-	default:
+	if !known {
 		return
 	}
+	src := checker.Source{
+		Input:   checker.Input{Path: s.SchemaFile, Data: data},
+		Name:    strings.TrimPrefix(s.SchemaFile, ContractsDir+"/"),
+		Resolve: l.resolveProto,
+		Record:  s.Message,
+	}
+	parse := func() (checker.Schema, error) { return eng.Parse(src) }
 	sch, err := parse()
 	if err != nil {
 		l.schemaError(sf, err)
@@ -252,16 +253,11 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	}
 	digest := sha256.New()
 	digest.Write(data)
-	switch v := sch.(type) {
-	case *avroschema.Schema:
-		s.fieldPaths = v.FieldPaths()
-	case *protoschema.Schema:
-		s.fieldPaths = v.FieldPaths()
-		for _, p := range treeImports(v.File()) {
-			text, _ := l.resolveProto(p)
-			fmt.Fprintf(digest, "\x00%s\x00%d\x00", p, len(text))
-			digest.Write(text)
-		}
+	s.fieldPaths = sch.FieldPaths()
+	for _, p := range sch.Dependencies() {
+		text, _ := l.resolveProto(p)
+		fmt.Fprintf(digest, "\x00%s\x00%d\x00", p, len(text))
+		digest.Write(text)
 	}
 	s.Digest = hex.EncodeToString(digest.Sum(nil))
 	if !sort.StringsAreSorted(s.fieldPaths) {
@@ -271,31 +267,6 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	// The parsed schema is dropped here and parsed again on demand (Subject.Schema):
 	// most callers need only the field paths of most subjects.
 	s.parse = parse
-}
-
-// treeImports lists the files a Protobuf file imports from the tree, directly or
-// through other imports (not the well-known types), sorted.
-func treeImports(fd protoreflect.FileDescriptor) []string {
-	seen := map[string]bool{}
-	var walk func(fd protoreflect.FileDescriptor)
-	walk = func(fd protoreflect.FileDescriptor) {
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			p := imps.Get(i).Path()
-			if strings.HasPrefix(p, "google/protobuf/") || seen[p] {
-				continue
-			}
-			seen[p] = true
-			walk(imps.Get(i).FileDescriptor)
-		}
-	}
-	walk(fd)
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // schemaError turns an engine's input error into diagnostics on the right file.
@@ -325,7 +296,8 @@ func splitErrors(err error) []error {
 	return []error{err}
 }
 
-// resolveProto serves Protobuf imports from contracts/ only, each file read once.
+// resolveProto serves the files schemas import (Protobuf imports) from contracts/
+// only, each file read once.
 func (l *loader) resolveProto(importPath string) ([]byte, error) {
 	if err := cleanRel(importPath); err != nil {
 		return nil, fmt.Errorf("import %q reaches outside contracts/: %w", importPath, fs.ErrNotExist)
@@ -337,4 +309,49 @@ func (l *loader) resolveProto(importPath string) ([]byte, error) {
 	data, err := l.src.ReadFile(ContractsDir+"/"+importPath, MaxSchemaBytes)
 	l.protoFiles.Store(importPath, protoFile{data, err})
 	return data, err
+}
+
+// formatKeys lists the contract.yaml keys that only some formats accept, sorted.
+func formatKeys() []string {
+	var keys []string
+	for _, e := range formats.All() {
+		keys = append(keys, e.Describe().ContractKeys...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// formatAccepts reports whether a format's engine accepts a contract.yaml key that
+// only some formats accept.
+func formatAccepts(format, key string) bool {
+	e, ok := formats.Lookup(format)
+	return ok && slices.Contains(e.Describe().ContractKeys, key)
+}
+
+// acceptingFormats names the formats that accept a contract.yaml key, for a message:
+// "Protobuf", "Protobuf or JSON Schema".
+func acceptingFormats(key string) string {
+	var names []string
+	for _, e := range formats.All() {
+		if d := e.Describe(); slices.Contains(d.ContractKeys, key) {
+			names = append(names, d.Name)
+		}
+	}
+	return orJoin(names)
+}
+
+// orJoin renders "a", "a or b", "a, b or c".
+func orJoin(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// article is "an" before a name that starts with a vowel, else "a".
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }

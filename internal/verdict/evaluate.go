@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
-	avroschema "github.com/contractbot/contractbot/checker/avro"
-	protoschema "github.com/contractbot/contractbot/checker/protobuf"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/impact"
 )
@@ -194,51 +192,30 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	if !level.Transitive() {
 		history = nil
 	}
-	var res *checker.Result
-	switch h.Format {
-	case "avro":
-		next, old := h.AvroSchema(), b.AvroSchema()
-		if next == nil || old == nil {
-			return schemaError(b, h)
-		}
-		prev := make([]*avroschema.Schema, 0, len(history)+1)
-		for _, hi := range history {
-			if s, err := avroschema.Parse(hi.Input); err == nil {
-				s.Version = hi.version
-				prev = append(prev, s)
-			}
-		}
-		old.Version = baseVersion
-		prev = append(prev, old)
-		res = avroschema.Check(prev, next, level)
-		sr.Changes = avroschema.Diff(old, next)
-	case "protobuf":
-		next, old := h.ProtoSchema(), b.ProtoSchema()
-		if next == nil || old == nil {
-			return schemaError(b, h)
-		}
-		prev := make([]*protoschema.Schema, 0, len(history)+1)
-		for _, hi := range history {
-			importPath := strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/")
-			text := hi.Data
-			resolve := func(p string) ([]byte, error) {
-				if p == importPath {
-					return text, nil
-				}
-				return in.Base.ReadImport(p)
-			}
-			if s, err := protoschema.Parse(importPath, resolve, b.Message); err == nil {
-				s.Version = hi.version
-				prev = append(prev, s)
-			}
-		}
-		old.Version = baseVersion
-		prev = append(prev, old)
-		res = protoschema.Check(prev, next, level, h.ProtobufRules)
-		sr.Changes = protoschema.Diff(old, next)
-	default:
+	eng := h.Engine()
+	if eng == nil {
 		return fmt.Errorf("unknown format %q", h.Format)
 	}
+	next, nerr := h.Schema()
+	old, oerr := b.Schema()
+	if nerr != nil || oerr != nil {
+		return schemaError(b, h)
+	}
+	prev := make([]checker.Version, 0, len(history)+1)
+	for _, hi := range history {
+		src := checker.Source{
+			Input:   hi.Input,
+			Name:    strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/"),
+			Resolve: in.Base.ReadImport,
+			Record:  b.Message,
+		}
+		if s, err := eng.Parse(src); err == nil {
+			prev = append(prev, checker.Version{Schema: s, Number: hi.version})
+		}
+	}
+	prev = append(prev, checker.Version{Schema: old, Number: baseVersion})
+	res := eng.Check(prev, next, level, h.ProtobufRules)
+	sr.Changes = eng.Diff(old, next)
 	sr.Compatible = res.Compatible
 	sr.Findings = res.Findings
 	return nil
