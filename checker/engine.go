@@ -55,10 +55,16 @@ type Description struct {
 	// Imports says whether a schema may import other files of the tree (Protobuf);
 	// callers then read Engine.Imports and Schema.Dependencies.
 	Imports bool
-	// Syntax names the text's syntax family for highlighting: "json", "protobuf", or
-	// "" for plain text.
+	// Syntax names the text's syntax family for highlighting: SyntaxJSON,
+	// SyntaxProtobuf, or "" for plain text.
 	Syntax string
 }
+
+// The syntax families a highlighter knows.
+const (
+	SyntaxJSON     = "json"
+	SyntaxProtobuf = "protobuf"
+)
 
 // Source is one schema file handed to Engine.Parse with what it needs to read the
 // files it refers to.

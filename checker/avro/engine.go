@@ -19,7 +19,7 @@ func (Engine) Describe() checker.Description {
 		Name:         "Avro",
 		Extensions:   []string{".avsc"},
 		RegistryType: "AVRO",
-		Syntax:       "json",
+		Syntax:       checker.SyntaxJSON,
 	}
 }
 

@@ -29,7 +29,7 @@ func (Engine) Describe() checker.Description {
 		RuleSets:     []string{RulesWire, RulesWireJSON},
 		ContractKeys: []string{"protobuf_rules", "message"},
 		Imports:      true,
-		Syntax:       "protobuf",
+		Syntax:       checker.SyntaxProtobuf,
 	}
 }
 

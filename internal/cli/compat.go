@@ -4,21 +4,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/checker"
-	"github.com/contractbot/contractbot/checker/avro"
-	"github.com/contractbot/contractbot/checker/protobuf"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 func newCompatCmd() *cobra.Command {
 	var (
 		format, level, rules string
 		protoPaths           []string
-		asJSON               bool
+		asJSON, listRules    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compat [flags] PREVIOUS... NEW",
@@ -31,36 +29,61 @@ earlier version) and NONE. It reports every incompatibility, each with file:line
 the rule, the field and what to do, then the field-level changes from the latest earlier
 version to the new one.
 
+--list-rules prints every format's rule tables instead (or --format's only): each
+rule's id, as findings carry it, and its purpose.
+
 Exit status: 0 compatible, 1 incompatible, 2 unusable input (the reason is printed to
 standard error as file:line:column: message).`,
 		Example: `  contractbot compat orders.v1.avsc orders.v2.avsc
   contractbot compat --level FULL_TRANSITIVE v1.avsc v2.avsc v3.avsc
   contractbot compat --format protobuf --proto-path proto --rules WIRE_JSON old/order.proto order.proto
-  contractbot compat --json old.avsc new.avsc`,
-		Args: cobra.MinimumNArgs(1),
+  contractbot compat --json old.avsc new.avsc
+  contractbot compat --list-rules --format protobuf`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if listRules {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			fail := func(format string, a ...any) error {
 				fmt.Fprintf(stderr, format+"\n", a...)
 				return &ExitError{Code: 2}
 			}
+			if listRules {
+				engines := formats.All()
+				if format != "" {
+					e, ok := formats.Lookup(format)
+					if !ok {
+						return fail("unknown --format %q: use %s", format, orList(formats.Names()))
+					}
+					engines = []checker.Engine{e}
+				}
+				return writeRules(cmd.OutOrStdout(), engines, asJSON)
+			}
 			lvl, err := checker.ParseLevel(level)
 			if err != nil {
 				return fail("%v", err)
 			}
 			newPath := args[len(args)-1]
+			var eng checker.Engine
 			if format == "" {
-				format = formatFromExt(newPath)
-				if format == "" {
-					return fail("%s: cannot tell the schema format from the extension; pass --format avro or --format protobuf", newPath)
+				e, ok := formats.ByExtension(newPath)
+				if !ok {
+					return fail("%s: cannot tell the schema format from the extension; pass --format %s", newPath, strings.Join(formats.Names(), " or --format "))
 				}
+				eng = e
+			} else {
+				e, ok := formats.Lookup(format)
+				if !ok {
+					return fail("unknown --format %q: use %s", strings.ToLower(format), orList(formats.Names()))
+				}
+				eng = e
 			}
-			format = strings.ToLower(format)
-			if format != "avro" && format != "protobuf" {
-				return fail("unknown --format %q: use avro or protobuf", format)
-			}
-			if format == "avro" && (rules != "" || len(protoPaths) > 0) {
-				return fail("--rules and --proto-path apply to --format protobuf only")
+			d := eng.Describe()
+			if (rules != "" && len(d.RuleSets) == 0) || (len(protoPaths) > 0 && !d.Imports) {
+				return fail("--rules and --proto-path apply to --format %s only", orList(formatsWith(func(d checker.Description) bool { return len(d.RuleSets) > 0 && d.Imports })))
 			}
 			inputs := make([]checker.Input, len(args))
 			for i, p := range args {
@@ -71,12 +94,7 @@ standard error as file:line:column: message).`,
 				inputs[i] = checker.Input{Path: p, Data: data}
 			}
 			opts := checker.Options{Level: lvl, Rules: rules, ImportPaths: protoPaths}
-			var res *checker.Result
-			if format == "avro" {
-				res, err = avro.Compat(inputs[:len(inputs)-1], inputs[len(inputs)-1], opts)
-			} else {
-				res, err = protobuf.Compat(inputs[:len(inputs)-1], inputs[len(inputs)-1], opts)
-			}
+			res, err := eng.Compat(inputs[:len(inputs)-1], inputs[len(inputs)-1], opts)
 			if err != nil {
 				return fail("%v", err)
 			}
@@ -89,24 +107,37 @@ standard error as file:line:column: message).`,
 			return nil
 		},
 	}
+	var exts []string
+	for _, e := range formats.All() {
+		exts = append(exts, e.Describe().Extensions[0])
+	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "schema format: avro or protobuf (default: from the extension, .avsc or .proto)")
+	f.StringVar(&format, "format", "", fmt.Sprintf("schema format: %s (default: from the extension, %s)", orList(formats.Names()), orList(exts)))
 	f.StringVar(&level, "level", string(checker.Backward), "compatibility level: NONE, BACKWARD, FORWARD, FULL, BACKWARD_TRANSITIVE, FORWARD_TRANSITIVE or FULL_TRANSITIVE")
 	f.StringVar(&rules, "rules", "", "protobuf only: stricter rule set, WIRE or WIRE_JSON")
 	f.StringArrayVar(&protoPaths, "proto-path", nil, "protobuf only: directory searched for imports (repeatable, in order)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.BoolVar(&listRules, "list-rules", false, "print the rule tables of every format (or of --format) with ids and purposes, and exit")
 	return cmd
 }
 
-// formatFromExt infers the schema format from a file name.
-func formatFromExt(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".avsc":
-		return "avro"
-	case ".proto":
-		return "protobuf"
+// formatsWith lists the names of the formats whose description passes keep.
+func formatsWith(keep func(checker.Description) bool) []string {
+	var out []string
+	for _, e := range formats.All() {
+		if d := e.Describe(); keep(d) {
+			out = append(out, string(d.Format))
+		}
 	}
-	return ""
+	return out
+}
+
+// orList renders "a", "a or b", "a, b or c".
+func orList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 func unwrapPathError(err error) error {

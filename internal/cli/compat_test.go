@@ -68,6 +68,9 @@ func TestCompatGolden(t *testing.T) {
 		{"unknown extension", []string{"compat", d + "orders.v1.avsc", d + "compatible.txt"}, 2, "no-format.stderr"},
 		{"bad level", []string{"compat", "--level", "SIDEWAYS", d + "orders.v1.avsc", d + "orders.v2.avsc"}, 2, "bad-level.stderr"},
 		{"rules with avro", []string{"compat", "--rules", "WIRE", d + "orders.v1.avsc", d + "orders.v2.avsc"}, 2, "rules-avro.stderr"},
+		{"list rules", []string{"compat", "--list-rules"}, 0, "list-rules.txt"},
+		{"list rules of one format as json", []string{"compat", "--list-rules", "--format", "protobuf", "--json"}, 0, "list-rules-protobuf.json"},
+		{"list rules of an unknown format", []string{"compat", "--list-rules", "--format", "cobol"}, 2, "list-rules-unknown.stderr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

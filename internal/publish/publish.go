@@ -242,7 +242,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 				return it, err
 			}
 		}
-		typ := schemaType(v.Format)
+		typ := registry.TypeOf(v.Format)
 		refs := references(ix, v, byPath)
 		got, err := p.Registry.LookUp(ctx, subject, string(text), typ, refs)
 		switch {
@@ -334,16 +334,6 @@ func importPath(p string) string {
 		return p[len(versions.ContractsDir)+1:]
 	}
 	return p
-}
-
-func schemaType(format string) registry.SchemaType {
-	switch format {
-	case "protobuf":
-		return registry.Protobuf
-	case "json", "jsonschema", "json-schema":
-		return registry.JSON
-	}
-	return registry.Avro
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }

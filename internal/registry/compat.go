@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/contractbot/contractbot/checker"
-	"github.com/contractbot/contractbot/checker/avro"
-	"github.com/contractbot/contractbot/checker/protobuf"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -47,16 +46,12 @@ func (s *Server) compatibility(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Subject '%s' holds %s schemas; the request's schemaType is %s.", se.name, prev[len(prev)-1].typ, typ))
 		return
 	}
-	var res *checker.Result
-	switch typ {
-	case Avro:
-		res, err = s.checkAvro(prev, req, level)
-	case Protobuf:
-		res, err = s.checkProtobuf(se, prev, req, level)
-	default:
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Schema type %s is not served here; use AVRO or PROTOBUF.", typ))
+	eng, ok := engineOf(typ)
+	if !ok {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Schema type %s is not served here; use %s.", typ, typeNames()))
 		return
 	}
+	res, err := s.check(eng, se, prev, req, level)
 	if err != nil {
 		var ie *checker.InputError
 		if errors.As(err, &ie) {
@@ -83,62 +78,62 @@ func (s *Server) compatibility(w http.ResponseWriter, r *http.Request) {
 	write(w, mustJSON(out))
 }
 
-func (s *Server) checkAvro(prev []*versionEntry, req schemaRequest, level checker.Level) (*checker.Result, error) {
-	old := make([]*avro.Schema, 0, len(prev))
+// check parses earlier versions with the files they import read at the commit where
+// each appeared, and the request's schema with its references (import path -> the
+// referenced subject version's text), then the repository's head; then runs the
+// format's engine at level.
+func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntry, req schemaRequest, level checker.Level) (*checker.Result, error) {
+	snap := s.snap.Load()
+	old := make([]checker.Version, 0, len(prev))
 	for _, ve := range prev {
-		sc, err := avro.Parse(checker.Input{Path: fmt.Sprintf("%s version %d", ve.v.Subject, ve.v.Version), Data: ve.text})
+		commit := ve.v.Commit
+		sc, err := eng.Parse(checker.Source{
+			Input: checker.Input{Path: fmt.Sprintf("%s version %d", ve.v.Subject, ve.v.Version), Data: ve.text},
+			Name:  ve.importPath,
+			Resolve: func(name string) ([]byte, error) {
+				return s.readAt(commit, versions.ContractsDir+"/"+name)
+			},
+		})
 		if err != nil {
 			return nil, fmt.Errorf("parse %s version %d from Git: %v", ve.v.Subject, ve.v.Version, err)
 		}
-		old = append(old, sc)
+		old = append(old, checker.Version{Schema: sc})
 	}
-	next, err := avro.Parse(checker.Input{Path: "request", Data: []byte(req.Schema)})
-	if err != nil {
-		return nil, err
-	}
-	return avro.Check(old, next, level), nil
-}
-
-// checkProtobuf compiles earlier versions with their imports read at the commit where
-// each appeared, and the request's schema with its references (import path -> the
-// referenced subject version's text), then the repository's head.
-func (s *Server) checkProtobuf(se *subjectEntry, prev []*versionEntry, req schemaRequest, level checker.Level) (*checker.Result, error) {
-	snap := s.snap.Load()
-	old := make([]*protobuf.Schema, 0, len(prev))
-	for _, ve := range prev {
-		self, text, commit := ve.importPath, ve.text, ve.v.Commit
-		resolve := func(name string) ([]byte, error) {
-			if name == self {
-				return text, nil
-			}
-			return s.readAt(commit, versions.ContractsDir+"/"+name)
-		}
-		sc, err := protobuf.Parse(self, resolve, "")
-		if err != nil {
-			return nil, fmt.Errorf("compile %s version %d from Git: %v", ve.v.Subject, ve.v.Version, err)
-		}
-		old = append(old, sc)
-	}
-	self := "request.proto"
+	self := "request" + eng.Describe().Extensions[0]
 	if n := len(se.versions); n > 0 {
 		self = se.versions[n-1].importPath
 	}
-	files := map[string][]byte{self: []byte(req.Schema)}
+	files := map[string][]byte{}
 	for _, ref := range req.References {
 		if rs := snap.subjects[ref.Subject]; rs != nil && ref.Version >= 1 && ref.Version <= len(rs.versions) {
 			files[ref.Name] = rs.versions[ref.Version-1].text
 		}
 	}
 	head := snap.head
-	resolve := func(name string) ([]byte, error) {
-		if data, ok := files[name]; ok {
-			return data, nil
-		}
-		return s.readAt(head, versions.ContractsDir+"/"+name)
-	}
-	next, err := protobuf.Parse(self, resolve, "")
+	next, err := eng.Parse(checker.Source{
+		Input: checker.Input{Path: "request", Data: []byte(req.Schema)},
+		Name:  self,
+		Resolve: func(name string) ([]byte, error) {
+			if data, ok := files[name]; ok {
+				return data, nil
+			}
+			return s.readAt(head, versions.ContractsDir+"/"+name)
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	return protobuf.Check(old, next, level, ""), nil
+	return eng.Check(old, next, level, ""), nil
+}
+
+// typeNames lists the served schema types for a message: "AVRO or PROTOBUF".
+func typeNames() string {
+	var names []string
+	for _, t := range servedTypes() {
+		names = append(names, string(t))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

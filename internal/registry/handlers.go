@@ -10,10 +10,8 @@ import (
 )
 
 var (
-	ctJSON = []string{ContentType}
-	// typesBody lists the schema types the embedded registry serves.
-	typesBody = mustJSON([]SchemaType{Avro, Protobuf})
-	modeBody  = []byte(`{"mode":"READONLY"}`)
+	ctJSON   = []string{ContentType}
+	modeBody = []byte(`{"mode":"READONLY"}`)
 )
 
 // maxRequestBody bounds POST bodies (a schema, its type and references).
@@ -31,7 +29,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /schemas/ids/{id}/schema", s.getByIDSchema)
 	m.HandleFunc("GET /schemas/ids/{id}/versions", s.getByIDVersions)
 	m.HandleFunc("GET /schemas/ids/{id}/subjects", s.getByIDSubjects)
-	m.HandleFunc("GET /schemas/types", func(w http.ResponseWriter, _ *http.Request) { write(w, typesBody) })
+	m.HandleFunc("GET /schemas/types", func(w http.ResponseWriter, _ *http.Request) { write(w, mustJSON(servedTypes())) })
 	m.HandleFunc("POST /compatibility/subjects/{subject}/versions", s.compatibility)
 	m.HandleFunc("POST /compatibility/subjects/{subject}/versions/{version}", s.compatibility)
 	m.HandleFunc("GET /config", func(w http.ResponseWriter, _ *http.Request) { write(w, s.snap.Load().configBody) })

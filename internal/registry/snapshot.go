@@ -116,8 +116,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if err != nil {
 					return nil, err
 				}
-				ve = &versionEntry{v: v, typ: schemaTypeOf(v.Format), text: data, importPath: importPathOf(v.Path)}
-				if ve.typ == Protobuf {
+				ve = &versionEntry{v: v, typ: TypeOf(v.Format), text: data, importPath: importPathOf(v.Path)}
+				if len(v.Imports) > 0 {
 					ve.refs = b.references(ix, v, imports())
 				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
@@ -242,16 +242,6 @@ func (b *builder) references(ix *versions.Index, v versions.Version, importSubje
 }
 
 func importPathOf(p string) string { return strings.TrimPrefix(p, versions.ContractsDir+"/") }
-
-func schemaTypeOf(format string) SchemaType {
-	switch strings.ToLower(format) {
-	case "protobuf":
-		return Protobuf
-	case "json", "jsonschema", "json-schema":
-		return JSON
-	}
-	return Avro
-}
 
 // normalise is the key a looked-up schema is matched by: Avro and JSON Schema texts
 // with insignificant whitespace removed (json.Compact; key order and everything else

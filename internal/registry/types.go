@@ -1,5 +1,12 @@
 package registry
 
+import (
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
+)
+
 // ContentType is the media type of the Schema Registry REST API.
 const ContentType = "application/vnd.schemaregistry.v1+json"
 
@@ -72,4 +79,32 @@ func typeForRequest(t SchemaType) SchemaType {
 		return ""
 	}
 	return t
+}
+
+// TypeOf is the schema type of a contract format (contract.yaml's `format:`), from the
+// table of formats; AVRO, the registry's default, for a format not in it.
+func TypeOf(format string) SchemaType {
+	if e, ok := formats.Lookup(format); ok {
+		return SchemaType(e.Describe().RegistryType)
+	}
+	return Avro
+}
+
+// engineOf finds the engine of a schema type in the table of formats.
+func engineOf(t SchemaType) (checker.Engine, bool) {
+	for _, e := range formats.All() {
+		if strings.EqualFold(e.Describe().RegistryType, string(t)) {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// servedTypes lists the schema types of the table of formats, in its order.
+func servedTypes() []SchemaType {
+	var out []SchemaType
+	for _, e := range formats.All() {
+		out = append(out, SchemaType(e.Describe().RegistryType))
+	}
+	return out
 }

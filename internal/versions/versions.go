@@ -39,7 +39,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +49,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 // ErrHistoryRewritten is returned by Extend when the indexed head is not a first-parent
@@ -549,15 +551,16 @@ type contractYAML struct {
 	Compatibility string `yaml:"compatibility"`
 }
 
-var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
-
-// ProtoImports returns the paths of the `import "..."` lines of a .proto text.
-func ProtoImports(src []byte) []string {
-	var out []string
-	for _, m := range importRE.FindAllSubmatch(src, -1) {
-		out = append(out, string(m[1]))
+// importer is the engine that reads a schema file's imports: its format's, or else
+// its extension's, when that format has imports (checker/formats); nil otherwise.
+func importer(format, schemaFile string) checker.Engine {
+	if e, ok := formats.Lookup(format); ok && e.Describe().Imports {
+		return e
 	}
-	return out
+	if e, ok := formats.ByExtension(schemaFile); ok && e.Describe().Imports {
+		return e
+	}
+	return nil
 }
 
 // evalFolder computes the state of a contract folder from its tree. ok=false with a
@@ -715,12 +718,12 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 		Commit:        c.Hash.String(),
 		Time:          c.Committer.When.UTC(),
 	}
-	if f.Format == "protobuf" || strings.HasSuffix(f.Schema, ".proto") {
+	if eng := importer(f.Format, f.Schema); eng != nil {
 		data, err := readBlob(w.s, plumbing.NewHash(f.SchemaBlob))
 		if err != nil {
 			return err
 		}
-		v.Imports = ProtoImports(data)
+		v.Imports = eng.Imports(data)
 	}
 	h.Versions = append(h.Versions, v)
 	h.Current = v.Version

@@ -4,6 +4,9 @@ import (
 	"html"
 	"html/template"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 // A token is a piece of schema text with a class: "" (plain), "k" (JSON key or
@@ -14,14 +17,20 @@ type token struct {
 }
 
 // highlight renders schema text as HTML: each token is escaped, then the classed
-// ones are wrapped in spans. The result is safe whatever the text holds: no byte of
-// the input reaches the output without html.EscapeString.
+// ones are wrapped in spans. The syntax comes from the format's engine (JSON for
+// Avro, Protobuf; plain text for a format that names none). The result is safe
+// whatever the text holds: no byte of the input reaches the output without
+// html.EscapeString.
 func highlight(format string, src []byte) template.HTML {
+	syntax := ""
+	if e, ok := formats.Lookup(format); ok {
+		syntax = e.Describe().Syntax
+	}
 	var toks []token
-	switch format {
-	case "avro", "json":
+	switch syntax {
+	case checker.SyntaxJSON:
 		toks = jsonTokens(string(src))
-	case "protobuf":
+	case checker.SyntaxProtobuf:
 		toks = protoTokens(string(src))
 	default:
 		toks = []token{{"", string(src)}}
