@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // TestGitHubAppAuth: the bot acts as a GitHub App: the webhook names the
@@ -37,7 +38,7 @@ func TestGitHubAppAuth(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	apps := &AppClients{AppID: 4242, PrivateKey: pemKey, BaseURL: fake.URL() + "/api/v3/"}
 	b := &Bot{Clients: apps, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
-	srv := NewServer(ServerConfig{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Bot: b, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

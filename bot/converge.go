@@ -41,7 +41,8 @@ type Comment struct {
 
 // CheckRunInput is a check run to create or update.
 type CheckRunInput struct {
-	HeadSHA     string
+	HeadSHA string
+	// Conclusion of a completed run; "" creates a run in progress (a pending check).
 	Conclusion  string
 	Title       string
 	Summary     string

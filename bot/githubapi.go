@@ -271,13 +271,17 @@ func checkOutput(in CheckRunInput) *github.CheckRunOutput {
 	return out
 }
 
-// CreateCheckRun creates a completed check run.
+// CreateCheckRun creates a check run: completed, or in progress when in has no
+// conclusion.
 func (a *API) CreateCheckRun(ctx context.Context, owner, repo, name string, in CheckRunInput) (int64, error) {
 	var run *github.CheckRun
-	status := "completed"
+	status, conclusion := "completed", &in.Conclusion
+	if in.Conclusion == "" {
+		status, conclusion = "in_progress", nil
+	}
 	err := a.call(ctx, func() (resp *github.Response, err error) {
 		run, resp, err = a.Client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-			Name: name, HeadSHA: in.HeadSHA, Status: &status, Conclusion: &in.Conclusion, Output: checkOutput(in)})
+			Name: name, HeadSHA: in.HeadSHA, Status: &status, Conclusion: conclusion, Output: checkOutput(in)})
 		return resp, err
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -62,7 +63,7 @@ type commentEvent struct {
 }
 
 // routeComment turns a new pull-request comment with a command into a job.
-func (b *Bot) routeComment(d Delivery) (*Job, error) {
+func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 	var ev commentEvent
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return nil, fmt.Errorf("issue_comment payload: %w", err)
@@ -80,11 +81,12 @@ func (b *Bot) routeComment(d Delivery) (*Job, error) {
 	}
 	author := ev.Comment.User.Login
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n, "command", cmd.Name, "by", author)
-	return &Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) {
+	return &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) error {
 		if err := b.runCommand(ctx, owner, repo, n, ev.Installation.ID, cmd, author, log); err != nil {
-			log.Error("command failed", "err", err)
+			return fmt.Errorf("run /contractbot %s on %s/%s#%d: %w", cmd.Name, owner, repo, n, err)
 		}
-	}}, nil
+		return nil
+	}, Failed: b.showFailure(owner, repo, n, ev.Installation.ID, log)}, nil
 }
 
 // runCommand carries out a command.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -52,11 +53,13 @@ func TestCommandsInComments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job, err := b.Route(Delivery{ID: body, Event: "issue_comment", Payload: payload})
+		job, err := b.Route(server.Delivery{ID: body, Event: "issue_comment", Payload: payload})
 		if err != nil || job == nil {
 			t.Fatalf("%q: job %v, err %v", body, job, err)
 		}
-		job.Run(ctx)
+		if err := job.Run(ctx); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
 	}
 	conclusion := func() string { return fake.CheckRuns("acme", "contracts", head.String())[0].GetConclusion() }
 	bodies := func() string {
@@ -100,7 +103,7 @@ func TestCommandsInComments(t *testing.T) {
 	for _, body := range []string{"looks good", HelpText} {
 		id := fake.AddComment("acme", "contracts", n, "olivia", body)
 		payload, _ := jsonOf(fake.IssueCommentEvent("acme", "contracts", n, id, "created"))
-		if job, err := b.Route(Delivery{Event: "issue_comment", Payload: payload}); job != nil || err != nil {
+		if job, err := b.Route(server.Delivery{Event: "issue_comment", Payload: payload}); job != nil || err != nil {
 			t.Errorf("%q started a job (%v)", body, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // TestWebhookLoad sends signed deliveries for many pull requests concurrently to the
@@ -39,7 +40,7 @@ func TestWebhookLoad(t *testing.T) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
-	srv := NewServer(ServerConfig{WebhookSecret: []byte("s"), Workers: 2, QueueSize: 1000, Bot: b, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 2, QueueSize: 1000, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestWebhookLoad(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 	<-done
-	waitFor(t, func() bool { return srv.queue.Len() == 0 })
+	waitFor(t, func() bool { return srv.Queue().Len() == 0 })
 	for _, n := range numbers {
 		if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
 			t.Errorf("pull request %d has %d comments, want exactly 1", n, got)

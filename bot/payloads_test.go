@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // TestRouteGitHubExamplePayloads routes GitHub's published example payloads: the ones
@@ -34,7 +35,7 @@ func TestRouteGitHubExamplePayloads(t *testing.T) {
 		}
 		event := file[:len(file)-len(filepath.Ext(file))]
 		event = event[:len(event)-len(filepath.Ext(event))]
-		job, err := b.Route(Delivery{Event: event, Payload: data})
+		job, err := b.Route(server.Delivery{Event: event, Payload: data})
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue
@@ -75,7 +76,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
-	srv := NewServer(ServerConfig{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Bot: b, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	resp, err := githubfake.Deliver(context.Background(), nil, ts.URL+"/webhook", "s", "pull_request", payload)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -63,7 +64,7 @@ type prEvent struct {
 // Route maps a delivery to a job: pull_request (opened, synchronize, reopened,
 // ready_for_review, edited with a new base) and pull_request_review (submitted,
 // edited, dismissed) evaluate the pull request; everything else is ignored.
-func (b *Bot) Route(d Delivery) (*Job, error) {
+func (b *Bot) Route(d server.Delivery) (*server.Job, error) {
 	var ev prEvent
 	switch d.Event {
 	case "pull_request", "pull_request_review":
@@ -90,11 +91,12 @@ func (b *Bot) Route(d Delivery) (*Job, error) {
 	}
 	key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n)
-	return &Job{Key: key, Run: func(ctx context.Context) {
+	return &server.Job{Key: key, Run: func(ctx context.Context) error {
 		if err := b.EvaluateInstallation(ctx, owner, repo, n, ev.Installation.ID, log); err != nil {
-			log.Error("evaluation failed", "err", err)
+			return fmt.Errorf("evaluate pull request %s: %w", key, err)
 		}
-	}}, nil
+		return nil
+	}, Failed: b.showFailure(owner, repo, n, ev.Installation.ID, log)}, nil
 }
 
 // clients returns the API and Git credentials for a repository.

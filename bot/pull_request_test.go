@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -49,11 +50,13 @@ func TestBotEvaluatesAPullRequest(t *testing.T) {
 	// A member of data-warehouse approves; the bot hears of the review.
 	gh.reviews = []verdict.Review{{Login: "dana", State: "APPROVED", SubmittedAt: now.Add(time.Minute)}}
 	now = now.Add(2 * time.Minute)
-	job, err := b.Route(Delivery{ID: "r1", Event: "pull_request_review", Payload: []byte(`{"action":"submitted","pull_request":{"number":42},"repository":{"name":"contracts","owner":{"login":"acme"}}}`)})
+	job, err := b.Route(server.Delivery{ID: "r1", Event: "pull_request_review", Payload: []byte(`{"action":"submitted","pull_request":{"number":42},"repository":{"name":"contracts","owner":{"login":"acme"}}}`)})
 	if err != nil || job == nil {
 		t.Fatalf("route: %v %v", job, err)
 	}
-	job.Run(ctx)
+	if err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, "approved by @dana") {
 		t.Errorf("after the approval:\n%s", gh.comments[0].Body)
 	}
@@ -77,7 +80,7 @@ func TestRouteIgnoresWhatItShould(t *testing.T) {
 		{"pull_request", `{"action":"opened"`, false, true},
 		{"pull_request", `{"action":"opened"}`, false, true},
 	} {
-		job, err := b.Route(Delivery{Event: tc.event, Payload: []byte(tc.payload)})
+		job, err := b.Route(server.Delivery{Event: tc.event, Payload: []byte(tc.payload)})
 		if (job != nil) != tc.job || (err != nil) != tc.err {
 			t.Errorf("%s %s: job %v err %v", tc.event, tc.payload, job != nil, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/publish"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // StatusContext is the commit status that marks a commit of the default branch as
@@ -49,7 +50,7 @@ type pushEvent struct {
 }
 
 // routePush publishes a push to the default branch.
-func (b *Bot) routePush(d Delivery) (*Job, error) {
+func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 	if b.Publishing == nil {
 		return nil, nil
 	}
@@ -70,10 +71,11 @@ func (b *Bot) routePush(d Delivery) (*Job, error) {
 	}
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "head_sha", ev.After, "event", "push")
 	pushed := pushTarget{owner: owner, repo: repo, sha: ev.After, url: ev.Repository.CloneURL, html: ev.Repository.HTMLURL, installation: ev.Installation.ID}
-	return &Job{Key: owner + "/" + repo + "#publish", Run: func(ctx context.Context) {
+	return &server.Job{Key: owner + "/" + repo + "#publish", Run: func(ctx context.Context) error {
 		if err := b.Publish(ctx, pushed, log); err != nil {
-			log.Error("publishing failed; the next push or a redelivery resumes it", "err", err)
+			return fmt.Errorf("publish %s/%s at %s (the next push or a redelivery resumes it): %w", owner, repo, ev.After, err)
 		}
+		return nil
 	}}, nil
 }
 

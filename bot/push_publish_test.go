@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -48,11 +49,13 @@ func TestPushPublishes(t *testing.T) {
 	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, dir)
 	push := func() {
 		t.Helper()
-		job, err := b.Route(Delivery{ID: "p", Event: "push", Payload: []byte(payload)})
+		job, err := b.Route(server.Delivery{ID: "p", Event: "push", Payload: []byte(payload)})
 		if err != nil || job == nil {
 			t.Fatalf("route: %v %v", job, err)
 		}
-		job.Run(context.Background())
+		if err := job.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	push()
 	for _, sha := range []string{first, merge} {
@@ -93,7 +96,7 @@ func TestPushPublishes(t *testing.T) {
 		t.Errorf("a redelivered push announced %d more times", got-total)
 	}
 	// Another branch is ignored.
-	if job, _ := b.Route(Delivery{Event: "push", Payload: []byte(strings.Replace(payload, "refs/heads/master", "refs/heads/feature", 1))}); job != nil {
+	if job, _ := b.Route(server.Delivery{Event: "push", Payload: []byte(strings.Replace(payload, "refs/heads/master", "refs/heads/feature", 1))}); job != nil {
 		t.Error("a push to another branch started a job")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // TestServeEndToEnd: GitHub (the fake) delivers a signed pull_request webhook to the
@@ -27,7 +28,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: clock, Log: log}
-	srv := NewServer(ServerConfig{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Bot: b, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +104,15 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -22,28 +22,31 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/web"
 )
 
 func newServeCmd() *cobra.Command {
 	var (
-		addr, githubURL, cacheDir string
-		workers, queue            int
-		repos                     []string
-		every                     time.Duration
-		appID                     int64
-		appKeyFile, adminTeam     string
-		remindBefore              []time.Duration
-		repoDir, branch           string
-		publishEvents, publishTo  string
-		driftURL, driftChannel    string
-		driftEvery                time.Duration
+		addr, metricsAddr        string
+		githubURL, cacheDir      string
+		workers, queue           int
+		repos                    []string
+		every                    time.Duration
+		appID                    int64
+		appKeyFile, adminTeam    string
+		remindBefore             []time.Duration
+		repoDir, branch          string
+		publishEvents, publishTo string
+		driftURL, driftChannel   string
+		driftEvery               time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the pull-request bot: GitHub webhooks in, one comment, a check run, review requests and labels out",
 		Long: `serve runs the bot's HTTP server: POST /webhook (GitHub deliveries, verified with
-the webhook secret), /healthz, /readyz and Prometheus /metrics. Each pull request
+the webhook secret), /healthz, /readyz and Prometheus /metrics (or on its own
+listener with --metrics-addr). Each pull request
 event is evaluated with the same verdict as 'contractbot check' and GitHub is brought
 in line: one sticky comment, a check run on the head commit, review requests to the
 teams whose sign-off is needed, and labels that mirror the verdict.
@@ -121,10 +124,26 @@ Configuration comes from the environment:
 					}
 				}
 			}
-			srv := bot.NewServer(bot.ServerConfig{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Bot: b, Log: log, Mount: mount})
+			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
+				SeparateMetrics: metricsAddr != ""}
+			if b != nil {
+				cfg.Route = b.Route
+			}
+			srv := server.New(cfg)
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
+			}
+			if metricsAddr != "" {
+				ml, err := net.Listen("tcp", metricsAddr)
+				if err != nil {
+					return fmt.Errorf("--metrics-addr: %w", err)
+				}
+				go func() {
+					if err := srv.ServeMetrics(ctx, ml); err != nil {
+						log.Error("the metrics listener stopped", "err", err)
+					}
+				}()
 			}
 			var watch []bot.Repository
 			for _, r := range repos {
@@ -142,6 +161,7 @@ Configuration comes from the environment:
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the registry and calendar feeds serve")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: origin/HEAD, origin/main, main or master)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")

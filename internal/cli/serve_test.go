@@ -29,7 +29,9 @@ func TestServeChecksItsSettings(t *testing.T) {
 }
 
 // TestServeReadSideWithoutCredentials: with no GitHub credentials serve still serves
-// the embedded registry and the calendar feeds of the repository; no webhook route.
+// the embedded registry, the calendar feeds and the pages of the repository; no
+// webhook route. /metrics is on its own listener (--metrics-addr), and every response
+// of both listeners says X-Content-Type-Options: nosniff.
 func TestServeReadSideWithoutCredentials(t *testing.T) {
 	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
 	t.Setenv("GITHUB_TOKEN", "")
@@ -40,24 +42,35 @@ func TestServeReadSideWithoutCredentials(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
+	ml, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := ml.Addr().String()
+	ml.Close()
 	cmd := New()
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
 	cmd.SetOut(io.Discard)
-	cmd.SetArgs([]string{"serve", "--addr", addr, "--repo", dir})
+	cmd.SetArgs([]string{"serve", "--addr", addr, "--metrics-addr", metricsAddr, "--repo", dir})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	base := "http://" + addr
-	get := func(path string) (int, string) {
-		resp, err := http.Get(base + path)
+	var sniffable []string // responses without X-Content-Type-Options: nosniff
+	getURL := func(url string) (int, string) {
+		resp, err := http.Get(url)
 		if err != nil {
 			return 0, err.Error()
 		}
 		defer resp.Body.Close()
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			sniffable = append(sniffable, url)
+		}
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	get := func(path string) (int, string) { return getURL(base + path) }
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if code, _ := get("/readyz"); code == http.StatusOK {
@@ -74,11 +87,29 @@ func TestServeReadSideWithoutCredentials(t *testing.T) {
 	if code, body := get("/calendar.ics"); code != http.StatusOK || !strings.Contains(body, "BEGIN:VCALENDAR") {
 		t.Errorf("calendar feed: %d", code)
 	}
+	for _, path := range []string{"/", "/healthz", "/registry/schemas/ids/1", "/registry/no-such-route", "/no-such-page"} {
+		get(path)
+	}
+	if code, _ := get("/metrics"); code != http.StatusNotFound {
+		t.Errorf("/metrics on --addr with --metrics-addr set: %d, want 404", code)
+	}
+	if code, body := getURL("http://" + metricsAddr + "/metrics"); code != http.StatusOK || !strings.Contains(body, "contractbot_evaluations_total") {
+		t.Errorf("/metrics on --metrics-addr: %d", code)
+	}
+	if code, _ := getURL("http://" + metricsAddr + "/registry/subjects"); code != http.StatusNotFound {
+		t.Errorf("the metrics listener serves more than /metrics: %d", code)
+	}
+	if len(sniffable) > 0 {
+		t.Errorf("responses without X-Content-Type-Options: nosniff: %v", sniffable)
+	}
 	resp, err := http.Post(base+"/webhook", "application/json", strings.NewReader("{}"))
 	if err == nil {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
 			t.Errorf("webhook without a bot: %d", resp.StatusCode)
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("POST /webhook without a bot: no nosniff")
 		}
 	}
 	cancel()

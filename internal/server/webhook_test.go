@@ -1,4 +1,4 @@
-package bot
+package server
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func newHook(t *testing.T, maxPending int, blocking bool) *hookFixture {
 	if !blocking {
 		close(f.block)
 	}
-	f.queue = NewQueue(ctx, 1, maxPending, nil)
+	f.queue = NewQueue(ctx, QueueConfig{Workers: 1, MaxPending: maxPending})
 	f.m = NewWebhookMetrics(prometheus.NewRegistry())
 	w := &Webhook{
 		Secret: secret, MaxBody: 1 << 10, Queue: f.queue, Metrics: f.m,
@@ -51,7 +50,7 @@ func newHook(t *testing.T, maxPending int, blocking bool) *hookFixture {
 				return nil, nil
 			}
 			key := string(d.Payload)
-			return &Job{Key: key, Run: func(context.Context) { <-f.block; f.ran.Add(1) }}, nil
+			return &Job{Key: key, Run: func(context.Context) error { <-f.block; f.ran.Add(1); return nil }}, nil
 		},
 	}
 	f.srv = httptest.NewServer(w)
@@ -91,7 +90,7 @@ func TestWebhookSignature(t *testing.T) {
 	if f.routed.Load() != 0 {
 		t.Errorf("a body with a bad signature was parsed %d times", f.routed.Load())
 	}
-	if got := testutil.ToFloat64(f.m.Deliveries.WithLabelValues("pull_request", "unauthorized")); got != 4 {
+	if got := testutil.ToFloat64(f.m.Deliveries.WithLabelValues(EventUnverified, "unauthorized")); got != 4 {
 		t.Errorf("unauthorized count %v, want 4", got)
 	}
 	// GitHub's documented example: secret "It's a Secret to Everybody", body "Hello, World!".
@@ -121,9 +120,20 @@ func TestWebhookOutcomes(t *testing.T) {
 			t.Errorf("delivery %d: %d", i, resp.StatusCode)
 		}
 	}
+	// A signed but malformed delivery is refused; its id stays deliverable, so the
+	// valid delivery GitHub sends with that id later is queued, not a duplicate.
+	if resp := f.post(t, "pull_request", "m2", "not json", sign("not json")); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("malformed payload: %d, want 400", resp.StatusCode)
+	}
+	if resp := f.post(t, "pull_request", "m2", "pr-2", sign("pr-2")); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("valid delivery after a malformed one with its id: %d, want 202", resp.StatusCode)
+	}
 	f.queue.Drain()
-	if f.ran.Load() != 1 {
-		t.Errorf("a duplicated delivery ran %d times, want once", f.ran.Load())
+	if got := testutil.ToFloat64(f.m.Deliveries.WithLabelValues("pull_request", "queued")); got != 2 {
+		t.Errorf("queued %v, want 2 (dup once, m2 once)", got)
+	}
+	if f.ran.Load() != 2 {
+		t.Errorf("jobs ran %d times, want 2 (a duplicated delivery runs once)", f.ran.Load())
 	}
 	if got := testutil.ToFloat64(f.m.Deliveries.WithLabelValues("pull_request", "duplicate")); got != 2 {
 		t.Errorf("duplicates counted %v, want 2", got)
@@ -148,42 +158,6 @@ func TestWebhookQueueFull(t *testing.T) {
 	// GitHub redelivers the refused one with the same id: it must not be a duplicate.
 	if resp := f.post(t, "pull_request", "c", "pr-3", sign("pr-3")); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("redelivery after 503: %d", resp.StatusCode)
-	}
-}
-
-func TestQueueOrdersAndSupersedes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var superseded atomic.Int32
-	q := NewQueue(ctx, 2, 100, func(string) { superseded.Add(1) })
-	var mu sync.Mutex
-	var log []string
-	gate := make(chan struct{})
-	job := func(key, name string, wait bool) *Job {
-		return &Job{Key: key, Run: func(context.Context) {
-			if wait {
-				<-gate
-			}
-			mu.Lock()
-			log = append(log, name)
-			mu.Unlock()
-		}}
-	}
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(q.Submit(job("pr-1", "a1", true)))
-	waitFor(t, func() bool { return q.Len() == 0 }) // a1 running
-	must(q.Submit(job("pr-1", "a2", false)))        // waits behind a1
-	must(q.Submit(job("pr-1", "a3", false)))        // replaces a2
-	must(q.Submit(job("pr-2", "b1", false)))        // another pull request runs meanwhile
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(log) == 1 })
-	close(gate)
-	q.Drain()
-	if strings.Join(log, ",") != "b1,a1,a3" || superseded.Load() != 1 {
-		t.Errorf("ran %v (superseded %d), want b1,a1,a3 with a2 superseded", log, superseded.Load())
 	}
 }
 

@@ -1,0 +1,172 @@
+// Package server is the HTTP server of `contractbot serve`: the webhook endpoint
+// (body limit, signature check, delivery de-duplication), the keyed work queue that
+// runs what a delivery asks for (retries, panics recovered, outcomes counted),
+// /healthz, /readyz and /metrics, and a mount point for the read side (pages, the
+// embedded registry). It knows nothing of what a job does: the bot supplies a Router
+// that turns a delivery into a job, so the read side runs without the bot.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MaxHeaderBytes bounds a request's header block. GitHub's deliveries send a few
+// hundred bytes of headers and browsers a few KB; a larger block is answered 431
+// before any handler runs.
+const MaxHeaderBytes = 64 << 10
+
+// Config configures the server.
+type Config struct {
+	WebhookSecret []byte
+	// Workers evaluate pull requests in parallel; QueueSize bounds the pull requests
+	// that may wait (a full queue answers 503 and GitHub redelivers later).
+	Workers, QueueSize int
+	// Attempts and Backoff bound the retries of a failed job (see QueueConfig).
+	Attempts int
+	Backoff  time.Duration
+	// Route turns webhook deliveries into jobs; nil serves the read side only (no
+	// /webhook).
+	Route Router
+	// MaxBody bounds a webhook body (DefaultMaxBody when 0).
+	MaxBody int64
+	Log     *slog.Logger
+	// Mount adds more handlers to the server's mux (the embedded registry, pages).
+	Mount func(mux *http.ServeMux)
+	// SeparateMetrics leaves /metrics off the main mux: serve MetricsHandler on
+	// another listener instead (ServeMetrics).
+	SeparateMetrics bool
+}
+
+// Server is `contractbot serve`: POST /webhook, /healthz, /readyz, /metrics and what
+// Mount adds. Every response carries X-Content-Type-Options: nosniff.
+type Server struct {
+	cfg     Config
+	handler http.Handler
+	queue   *Queue
+	ready   atomic.Bool
+	reg     *prometheus.Registry
+	cancel  context.CancelFunc
+}
+
+// New builds the server; its queue's workers start at once.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, reg: prometheus.NewRegistry()}
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var workCtx context.Context
+	workCtx, s.cancel = context.WithCancel(context.Background())
+	s.queue = NewQueue(workCtx, QueueConfig{Workers: cfg.Workers, MaxPending: cfg.QueueSize,
+		Attempts: cfg.Attempts, Backoff: cfg.Backoff, Metrics: s.reg, Log: cfg.Log})
+	mux := http.NewServeMux()
+	if cfg.Route != nil {
+		mux.Handle("POST /webhook", &Webhook{Secret: cfg.WebhookSecret, MaxBody: cfg.MaxBody, Route: cfg.Route,
+			Queue: s.queue, Metrics: NewWebhookMetrics(s.reg), Log: cfg.Log})
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	if !cfg.SeparateMetrics {
+		mux.Handle("GET /metrics", s.MetricsHandler())
+	}
+	if cfg.Mount != nil {
+		cfg.Mount(mux)
+	}
+	s.handler = NoSniff(mux)
+	return s
+}
+
+// NoSniff sets X-Content-Type-Options: nosniff on every response of h, so a browser
+// never runs a response as something other than its declared type.
+func NoSniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// MetricsHandler serves the Prometheus metrics (with nosniff).
+func (s *Server) MetricsHandler() http.Handler {
+	return NoSniff(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+}
+
+// Metrics is the server's metrics registry, for the caller's own metrics.
+func (s *Server) Metrics() prometheus.Registerer { return s.reg }
+
+// Queue is the server's work queue.
+func (s *Server) Queue() *Queue { return s.queue }
+
+// ServeHTTP serves the mux (for tests with httptest).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// httpServer is the net/http server for h, with every limit set on purpose.
+func httpServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes}
+}
+
+// Serve accepts connections on l until ctx ends, then stops taking webhooks, lets the
+// queued evaluations finish (up to grace) and returns.
+func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
+	srv := httpServer(s)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	s.ready.Store(true)
+	s.cfg.Log.Info("serving", "addr", l.Addr().String())
+	select {
+	case err := <-errc:
+		s.cancel()
+		return err
+	case <-ctx.Done():
+	}
+	s.ready.Store(false)
+	shutdown, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	done := make(chan struct{})
+	go func() { s.queue.Drain(); close(done) }()
+	select {
+	case <-done:
+	case <-shutdown.Done():
+		s.cfg.Log.Warn("evaluations still running at shutdown; the reconcile loop of a replica repairs them")
+	}
+	s.cancel()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// ServeMetrics serves /metrics alone on l until ctx ends (for --metrics-addr).
+func (s *Server) ServeMetrics(ctx context.Context, l net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.MetricsHandler())
+	srv := httpServer(NoSniff(mux))
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	s.cfg.Log.Info("serving metrics", "addr", l.Addr().String())
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
