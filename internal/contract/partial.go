@@ -11,6 +11,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
 )
 
 // reSubjectKey finds the subject key of a contract.yaml without parsing the YAML.
@@ -268,16 +271,25 @@ func sameContent(a, b Source, dir string) (bool, error) {
 	return true, nil
 }
 
-// anyProto reports whether one of the folders holds a .proto file in src. A deleted
-// folder counts too: its importers break.
-func anyProto(src Source, dirs []string) bool {
+// importerOf is the engine that reads imports from a file of that name: the one its
+// extension names when that format has imports (checker/formats); nil otherwise.
+func importerOf(name string) checker.Engine {
+	if e, ok := formats.ByExtension(name); ok && e.Describe().Imports {
+		return e
+	}
+	return nil
+}
+
+// anyImportable reports whether one of the folders holds a file another schema can
+// import (a .proto file) in src. A deleted folder counts too: its importers break.
+func anyImportable(src Source, dirs []string) bool {
 	for _, d := range dirs {
 		entries, err := src.ReadDir(d)
 		if err != nil {
 			return true
 		}
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name, ".proto") {
+			if importerOf(e.Name) != nil {
 				return true
 			}
 		}
@@ -285,14 +297,11 @@ func anyProto(src Source, dirs []string) bool {
 	return false
 }
 
-// reImport finds the import statements of a .proto file.
-var reImport = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
-
-// WithImporters adds to dirs every subject folder whose Protobuf files import a file
-// of one of them, directly or through other imports: a change to an imported file
-// changes the importer's schema too (a schema reference, in registry terms).
+// WithImporters adds to dirs every subject folder whose schema files (Protobuf) import
+// a file of one of them, directly or through other imports: a change to an imported
+// file changes the importer's schema too (a schema reference, in registry terms).
 func WithImporters(src Source, dirs []string) ([]string, error) {
-	if !anyProto(src, dirs) {
+	if !anyImportable(src, dirs) {
 		return dirs, nil // nothing that can be imported changed
 	}
 	all, err := SubjectDirs(src)
@@ -306,16 +315,16 @@ func WithImporters(src Source, dirs []string) ([]string, error) {
 			continue
 		}
 		for _, e := range entries {
-			if e.Dir || e.Symlink || !strings.HasSuffix(e.Name, ".proto") {
+			eng := importerOf(e.Name)
+			if e.Dir || e.Symlink || eng == nil {
 				continue
 			}
 			data, err := src.ReadFile(dir+"/"+e.Name, MaxSchemaBytes)
 			if err != nil {
 				continue
 			}
-			for _, m := range reImport.FindAllSubmatch(data, -1) {
-				p := string(m[1])
-				if strings.HasPrefix(p, "google/protobuf/") || cleanRel(p) != nil {
+			for _, p := range eng.Imports(data) {
+				if cleanRel(p) != nil {
 					continue
 				}
 				if i := strings.LastIndexByte(p, '/'); i > 0 {
