@@ -2,13 +2,12 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
-	"strings"
 	"sync"
 
-	"github.com/slack-go/slack"
+	"github.com/contractbot/contractbot/bot/slack"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
@@ -34,7 +33,7 @@ func (a *announcingSink) Send(ctx context.Context, e events.Event) error {
 		return err
 	}
 	p := e.Data
-	msg := PublishedMessage(p)
+	msg := slack.PublishedMessage(p)
 	for _, ch := range a.channels(p) {
 		sent, err := a.notify.Marked(ctx, ch, e.ID, e.Time.AddDate(0, 0, -2))
 		if err != nil || sent {
@@ -71,35 +70,10 @@ func (a *announcingSink) channels(p events.Published) []string {
 	}
 	var out []string
 	for o := range owners {
-		if t := a.teams[o]; t != nil && t.Slack != "" && !contains(out, t.Slack) {
+		if t := a.teams[o]; t != nil && t.Slack != "" && !slices.Contains(out, t.Slack) {
 			out = append(out, t.Slack)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-// PublishedMessage announces a published version.
-func PublishedMessage(p events.Published) SlackMessage {
-	from := ""
-	if p.PullRequest != nil {
-		from = fmt.Sprintf(" from pull request #%d", p.PullRequest.Number)
-		if p.PullRequest.URL != "" {
-			from = fmt.Sprintf(" from <%s|pull request #%d>", p.PullRequest.URL, p.PullRequest.Number)
-		}
-	}
-	head := fmt.Sprintf(":package: Published *%s* version %d (schema id %d), %s%s.", slackEscape(p.Subject), p.Version, p.ID, slackEscape(p.Class), from)
-	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, head, false, false), nil, nil)}
-	var lines []string
-	for _, c := range p.Affected {
-		how := "directly"
-		if !c.Direct {
-			how = fmt.Sprintf("%d hop(s) down", c.Hops)
-		}
-		lines = append(lines, fmt.Sprintf("• `%s` (%s, %s): %s", slackEscape(c.Name), slackEscape(c.Owner), how, slackEscape(c.Effect)))
-	}
-	if len(lines) > 0 {
-		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "Affected consumers:\n"+strings.Join(lines, "\n"), false, false), nil, nil))
-	}
-	return SlackMessage{Text: strings.ReplaceAll(head, "*", ""), Blocks: blocks}
 }

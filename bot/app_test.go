@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"net"
@@ -36,8 +37,8 @@ func TestGitHubAppAuth(t *testing.T) {
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	apps := &AppClients{AppID: 4242, PrivateKey: pemKey, BaseURL: fake.URL() + "/api/v3/"}
-	b := &Bot{Clients: apps, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	apps := &githubapi.AppClients{AppID: 4242, PrivateKey: pemKey, BaseURL: fake.URL() + "/api/v3/"}
+	b := &Bot{Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

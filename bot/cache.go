@@ -24,7 +24,7 @@ func (g *onceGitHub) ListComments(ctx context.Context, owner, repo string, numbe
 	return c, err
 }
 
-func (g *onceGitHub) CreateComment(ctx context.Context, owner, repo string, number int, body string) error {
+func (g *onceGitHub) CreateComment(ctx context.Context, owner, repo string, number int, body string) (Comment, error) {
 	delete(g.comments, number)
 	return g.GitHub.CreateComment(ctx, owner, repo, number, body)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	botslack "github.com/contractbot/contractbot/bot/slack"
 	"io"
 	"log/slog"
 	"net/http"
@@ -75,7 +76,7 @@ func TestCalendarRemindersOnceAcrossReplicas(t *testing.T) {
 	replica := func() *Bot {
 		return &Bot{Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	}
-	notify := &SlackNotifier{Client: slack.New("xoxb-test", slack.OptionAPIURL(sl.GetAPIURL()))}
+	notify := botslack.New("xoxb-test", sl.GetAPIURL())
 	run := func() {
 		for i := 0; i < 2; i++ {
 			replica().CalendarReminders(context.Background(), tree, notify)

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -17,61 +17,45 @@ const CheckName = "contractbot"
 // MaxAnnotations is how many annotations GitHub accepts in one check-run request.
 const MaxAnnotations = verdict.AnnotationsPerRequest
 
-// PullRequest is what the bot needs to know of a pull request.
-type PullRequest struct {
-	Owner, Repo string
-	Number      int
-	HeadSHA     string
-	BaseSHA     string
-	BaseRef     string
-	Author      string
-	Labels      []string
-	// CloneURL is the repository's Git URL; HTMLURL its web address.
-	CloneURL, HTMLURL string
-	State             string // open, closed
-	Draft             bool
-	CreatedAt         time.Time
-}
-
-// Comment is an issue comment on a pull request.
-type Comment struct {
-	ID   int64
-	Body string
-}
-
-// CheckRunInput is a check run to create or update.
-type CheckRunInput struct {
-	HeadSHA string
-	// Conclusion of a completed run; "" creates a run in progress (a pending check).
-	Conclusion  string
-	Title       string
-	Summary     string
-	Annotations []verdict.Annotation
-}
-
-// GitHub is the part of GitHub's API the convergence step uses (a narrow interface:
-// the go-github implementation is one adapter, the tests' recording fake another).
-type GitHub interface {
-	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
-	// CommitStatuses lists the states of a commit's statuses of one context.
-	CommitStatuses(ctx context.Context, owner, repo, sha, context string) ([]string, error)
-	// CreateStatus sets a commit status.
-	CreateStatus(ctx context.Context, owner, repo, sha, state, context, description string) error
-	// OpenPullRequests lists the numbers of the open pull requests.
-	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
-	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
-	// TeamMembers lists the logins of a team, by organisation and slug.
-	TeamMembers(ctx context.Context, org, slug string) ([]string, error)
+// comments reads and writes the pull request's comments.
+type comments interface {
 	ListComments(ctx context.Context, owner, repo string, number int) ([]Comment, error)
-	CreateComment(ctx context.Context, owner, repo string, number int, body string) error
+	CreateComment(ctx context.Context, owner, repo string, number int, body string) (Comment, error)
 	EditComment(ctx context.Context, owner, repo string, id int64, body string) error
+}
+
+// checkRuns writes the bot's check run (GitHub Apps only).
+type checkRuns interface {
 	// FindCheckRun returns the id of the bot's check run on sha, if there is one.
 	FindCheckRun(ctx context.Context, owner, repo, sha, name string) (int64, bool, error)
-	CreateCheckRun(ctx context.Context, owner, repo, name string, in CheckRunInput) (int64, error)
+	CreateCheckRun(ctx context.Context, owner, repo string, in CheckRunInput) (int64, error)
 	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, in CheckRunInput) error
+}
+
+// statuses reads and sets commit statuses.
+type statuses interface {
+	// CommitStatuses lists the states of a commit's statuses of one context.
+	CommitStatuses(ctx context.Context, owner, repo, sha, context string) ([]string, error)
+	CreateStatus(ctx context.Context, owner, repo, sha string, st githubapi.Status) error
+}
+
+// reviewRequester asks for reviews.
+type reviewRequester interface {
 	RequestReviewers(ctx context.Context, owner, repo string, number int, users, teams []string) error
+}
+
+// labeler adds and removes the pull request's labels.
+type labeler interface {
 	AddLabels(ctx context.Context, owner, repo string, number int, labels []string) error
 	RemoveLabel(ctx context.Context, owner, repo string, number int, label string) error
+}
+
+// converge is the pipeline's last stage: GitHub shows the report, and the comment
+// keeps the state notify left.
+func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
+	md := verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
+	_, err := converge(ctx, ev.gh, *ev.pr, ev.report, ev.prev, ev.next, md, ev.log)
+	return err
 }
 
 // Converge makes GitHub show the report: one sticky comment (edited in place, never
@@ -80,16 +64,24 @@ type GitHub interface {
 // verdict. The comment and the check run are the bot's memory, so a failure there is
 // returned; review requests and labels are best effort (logged, never failing).
 func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, markdown string, log *slog.Logger) (State, error) {
-	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override}
+	var memory State
+	if prev != nil {
+		memory.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
+		memory.Slack, memory.Announced = prev.Slack, prev.Announced
+	}
+	return converge(ctx, gh, pr, r, prev, memory, markdown, log)
+}
+
+// converge is Converge with the Slack memory (reminders, threads, announcements) to
+// keep given.
+func converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, memory State, markdown string, log *slog.Logger) (State, error) {
+	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
+		Reminded: memory.Reminded, Slack: memory.Slack, Announced: memory.Announced}
 	for _, sr := range r.Subjects {
 		st.Subjects = append(st.Subjects, sr.Subject)
 	}
 	for _, so := range r.SignOffs {
 		st.SignOffs = append(st.SignOffs, SignOffSummary{Team: so.Team, Status: string(so.Status), Deadline: so.Deadline, ApprovedBy: so.ApprovedBy})
-	}
-	if prev != nil {
-		st.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
-		st.Slack, st.Announced = prev.Slack, prev.Announced
 	}
 	body, err := RenderComment(markdown, st)
 	if err != nil {
@@ -122,7 +114,7 @@ func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report,
 
 // upsertComment edits the bot's comment, or creates it when there is none. Extra
 // copies (left by a race between replicas) are edited to point at the first.
-func upsertComment(ctx context.Context, gh GitHub, pr PullRequest, body string) error {
+func upsertComment(ctx context.Context, gh comments, pr PullRequest, body string) error {
 	comments, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
 	if err != nil {
 		return err
@@ -134,7 +126,8 @@ func upsertComment(ctx context.Context, gh GitHub, pr PullRequest, body string) 
 		}
 	}
 	if len(mine) == 0 {
-		return gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
+		_, err := gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
+		return err
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].ID < mine[j].ID })
 	if mine[0].Body != body {
@@ -157,9 +150,9 @@ func upsertComment(ctx context.Context, gh GitHub, pr PullRequest, body string) 
 // annotations in the batches verdict.CheckRunOutput lays out (GitHub appends them per
 // request; the run carries at most verdict.MaxCheckRunAnnotations, its summary counts
 // the rest).
-func upsertCheckRun(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report) error {
+func upsertCheckRun(ctx context.Context, gh checkRuns, pr PullRequest, r *verdict.Report) error {
 	out := verdict.CheckRunOutput(r)
-	in := CheckRunInput{HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary}
+	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary}
 	if len(out.Batches) > 0 {
 		in.Annotations = out.Batches[0]
 	}
@@ -170,7 +163,7 @@ func upsertCheckRun(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.R
 	if found {
 		err = gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, in)
 	} else {
-		id, err = gh.CreateCheckRun(ctx, pr.Owner, pr.Repo, CheckName, in)
+		id, err = gh.CreateCheckRun(ctx, pr.Owner, pr.Repo, in)
 	}
 	if err != nil {
 		return err

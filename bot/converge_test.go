@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/githubfake"
 	"io"
 	"log/slog"
 	"reflect"
@@ -14,6 +16,9 @@ import (
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
+
+// botLogin is the login the bot writes as in the tests (githubfake's default).
+const botLogin = githubfake.DefaultBotLogin
 
 // recorder is an in-memory GitHub that records what the bot did.
 type recorder struct {
@@ -44,7 +49,7 @@ func (g *recorder) GetPullRequest(context.Context, string, string, int) (*PullRe
 func (g *recorder) CommitStatuses(context.Context, string, string, string, string) ([]string, error) {
 	return nil, nil
 }
-func (g *recorder) CreateStatus(context.Context, string, string, string, string, string, string) error {
+func (g *recorder) CreateStatus(context.Context, string, string, string, githubapi.Status) error {
 	return nil
 }
 func (g *recorder) OpenPullRequests(context.Context, string, string) ([]int, error) {
@@ -64,11 +69,12 @@ func (g *recorder) ListComments(context.Context, string, string, int) ([]Comment
 	g.calls = append(g.calls, "list-comments")
 	return append([]Comment(nil), g.comments...), nil
 }
-func (g *recorder) CreateComment(_ context.Context, _, _ string, _ int, body string) error {
+func (g *recorder) CreateComment(_ context.Context, _, _ string, _ int, body string) (Comment, error) {
 	g.calls = append(g.calls, "create-comment")
 	g.nextID++
-	g.comments = append(g.comments, Comment{ID: g.nextID, Body: body})
-	return nil
+	c := Comment{ID: g.nextID, Body: body, Login: botLogin}
+	g.comments = append(g.comments, c)
+	return c, nil
 }
 func (g *recorder) EditComment(_ context.Context, _, _ string, id int64, body string) error {
 	g.calls = append(g.calls, "edit-comment")
@@ -84,7 +90,7 @@ func (g *recorder) FindCheckRun(_ context.Context, _, _, sha, _ string) (int64, 
 	id, ok := g.checks[sha]
 	return id, ok, nil
 }
-func (g *recorder) CreateCheckRun(_ context.Context, _, _, _ string, in CheckRunInput) (int64, error) {
+func (g *recorder) CreateCheckRun(_ context.Context, _, _ string, in CheckRunInput) (int64, error) {
 	g.calls = append(g.calls, "create-check")
 	if len(in.Annotations) > MaxAnnotations {
 		return 0, fmt.Errorf("422: more than %d annotations", MaxAnnotations)

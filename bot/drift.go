@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
+	"github.com/contractbot/contractbot/bot/slack"
 	"github.com/go-git/go-git/v5"
-	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
@@ -56,7 +55,7 @@ func (w *DriftWatch) Check(ctx context.Context) error {
 	if len(report.Drift) == 0 {
 		return nil
 	}
-	msg := DriftMessage(report)
+	msg := slack.DriftMessage(report)
 	sum := sha256.Sum256([]byte(msg.Text))
 	key := "drift/" + hex.EncodeToString(sum[:8])
 	sent, err := w.Notify.Marked(ctx, w.Channel, key, time.Now().AddDate(0, 0, -7))
@@ -80,29 +79,4 @@ func (w *DriftWatch) Every(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 	}
-}
-
-// DriftMessage renders a drift report for Slack.
-func DriftMessage(r *registry.DriftReport) SlackMessage {
-	head := fmt.Sprintf(":warning: The schema registry has drifted from Git (commit %s): %d difference(s).", shortSHA(r.Head), len(r.Drift))
-	var lines []string
-	for i, d := range r.Drift {
-		if i == 20 {
-			lines = append(lines, fmt.Sprintf("… and %d more (run `contractbot registry diff`)", len(r.Drift)-20))
-			break
-		}
-		lines = append(lines, fmt.Sprintf("• %s: %s", slackEscape(string(d.Kind)), slackEscape(d.Message)))
-	}
-	text := head + "\n" + strings.Join(lines, "\n")
-	return SlackMessage{Text: text, Blocks: []slack.Block{
-		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, head, false, false), nil, nil),
-		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, strings.Join(lines, "\n"), false, false), nil, nil),
-	}}
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

@@ -2,14 +2,13 @@ package bot
 
 import (
 	"context"
+	botslack "github.com/contractbot/contractbot/bot/slack"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -39,7 +38,7 @@ func TestDriftAlertsOnce(t *testing.T) {
 	}
 	sl, posted := slackWithHistory(t)
 	w := &DriftWatch{Repo: repo, Registry: client, Channel: "#data-platform",
-		Notify: &SlackNotifier{Client: slack.New("xoxb-test", slack.OptionAPIURL(sl.GetAPIURL()))},
+		Notify: botslack.New("xoxb-test", sl.GetAPIURL()),
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for i := 0; i < 2; i++ {
 		if err := w.Check(context.Background()); err != nil {

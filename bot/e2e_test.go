@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"strings"
@@ -25,7 +26,7 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
 
-	api := NewAPI(fake.Client())
+	api := githubapi.New(fake.Client())
 	api.Sleep = func(context.Context, time.Duration) error { return nil }
 	b := &Bot{GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: clock,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CloneURL: func(string, string) string { return remote }}
@@ -87,7 +88,7 @@ func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	closed := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.SetState("acme", "contracts", closed, "closed")
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
 	if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
@@ -103,7 +104,7 @@ func TestOpenStates(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAPIReadsEveryPage(t *testing.T) {
 		fake.AddComment("acme", "contracts", n, "olivia", fmt.Sprintf("comment %d", i))
 		fake.AddTeamMember("acme", "big", fmt.Sprintf("user%03d", i))
 	}
-	api := NewAPI(fake.Client())
+	api := githubapi.New(fake.Client())
 	comments, err := api.ListComments(context.Background(), "acme", "contracts", n)
 	if err != nil || len(comments) != 250 || comments[249].Body != "comment 249" {
 		t.Errorf("comments: %d, %v", len(comments), err)

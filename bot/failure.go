@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+
+	"github.com/contractbot/contractbot/bot/githubapi"
 )
 
 // What the pull request shows while the bot cannot evaluate it. The check stays
@@ -46,11 +48,11 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 	if final {
 		title = FailureGaveUp
 	}
-	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, CheckName, CheckRunInput{HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary})
+	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary})
 	if checkErr == nil {
 		return nil
 	}
-	if err := gh.CreateStatus(ctx, owner, repo, pr.HeadSHA, "pending", CheckName, title); err != nil {
+	if err := gh.CreateStatus(ctx, owner, repo, pr.HeadSHA, githubapi.Status{State: "pending", Context: CheckName, Description: title}); err != nil {
 		return fmt.Errorf("show failure on %s/%s#%d at %s: %w", owner, repo, n, pr.HeadSHA,
 			errors.Join(fmt.Errorf("check run: %w", checkErr), fmt.Errorf("commit status: %w", err)))
 	}

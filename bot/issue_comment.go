@@ -102,7 +102,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 			return err
 		}
 		if cmd.Arg == "" {
-			return gh.CreateComment(ctx, owner, repo, n, "@"+author+" an override needs a reason: `/contractbot override <why this change may merge now>`.")
+			return reply(ctx, gh, owner, repo, n, "@"+author+" an override needs a reason: `/contractbot override <why this change may merge now>`.")
 		}
 		allowed, err := b.isAdmin(ctx, gh, author)
 		if err != nil {
@@ -110,7 +110,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 		}
 		if !allowed {
 			log.Warn("override refused")
-			return gh.CreateComment(ctx, owner, repo, n, fmt.Sprintf("@%s only members of %s may override contractbot; ask one of them.", author, orDash(b.AdminTeam)))
+			return reply(ctx, gh, owner, repo, n, fmt.Sprintf("@%s only members of %s may override contractbot; ask one of them.", author, orDash(b.AdminTeam)))
 		}
 		log.Info("override", "reason", cmd.Arg)
 		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.Now()}
@@ -120,7 +120,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 	if err != nil {
 		return err
 	}
-	return gh.CreateComment(ctx, owner, repo, n, fmt.Sprintf("@%s I do not know `/contractbot %s`.\n\n%s", author, strings.ReplaceAll(cmd.Name, "`", ""), HelpText))
+	return reply(ctx, gh, owner, repo, n, fmt.Sprintf("@%s I do not know `/contractbot %s`.\n\n%s", author, strings.ReplaceAll(cmd.Name, "`", ""), HelpText))
 }
 
 // isAdmin reports whether login belongs to the admin team (org/slug).
@@ -146,4 +146,10 @@ func orDash(s string) string {
 		return "the admin team (none is configured)"
 	}
 	return s
+}
+
+// reply posts a comment that answers a command.
+func reply(ctx context.Context, gh comments, owner, repo string, n int, body string) error {
+	_, err := gh.CreateComment(ctx, owner, repo, n, body)
+	return err
 }

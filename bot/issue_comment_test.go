@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"strings"
@@ -43,7 +44,7 @@ func TestCommandsInComments(t *testing.T) {
 	fake.SetCloneURL("acme", "contracts", remote)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.AddTeamMember("acme", "contract-admins", "boss")
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
 		AdminTeam: "acme/contract-admins", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	say := func(login, body string) {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -75,7 +76,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 	repo["owner"].(map[string]any)["login"] = "acme"
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/publish"
@@ -139,7 +140,7 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 			continue
 		}
 		if pr := publish.PullRequestOf(c.Message); pr != nil {
-			if err := gh.CreateComment(ctx, t.owner, t.repo, pr.Number, publishedComment(s)); err != nil {
+			if _, err := gh.CreateComment(ctx, t.owner, t.repo, pr.Number, publishedComment(s)); err != nil {
 				log.Warn("commenting the published versions failed", "pull_request", pr.Number, "err", err)
 			}
 		}
@@ -170,7 +171,7 @@ func publishedComment(s publish.Summary) string {
 // statusMarker keeps the publish state of a commit in its commit status.
 type statusMarker struct {
 	ctx         context.Context
-	gh          GitHub
+	gh          statuses
 	owner, repo string
 }
 
@@ -199,5 +200,5 @@ func (m *statusMarker) Mark(commit string, s publish.Summary) error {
 	if len(desc) > 140 {
 		desc = desc[:137] + "..."
 	}
-	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, "success", StatusContext, desc)
+	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, githubapi.Status{State: "success", Context: StatusContext, Description: desc})
 }

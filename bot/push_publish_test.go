@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/contractbot/contractbot/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/bot/slack"
 	"io"
 	"log/slog"
 	"os"
@@ -11,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
@@ -43,9 +43,9 @@ func TestPushPublishes(t *testing.T) {
 	}
 	defer sink.Close()
 	sl, posted := slackWithHistory(t)
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink},
-		Notify: &SlackNotifier{Client: slack.New("xoxb-test", slack.OptionAPIURL(sl.GetAPIURL()))}}
+		Notify: botslack.New("xoxb-test", sl.GetAPIURL())}
 	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, dir)
 	push := func() {
 		t.Helper()

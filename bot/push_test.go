@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"os"
@@ -24,7 +25,7 @@ func TestPushChangingOneTeamsImpact(t *testing.T) {
 	fake, n := fakeWithPR(t, remote, base, head, now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()

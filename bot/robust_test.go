@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"strings"
@@ -43,7 +44,7 @@ func TestBrokenYAMLInThePullRequest(t *testing.T) {
 	})
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{GH: NewAPI(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestRateLimitedGitHubConverges(t *testing.T) {
 	fake, n := fakeWithPR(t, remote, base, head, now)
 	fake.SecondaryRateLimitNext("GET", "/repos/{owner}/{repo}/issues/{number}/comments", 1, time.Second)
 	fake.FailNext("POST", "/repos/{owner}/{repo}/check-runs", 1, 502)
-	api := NewAPI(fake.Client())
+	api := githubapi.New(fake.Client())
 	var waits []time.Duration
 	// Real waits: go-github itself refuses calls until a secondary limit has passed.
 	api.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); time.Sleep(d); return nil }

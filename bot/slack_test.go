@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/contractbot/contractbot/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/bot/slack"
 	"io"
 	"log/slog"
 	"net/http"
@@ -67,12 +69,12 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 	})
 	go sl.Start()
 	defer sl.Stop()
-	notify := &SlackNotifier{Client: slack.New("xoxb-test", slack.OptionAPIURL(sl.GetAPIURL()))}
+	notify := botslack.New("xoxb-test", sl.GetAPIURL())
 	cache := &GitCache{Dir: t.TempDir()}
 	// A new Bot each time: state survives only in GitHub, as across a restart.
 	evaluate := func() {
 		t.Helper()
-		b := &Bot{GH: NewAPI(fake.Client()), Cache: cache, Now: clock, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		b := &Bot{GH: githubapi.New(fake.Client()), Cache: cache, Now: clock, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 			t.Fatal(err)
 		}
@@ -134,11 +136,11 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 // memNotifier records Slack posts in memory.
 type memNotifier struct{ posts []string }
 
-func (m *memNotifier) Post(_ context.Context, ch string, msg SlackMessage, thread string) (string, error) {
+func (m *memNotifier) Post(_ context.Context, ch string, msg botslack.Message, thread string) (string, error) {
 	m.posts = append(m.posts, ch+": "+msg.Text)
 	return fmt.Sprintf("1.%d", len(m.posts)), nil
 }
-func (m *memNotifier) Update(context.Context, string, string, SlackMessage) error { return nil }
+func (m *memNotifier) Update(context.Context, string, string, botslack.Message) error { return nil }
 
 // TestProducerHearsWhenAllSignOffsAreIn: once every required team has approved, the
 // producer's channel is told, once.

@@ -104,3 +104,31 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 		return out
 	}, nil
 }
+
+// Between loads the change from base to head, two commits of repo, with the earlier
+// versions along base's first-parent history: the pull request the bot evaluates
+// (base is the merge base), the merge a publish describes (base is its first parent)
+// and `contractbot check --rev` all load a change this way. A zero base is the empty
+// tree (a root commit).
+func Between(repo *git.Repository, base, head plumbing.Hash) (*Loaded, error) {
+	c := Change{Base: contract.MemSource{}, Repo: repo}
+	if !base.IsZero() {
+		src, err := contract.NewGitSource(repo, base.String())
+		if err != nil {
+			return nil, fmt.Errorf("open the base %s: %w", short(base), err)
+		}
+		c.Base, c.HistoryAt = src, base
+	}
+	src, err := contract.NewGitSource(repo, head.String())
+	if err != nil {
+		return nil, fmt.Errorf("open the head %s: %w", short(head), err)
+	}
+	c.Head = src
+	l, err := Load(c)
+	if err != nil {
+		return nil, fmt.Errorf("load the change from %s to %s: %w", short(base), short(head), err)
+	}
+	return l, nil
+}
+
+func short(h plumbing.Hash) string { return h.String()[:12] }

@@ -103,6 +103,14 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 		if err != nil {
 			return nil, err
 		}
+		if hs, ok := head.(*contract.GitSource); ok && files == nil {
+			// Two commits: the same load as the bot's and the publisher's.
+			l, err := change.Between(repo.Repository, base.Commit().Hash, hs.Commit().Hash)
+			if err != nil {
+				return nil, err
+			}
+			return evaluateLoaded(l, now), nil
+		}
 		c.Base, c.Head = base, head
 		c.Repo, c.HistoryAt = repo.Repository, base.Commit().Hash
 		if files != nil {
@@ -113,7 +121,12 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 	if err != nil {
 		return nil, err
 	}
-	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now}), nil
+	return evaluateLoaded(l, now), nil
+}
+
+// evaluateLoaded evaluates a loaded change as the bot would at its first evaluation.
+func evaluateLoaded(l *change.Loaded, now time.Time) *verdict.Report {
+	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now})
 }
 
 // gitSources opens the head (the working tree, or rev) and the base (against, or the

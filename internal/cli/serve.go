@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
-	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
@@ -35,6 +36,7 @@ func newServeCmd() *cobra.Command {
 		every                    time.Duration
 		appID                    int64
 		appKeyFile, adminTeam    string
+		slackAPIURL              string
 		remindBefore             []time.Duration
 		repoDir, branch          string
 		publishEvents, publishTo string
@@ -71,7 +73,7 @@ Configuration comes from the environment:
 			}
 			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
-				n := &bot.SlackNotifier{Client: slack.New(tok)}
+				n := botslack.New(tok, slackAPIURL)
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
 				go (&bot.Bot{Now: time.Now, Log: log}).CalendarRemindersEvery(ctx, current, n, every)
 				if driftURL != "" {
@@ -105,7 +107,7 @@ Configuration comes from the environment:
 			case secret == "":
 				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
 			default:
-				if b, err = newBot(cacheDir, githubURL, token, appID, appKeyFile, adminTeam, remindBefore, log); err != nil {
+				if b, err = newBot(ctx, cacheDir, githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
 					return err
 				}
 				if publishEvents != "" {
@@ -177,13 +179,16 @@ Configuration comes from the environment:
 	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: the platform team's)")
 	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
+	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
 }
 
 // newBot assembles the bot from the command's settings.
-func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTeam string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
+// The bot learns the login it writes as (GET /app or GET /user) before it serves:
+// only comments by that login are its own.
+func newBot(ctx context.Context, cacheDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
 	if cacheDir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
@@ -192,12 +197,13 @@ func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTea
 		cacheDir = filepath.Join(base, "contractbot", "git")
 	}
 	b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+	var clients bot.APIClients
 	if appID != 0 {
 		key, err := os.ReadFile(appKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("--app-key-file: %w", err)
 		}
-		b.Clients = &bot.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
+		clients = &githubapi.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
 	} else {
 		client := github.NewClient(nil).WithAuthToken(token)
 		if githubURL != "" {
@@ -206,10 +212,16 @@ func newBot(cacheDir, githubURL, token string, appID int64, appKeyFile, adminTea
 				return nil, fmt.Errorf("--github-url: %w", err)
 			}
 		}
-		b.Clients = &bot.TokenClients{API: bot.NewAPI(client), Token: token}
+		clients = &githubapi.TokenClients{API: githubapi.New(client), Token: token}
 	}
+	self, err := clients.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("the bot writes as " + self)
+	b.Clients, b.Self = bot.ClientsOf(clients), self
 	if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
-		b.Notify = &bot.SlackNotifier{Client: slack.New(tok)}
+		b.Notify = botslack.New(tok, slackAPIURL)
 	}
 	return b, nil
 }

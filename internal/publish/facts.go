@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/change"
-	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/verdict"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -27,25 +27,13 @@ type facts struct {
 // have on the pull request: class, field changes, affected consumers, calendar entry.
 func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, error) {
 	f := &facts{subjects: map[string]*verdict.SubjectReport{}, calendar: map[string]string{}}
-	var base contract.Source = contract.MemSource{}
-	ch := change.Change{Repo: p.Repo}
+	var base plumbing.Hash
 	if len(c.ParentHashes) > 0 {
-		src, err := contract.NewGitSource(p.Repo, c.ParentHashes[0].String())
-		if err != nil {
-			return nil, fmt.Errorf("open the first parent: %w", err)
-		}
-		defer src.Close()
-		base, ch.HistoryAt = src, c.ParentHashes[0]
+		base = c.ParentHashes[0]
 	}
-	head, err := contract.NewGitSource(p.Repo, c.Hash.String())
+	l, err := change.Between(p.Repo, base, c.Hash)
 	if err != nil {
-		return nil, fmt.Errorf("open the commit: %w", err)
-	}
-	defer head.Close()
-	ch.Base, ch.Head = base, head
-	l, err := change.Load(ch)
-	if err != nil {
-		return nil, fmt.Errorf("load the change: %w", err)
+		return nil, err
 	}
 	r := verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: c.Committer.When.UTC()})
 	for _, s := range r.Subjects {

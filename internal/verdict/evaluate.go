@@ -3,8 +3,10 @@ package verdict
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -24,16 +26,42 @@ func Evaluate(in Input) *Report {
 		}
 	}
 	r.Lint = lintErrors(in.Head, changed)
-	r.SignOffs, r.State = signOffs(in, r.Subjects)
 	r.Calendar = calendarChecks(in, r.Subjects)
+	Settle(in, r)
+	return r
+}
+
+// Settle works out the sign-offs of an evaluated change again from in's reviews,
+// members, prior state and override, and what blocks the merge: the second, cheap
+// step of an evaluation. The bot evaluates once with no team members, reads the
+// members of the teams whose sign-off the report requires (TeamHandles), and settles
+// the report with them, so the schemas are compared once per event.
+func Settle(in Input, r *Report) {
+	r.Override = in.Override
+	r.SignOffs, r.State = signOffs(in, r.Subjects)
 	r.Blockers = blockers(r)
 	r.Ready = len(r.Blockers) == 0 || in.Override != nil
+	r.Deadline = time.Time{}
 	for _, s := range r.SignOffs {
 		if s.Status != Approved && (r.Deadline.IsZero() || s.Deadline.Before(r.Deadline)) {
 			r.Deadline = s.Deadline
 		}
 	}
-	return r
+}
+
+// TeamHandles lists the GitHub team handles ("@org/slug") of the sign-offs a report
+// requires, sorted and without repeats: the teams whose members Settle needs.
+func (r *Report) TeamHandles() []string {
+	var out []string
+	for _, so := range r.SignOffs {
+		for _, h := range so.Handles {
+			if strings.Contains(h, "/") && !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // changedSubjects pairs base and head subjects by registry name.

@@ -62,6 +62,8 @@ type Review struct {
 	Login       string    `json:"login"`
 	State       string    `json:"state"` // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED
 	SubmittedAt time.Time `json:"submitted_at"`
+	// CommitID is the head commit the review was given on.
+	CommitID string `json:"commit_id,omitempty"`
 }
 
 // TeamState is what the bot remembers about one team's sign-off between evaluations

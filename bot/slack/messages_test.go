@@ -1,4 +1,4 @@
-package bot
+package slack
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/calendar"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -28,10 +29,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run go test ./bot -update)", err)
+		t.Fatalf("%v (run go test ./bot/slack -update)", err)
 	}
 	if string(want) != string(got) {
-		t.Errorf("%s differs (go test ./bot -update to accept):\n%s", p, got)
+		t.Errorf("%s differs (go test ./bot/slack -update to accept):\n%s", p, got)
 	}
 }
 
@@ -43,13 +44,13 @@ func TestSlackMessagesGolden(t *testing.T) {
 		{Subject: "dws.gmv-1min-value", Consumer: "gmv-dashboard", Effect: checker.Breaks, Fields: []string{"gmv_cents"}, Reason: "the change breaks fields it reads"},
 		{Subject: "dws.gmv-1min-value", Consumer: "<http://evil|click>", Effect: checker.ChangesMeaning, Reason: "x & y"},
 	}}
-	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HTMLURL: "https://github.com/acme/contracts"}
+	pr := githubapi.PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HTMLURL: "https://github.com/acme/contracts"}
 	so.Status = verdict.Pending
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	entry := &contract.Entry{File: "calendar/2026-12-08-split-order-amount.yaml", Title: "Split order amount <now>", Kind: "schema-change",
 		Subjects: []string{"orders.order-created-value"}, Owner: "orders", Timezone: "Europe/Berlin",
 		Start: time.Date(2026, 12, 8, 10, 0, 0, 0, berlin), End: time.Date(2026, 12, 8, 16, 0, 0, 0, berlin), Notes: "1. add amount_total\n2. move dwd-order-detail"}
-	for name, msg := range map[string]SlackMessage{
+	for name, msg := range map[string]Message{
 		"slack-window-day-before.json": WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkDayBefore}),
 		"slack-published.json": PublishedMessage(events.Published{Subject: "dws.gmv-1min-value", Version: 2, ID: 14, Class: "COMPATIBLE",
 			PullRequest: &events.PullRequest{Number: 42, URL: "https://github.com/acme/contracts/pull/42"},
@@ -69,14 +70,15 @@ func TestSlackMessagesGolden(t *testing.T) {
 		golden(t, name, append(data, '\n'))
 	}
 	for _, tc := range []struct {
-		name string
-		rem  Reminder
-		now  time.Time
+		name       string
+		escalation bool
+		now        time.Time
 	}{
-		{"slack-reminder.json", Reminder{Team: "analytics", Mark: "2h", Deadline: deadline, SignOff: so}, deadline.Add(-90 * time.Minute)},
-		{"slack-escalation.json", Reminder{Team: "analytics", Mark: Overdue, Deadline: deadline, SignOff: so}, deadline.Add(time.Hour)},
+		{"slack-reminder.json", false, deadline.Add(-90 * time.Minute)},
+		{"slack-escalation.json", true, deadline.Add(time.Hour)},
+		{"slack-reminder-overdue.json", false, deadline.Add(150 * time.Minute)},
 	} {
-		msg := ReminderMessage(pr, tc.rem, tc.now)
+		msg := ReminderMessage(pr, so, tc.escalation, tc.now)
 		data, err := json.MarshalIndent(struct {
 			Text   string `json:"text"`
 			Blocks any    `json:"blocks"`

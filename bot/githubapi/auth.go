@@ -1,4 +1,4 @@
-package bot
+package githubapi
 
 import (
 	"context"
@@ -16,22 +16,32 @@ import (
 // Clients gives the GitHub API and the Git credentials to use for a repository. With
 // a token there is one of each; as a GitHub App, one per installation.
 type Clients interface {
-	For(ctx context.Context, owner, repo string, installation int64) (GitHub, transport.AuthMethod, error)
+	For(ctx context.Context, owner, repo string, installation int64) (*Client, transport.AuthMethod, error)
 }
 
 // TokenClients uses one token for everything.
 type TokenClients struct {
-	API   GitHub
+	API   *Client
 	Token string
 }
 
 // For returns the token's client.
-func (c *TokenClients) For(context.Context, string, string, int64) (GitHub, transport.AuthMethod, error) {
+func (c *TokenClients) For(context.Context, string, string, int64) (*Client, transport.AuthMethod, error) {
 	var auth transport.AuthMethod
 	if c.Token != "" {
 		auth = &githttp.BasicAuth{Username: "x-access-token", Password: c.Token}
 	}
 	return c.API, auth, nil
+}
+
+// Identity returns the login the token acts as (GET /user): the bot trusts only
+// comments written by it.
+func (c *TokenClients) Identity(ctx context.Context) (string, error) {
+	login, err := c.API.AuthenticatedUser(ctx)
+	if err != nil {
+		return "", fmt.Errorf("learn the token's login (GET /user): %w", err)
+	}
+	return login, nil
 }
 
 // AppClients authenticates as a GitHub App: a JWT signed with the App's private key
@@ -57,7 +67,7 @@ type AppClients struct {
 }
 
 type installation struct {
-	api *API
+	api *Client
 	tr  *ghinstallation.Transport
 }
 
@@ -91,7 +101,7 @@ func (c *AppClients) client(rt http.RoundTripper) (*github.Client, error) {
 }
 
 // For returns the installation's client and a Git credential with its token.
-func (c *AppClients) For(ctx context.Context, owner, repo string, id int64) (GitHub, transport.AuthMethod, error) {
+func (c *AppClients) For(ctx context.Context, owner, repo string, id int64) (*Client, transport.AuthMethod, error) {
 	c.once.Do(c.init)
 	if c.err != nil {
 		return nil, nil, c.err
@@ -112,7 +122,7 @@ func (c *AppClients) For(ctx context.Context, owner, repo string, id int64) (Git
 			c.mu.Unlock()
 			return nil, nil, err
 		}
-		inst = &installation{api: NewAPI(gh), tr: tr}
+		inst = &installation{api: New(gh), tr: tr}
 		c.byID[id] = inst
 	}
 	c.mu.Unlock()
@@ -144,4 +154,25 @@ func (c *AppClients) lookup(ctx context.Context, owner, repo string) (int64, err
 	c.byRep[key] = inst.GetID()
 	c.mu.Unlock()
 	return inst.GetID(), nil
+}
+
+// Identity returns the login the App's installations act as, "<slug>[bot]", read
+// from GET /app with the App's JWT: the bot trusts only comments written by it.
+func (c *AppClients) Identity(ctx context.Context) (string, error) {
+	c.once.Do(c.init)
+	if c.err != nil {
+		return "", c.err
+	}
+	gh, err := c.client(c.apps)
+	if err != nil {
+		return "", err
+	}
+	app, _, err := gh.Apps.Get(ctx, "")
+	if err != nil {
+		return "", fmt.Errorf("learn the App's bot login (GET /app): %w", err)
+	}
+	if app.GetSlug() == "" {
+		return "", fmt.Errorf("learn the App's bot login: GET /app answered no slug")
+	}
+	return app.GetSlug() + "[bot]", nil
 }

@@ -1,0 +1,95 @@
+package githubapi
+
+import (
+	"context"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// FindCheckRun finds the bot's check run on a commit.
+func (a *Client) FindCheckRun(ctx context.Context, owner, repo, sha, name string) (int64, bool, error) {
+	var res *github.ListCheckRunsResults
+	err := a.call(ctx, func() (resp *github.Response, err error) {
+		res, resp, err = a.Client.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, &github.ListCheckRunsOptions{CheckName: &name, ListOptions: github.ListOptions{PerPage: 100}})
+		return resp, err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, r := range res.CheckRuns {
+		if r.GetName() == name && r.GetHeadSHA() == sha {
+			return r.GetID(), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+func checkOutput(in CheckRunInput) *github.CheckRunOutput {
+	out := &github.CheckRunOutput{Title: &in.Title, Summary: &in.Summary}
+	for _, an := range in.Annotations {
+		ca := &github.CheckRunAnnotation{Path: &an.Path, StartLine: &an.StartLine, EndLine: &an.EndLine,
+			AnnotationLevel: &an.Level, Title: &an.Title, Message: &an.Message}
+		if an.StartLine == an.EndLine && an.StartColumn > 0 {
+			ca.StartColumn, ca.EndColumn = &an.StartColumn, &an.EndColumn
+		}
+		out.Annotations = append(out.Annotations, ca)
+	}
+	return out
+}
+
+// CreateCheckRun creates a check run: completed, or in progress when in has no
+// conclusion.
+func (a *Client) CreateCheckRun(ctx context.Context, owner, repo string, in CheckRunInput) (int64, error) {
+	var run *github.CheckRun
+	status, conclusion := "completed", &in.Conclusion
+	if in.Conclusion == "" {
+		status, conclusion = "in_progress", nil
+	}
+	err := a.call(ctx, func() (resp *github.Response, err error) {
+		run, resp, err = a.Client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+			Name: in.Name, HeadSHA: in.HeadSHA, Status: &status, Conclusion: conclusion, Output: checkOutput(in)})
+		return resp, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return run.GetID(), nil
+}
+
+// UpdateCheckRun updates a check run (annotations are appended by GitHub).
+func (a *Client) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, in CheckRunInput) error {
+	status := "completed"
+	return a.call(ctx, func() (*github.Response, error) {
+		_, resp, err := a.Client.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
+			Name: in.Name, Status: &status, Conclusion: &in.Conclusion, Output: checkOutput(in)})
+		return resp, err
+	})
+}
+
+// CommitStatuses lists the states of a commit's statuses of one context, newest
+// first, all pages.
+func (a *Client) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]string, error) {
+	opt := &github.ListOptions{PerPage: 100}
+	all, err := listAll(ctx, a, opt, func() ([]*github.RepoStatus, *github.Response, error) {
+		return a.Client.Repositories.ListStatuses(ctx, owner, repo, sha, opt)
+	})
+	var out []string
+	for _, s := range all {
+		if s.GetContext() == statusContext {
+			out = append(out, s.GetState())
+		}
+	}
+	return out, err
+}
+
+// CreateStatus sets a commit status.
+func (a *Client) CreateStatus(ctx context.Context, owner, repo, sha string, st Status) error {
+	rs := &github.RepoStatus{State: &st.State, Context: &st.Context, Description: &st.Description}
+	if st.TargetURL != "" {
+		rs.TargetURL = &st.TargetURL
+	}
+	return a.call(ctx, func() (*github.Response, error) {
+		_, resp, err := a.Client.Repositories.CreateStatus(ctx, owner, repo, sha, rs)
+		return resp, err
+	})
+}

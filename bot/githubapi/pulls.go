@@ -1,0 +1,95 @@
+package githubapi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// GetPullRequest reads a pull request.
+func (a *Client) GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error) {
+	var p *github.PullRequest
+	err := a.call(ctx, func() (resp *github.Response, err error) {
+		p, resp, err = a.Client.PullRequests.Get(ctx, owner, repo, number)
+		return resp, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	pr := &PullRequest{Owner: owner, Repo: repo, Number: number,
+		HeadSHA: p.GetHead().GetSHA(), BaseSHA: p.GetBase().GetSHA(), BaseRef: p.GetBase().GetRef(),
+		Author: p.GetUser().GetLogin(), State: p.GetState(), Draft: p.GetDraft(),
+		CloneURL: p.GetBase().GetRepo().GetCloneURL(), HTMLURL: p.GetBase().GetRepo().GetHTMLURL(),
+		CreatedAt: p.GetCreatedAt().Time}
+	for _, l := range p.Labels {
+		pr.Labels = append(pr.Labels, l.GetName())
+	}
+	return pr, nil
+}
+
+// OpenPullRequests lists the open pull requests' numbers, all pages.
+func (a *Client) OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error) {
+	opt := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
+	all, err := listAll(ctx, a, &opt.ListOptions, func() ([]*github.PullRequest, *github.Response, error) {
+		return a.Client.PullRequests.List(ctx, owner, repo, opt)
+	})
+	var out []int
+	for _, p := range all {
+		out = append(out, p.GetNumber())
+	}
+	return out, err
+}
+
+// ListReviews reads every review, all pages.
+func (a *Client) ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error) {
+	opt := &github.ListOptions{PerPage: 100}
+	all, err := listAll(ctx, a, opt, func() ([]*github.PullRequestReview, *github.Response, error) {
+		return a.Client.PullRequests.ListReviews(ctx, owner, repo, number, opt)
+	})
+	var out []verdict.Review
+	for _, r := range all {
+		out = append(out, verdict.Review{Login: r.GetUser().GetLogin(), State: r.GetState(), SubmittedAt: r.GetSubmittedAt().Time, CommitID: r.GetCommitID()})
+	}
+	return out, err
+}
+
+// RequestReviewers asks users and teams (by slug) to review.
+func (a *Client) RequestReviewers(ctx context.Context, owner, repo string, number int, users, teams []string) error {
+	return a.call(ctx, func() (*github.Response, error) {
+		_, resp, err := a.Client.PullRequests.RequestReviewers(ctx, owner, repo, number, github.ReviewersRequest{Reviewers: users, TeamReviewers: teams})
+		return resp, err
+	})
+}
+
+// ReviewRequests reads the review requests of the pull request's timeline, oldest
+// first, all pages: when each team or person was asked, and by whom.
+func (a *Client) ReviewRequests(ctx context.Context, owner, repo string, number int) ([]ReviewRequest, error) {
+	opt := &github.ListOptions{PerPage: 100}
+	all, err := listAll(ctx, a, opt, func() ([]*github.Timeline, *github.Response, error) {
+		return a.Client.Issues.ListIssueTimeline(ctx, owner, repo, number, opt)
+	})
+	var out []ReviewRequest
+	for _, e := range all {
+		if e.GetEvent() != "review_requested" {
+			continue
+		}
+		rr := ReviewRequest{By: e.GetActor().GetLogin(), At: e.GetCreatedAt().Time}
+		switch {
+		case e.RequestedTeam != nil:
+			org := strings.ToLower(owner)
+			if o := e.RequestedTeam.GetOrganization().GetLogin(); o != "" {
+				org = o
+			}
+			rr.Reviewer = "@" + org + "/" + e.RequestedTeam.GetSlug()
+		case e.Reviewer != nil:
+			rr.Reviewer = "@" + e.Reviewer.GetLogin()
+		default:
+			continue
+		}
+		out = append(out, rr)
+	}
+	return out, err
+}

@@ -1,0 +1,63 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/contractbot/contractbot/internal/server"
+)
+
+// Route maps a delivery to a job, or nil for an event the bot does not act on; an
+// error means the payload is malformed. Each event has its file: pull_request.go,
+// pull_request_review.go, issue_comment.go, push.go.
+func (b *Bot) Route(d server.Delivery) (*server.Job, error) {
+	switch d.Event {
+	case "pull_request":
+		return b.routePullRequest(d)
+	case "pull_request_review":
+		return b.routeReview(d)
+	case "issue_comment":
+		return b.routeComment(d)
+	case "push":
+		return b.routePush(d)
+	}
+	return nil, nil
+}
+
+// repoRef is the repository and installation every payload carries.
+type repoRef struct {
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
+	Repository struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	} `json:"repository"`
+}
+
+// decode reads a payload and checks that it names a repository and a number.
+func decode(d server.Delivery, v any, ref *repoRef, number *int) error {
+	if err := json.Unmarshal(d.Payload, v); err != nil {
+		return fmt.Errorf("%s payload: %w", d.Event, err)
+	}
+	if ref.Repository.Owner.Login == "" || ref.Repository.Name == "" || *number == 0 {
+		return fmt.Errorf("%s payload without repository or pull request number", d.Event)
+	}
+	return nil
+}
+
+// evaluationJob evaluates one pull request; jobs of the same pull request share a key.
+func (b *Bot) evaluationJob(d server.Delivery, ref repoRef, n int, opt evalOptions, log *slog.Logger) *server.Job {
+	owner, repo := ref.Repository.Owner.Login, ref.Repository.Name
+	key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
+	return &server.Job{Key: key, Run: func(ctx context.Context) error {
+		if err := b.evaluate(ctx, owner, repo, n, ref.Installation.ID, opt, log); err != nil {
+			return fmt.Errorf("evaluate pull request %s: %w", key, err)
+		}
+		return nil
+	}, Failed: b.showFailure(owner, repo, n, ref.Installation.ID, log)}
+}

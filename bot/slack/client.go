@@ -1,0 +1,93 @@
+// Package slack is every Slack message the bot sends: a team's message about a pull
+// request, reminders and escalations, the producer's all-signed-off note, published
+// versions, calendar reminders and registry drift alerts, and the client that posts
+// them (slack-go, pointed at any Slack-compatible endpoint with APIURL).
+package slack
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	slackgo "github.com/slack-go/slack"
+)
+
+// Message is a message in Block Kit, with a plain-text fallback.
+type Message struct {
+	Text   string
+	Blocks []slackgo.Block
+}
+
+// Digest identifies a message's content, so an unchanged message is not edited.
+func (m Message) Digest() string {
+	data, _ := json.Marshal(struct {
+		T string
+		B []slackgo.Block
+	}{m.Text, m.Blocks})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Client posts with slack-go.
+type Client struct{ api *slackgo.Client }
+
+// New returns a client for token; apiURL, when not empty, is the Slack Web API's
+// base URL ("https://slack.com/api/" by default): a Slack-compatible endpoint or a
+// test double.
+func New(token, apiURL string) *Client {
+	var opts []slackgo.Option
+	if apiURL != "" {
+		opts = append(opts, slackgo.OptionAPIURL(apiURL))
+	}
+	return &Client{api: slackgo.New(token, opts...)}
+}
+
+// Post sends msg to channel, threaded under threadTS when given, and returns the new
+// message's timestamp.
+func (c *Client) Post(ctx context.Context, channel string, msg Message, threadTS string) (string, error) {
+	opts := []slackgo.MsgOption{slackgo.MsgOptionText(msg.Text, false), slackgo.MsgOptionBlocks(msg.Blocks...)}
+	if threadTS != "" {
+		opts = append(opts, slackgo.MsgOptionTS(threadTS))
+	}
+	_, ts, err := c.api.PostMessageContext(ctx, channel, opts...)
+	return ts, err
+}
+
+// Update edits the message at ts.
+func (c *Client) Update(ctx context.Context, channel, ts string, msg Message) error {
+	_, _, _, err := c.api.UpdateMessageContext(ctx, channel, ts, slackgo.MsgOptionText(msg.Text, false), slackgo.MsgOptionBlocks(msg.Blocks...))
+	return err
+}
+
+// markerEvent is the Slack message metadata event type of the bot's keyed messages.
+const markerEvent = "contractbot_reminder"
+
+// PostMarked posts msg with the key in the message's metadata.
+func (c *Client) PostMarked(ctx context.Context, channel string, msg Message, key string) error {
+	_, _, err := c.api.PostMessageContext(ctx, channel, slackgo.MsgOptionText(msg.Text, false), slackgo.MsgOptionBlocks(msg.Blocks...),
+		slackgo.MsgOptionMetadata(slackgo.SlackMetadata{EventType: markerEvent, EventPayload: map[string]any{"key": key}}))
+	return err
+}
+
+// Marked looks through the channel's history since since for a message with key.
+func (c *Client) Marked(ctx context.Context, channel, key string, since time.Time) (bool, error) {
+	params := &slackgo.GetConversationHistoryParameters{ChannelID: channel, Oldest: fmt.Sprintf("%d.000000", since.Unix()), Limit: 200, IncludeAllMetadata: true}
+	for {
+		resp, err := c.api.GetConversationHistoryContext(ctx, params)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range resp.Messages {
+			if m.Metadata.EventType == markerEvent && m.Metadata.EventPayload["key"] == key {
+				return true, nil
+			}
+		}
+		if !resp.HasMore || resp.ResponseMetaData.NextCursor == "" {
+			return false, nil
+		}
+		params.Cursor = resp.ResponseMetaData.NextCursor
+	}
+}
