@@ -404,7 +404,6 @@ type subject struct {
 	name   string
 	format string
 	paths  map[string]bool
-	cons   []string // consumer files
 }
 
 // TestJSONSchemaTreeSchemasParse parses every schema of the tree (Avro with hamba/avro,

@@ -155,15 +155,23 @@ type jwtClaims struct {
 	Exp int64           `json:"exp"`
 }
 
+// apiMessage is an error whose text is a message GitHub sends verbatim (capitalised,
+// as GitHub writes it).
+type apiMessage string
+
+func (m apiMessage) Error() string { return string(m) }
+
+const errJWTUndecodable = apiMessage("A JSON web token could not be decoded")
+
 // verifyJWT checks an app JWT's shape, RS256 signature, issuer and times; the
 // error text is the message GitHub's 401 carries.
 func (s *Server) verifyJWT(tok string) error {
 	if s.app == nil {
-		return fmt.Errorf("A JSON web token could not be decoded")
+		return errJWTUndecodable
 	}
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
-		return fmt.Errorf("A JSON web token could not be decoded")
+		return errJWTUndecodable
 	}
 	var header struct {
 		Alg string `json:"alg"`
@@ -174,18 +182,18 @@ func (s *Server) verifyJWT(tok string) error {
 	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
 	if err1 != nil || err2 != nil || err3 != nil ||
 		json.Unmarshal(hb, &header) != nil || json.Unmarshal(cb, &claims) != nil {
-		return fmt.Errorf("A JSON web token could not be decoded")
+		return errJWTUndecodable
 	}
 	if header.Alg != "RS256" {
-		return fmt.Errorf("A JSON web token could not be decoded")
+		return errJWTUndecodable
 	}
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if rsa.VerifyPKCS1v15(s.app.key, crypto.SHA256, sum[:], sig) != nil {
-		return fmt.Errorf("A JSON web token could not be decoded")
+		return errJWTUndecodable
 	}
 	iss := strings.Trim(string(claims.Iss), `"`)
 	if iss != strconv.FormatInt(s.app.id, 10) {
-		return fmt.Errorf("'Issuer' claim ('iss') must be an Integer")
+		return apiMessage("'Issuer' claim ('iss') must be an Integer")
 	}
 	// The times may follow the fake's clock or the wall clock: code under
 	// test that signs with time.Now must keep working when a test moves the

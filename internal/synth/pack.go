@@ -42,8 +42,9 @@ func writePack(packDir string, objs []rawObject) error {
 					zw = stored
 				}
 				zw.Reset(&buf)
-				zw.Write(objs[i].data)
-				zw.Close()
+				// Writing to a bytes.Buffer cannot fail.
+				_, _ = zw.Write(objs[i].data)
+				_ = zw.Close()
 				compressed[i] = append([]byte(nil), buf.Bytes()...)
 			}
 		}(w)
@@ -54,13 +55,14 @@ func writePack(packDir string, objs []rawObject) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; left only on failure
 	sum := sha1.New()
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	out := io.MultiWriter(bw, sum)
 	var pos int64
+	// bufio.Writer keeps its first error and Flush returns it; the hash never fails.
 	write := func(b []byte) {
-		out.Write(b)
+		_, _ = out.Write(b)
 		pos += int64(len(b))
 	}
 	hdr := make([]byte, 12)
@@ -69,7 +71,10 @@ func writePack(packDir string, objs []rawObject) error {
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(objs)))
 	write(hdr)
 	idx := &idxfile.Writer{}
-	idx.OnHeader(uint32(len(objs)))
+	if err := idx.OnHeader(uint32(len(objs))); err != nil {
+		_ = tmp.Close()
+		return err
+	}
 	var eh []byte
 	for i, o := range objs {
 		eh = entryHeader(eh[:0], o.t, len(o.data))
@@ -83,9 +88,9 @@ func writePack(packDir string, objs []rawObject) error {
 	}
 	var packHash plumbing.Hash
 	copy(packHash[:], sum.Sum(nil))
-	bw.Write(packHash[:])
+	_, _ = bw.Write(packHash[:]) // its error is Flush's
 	if err := bw.Flush(); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
@@ -105,11 +110,11 @@ func writePack(packDir string, objs []rawObject) error {
 	}
 	ibw := bufio.NewWriter(f)
 	if _, err := idxfile.NewEncoder(ibw).Encode(mi); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("synth: writing pack index: %w", err)
 	}
 	if err := ibw.Flush(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
