@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 )
 
 // reSubjectKey finds the subject key of a contract.yaml without parsing the YAML.
@@ -188,53 +187,29 @@ func ChangedDirs(base, head Source) ([]string, error) {
 	return out, nil
 }
 
-// changedGitDirs compares two revisions level by level by tree hash.
+// changedGitDirs compares two revisions of one repository by tree hash, reading only
+// the trees that differ (gitrepo.Trees, the differ the versions index uses).
 func changedGitDirs(base, head *GitSource) ([]string, error) {
-	entries := func(g *GitSource, dir string) map[string]plumbing.Hash {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		t, err := g.tree(dir)
-		if err != nil {
-			return nil
-		}
-		out := make(map[string]plumbing.Hash, len(t.Entries))
-		for _, e := range t.Entries {
-			if e.Mode == filemode.Dir {
-				out[e.Name] = e.Hash
-			}
-		}
-		return out
+	base.mu.Lock()
+	defer base.mu.Unlock()
+	if head != base {
+		head.mu.Lock()
+		defer head.mu.Unlock()
 	}
-	var out []string
-	bDomains, hDomains := entries(base, ContractsDir), entries(head, ContractsDir)
-	for _, domain := range unionKeys(bDomains, hDomains) {
-		if bh, ok := bDomains[domain]; ok && bh == hDomains[domain] {
-			continue
-		}
-		dir := ContractsDir + "/" + domain
-		bSubs, hSubs := entries(base, dir), entries(head, dir)
-		for _, name := range unionKeys(bSubs, hSubs) {
-			if bh, ok := bSubs[name]; !ok || bh != hSubs[name] {
-				out = append(out, dir+"/"+name)
-			}
-		}
+	var objects gitrepo.Objects = base.repo.Storer
+	if head.repo != base.repo {
+		objects = gitrepo.Either{base.repo.Storer, head.repo.Storer}
 	}
+	changes, err := gitrepo.NewTrees(objects).ChangedDirs(base.root.Hash, head.root.Hash, ContractsDir, 2)
+	if err != nil {
+		return nil, fmt.Errorf("compare the subject folders of %s and %s: %w", base.Describe(), head.Describe(), err)
+	}
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	slices.Sort(out) // Git orders "a-b" before "a/"; callers want path order
 	return out, nil
-}
-
-func unionKeys(a, b map[string]plumbing.Hash) []string {
-	seen := make(map[string]bool, len(a)+len(b))
-	var out []string
-	for _, m := range []map[string]plumbing.Hash{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sameContent compares the files of a folder, recursively, in two sources.

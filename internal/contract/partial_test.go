@@ -67,6 +67,25 @@ func TestChangedDirs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("git vs working tree: %v, want %v", got, want)
 	}
+
+	// A tree that cannot be read is an error, never "nothing changed here".
+	ref, err := repo.Head()
+	must(t, err)
+	c, err := repo.CommitObject(ref.Hash())
+	must(t, err)
+	dws, err := c.Tree()
+	must(t, err)
+	dws, err = dws.Tree("contracts/dws")
+	must(t, err)
+	h := dws.Hash.String()
+	must(t, os.Remove(filepath.Join(dir, ".git", "objects", h[:2], h[2:])))
+	base, err = OpenRevision(dir, "HEAD~1")
+	must(t, err)
+	head, err = OpenRevision(dir, "HEAD")
+	must(t, err)
+	if got, err := ChangedDirs(base, head); err == nil {
+		t.Errorf("a missing tree was not an error: %v", got)
+	}
 }
 
 func TestWithImporters(t *testing.T) {

@@ -60,31 +60,8 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
 		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields"})
-	if v, ok := o.str("subject"); ok {
-		if reSubject.MatchString(v) {
-			s.Subject = v
-		} else {
-			f.report(o.valuePos("subject"), CodeInvalidValue, "subject %q may hold only letters, digits, '.', '_' and '-', starting with a letter or digit, e.g. %s.%s-value.", v, sd.domain, sd.name)
-		}
-	}
-	if v, ok := o.str("format"); ok {
-		names := formats.Names()
-		if _, known := formats.Lookup(v); !known && (v == "json" || v == "jsonschema") {
-			f.report(o.valuePos("format"), CodeInvalidValue, "JSON Schema subjects are not supported yet; use %s.", oneOf(names))
-		} else if o.oneOfValue("format", v, names) {
-			s.Format = v
-		}
-	}
-	if v, ok := o.str("compatibility"); ok {
-		if lvl, err := checker.ParseLevel(v); err == nil {
-			s.Compatibility = string(lvl)
-			if string(lvl) != v {
-				f.report(o.valuePos("compatibility"), CodeInvalidValue, "write the compatibility level in capitals: %s.", lvl)
-			}
-		} else {
-			o.oneOfValue("compatibility", v, levelNames)
-		}
-	}
+	head := decodeHead(o, sd.domain, sd.name)
+	s.Subject, s.Format, s.Compatibility = head.Subject, head.Format, head.Compatibility
 	if v, ok := o.str("owner"); ok {
 		if l.checkTeam(f, o.valuePos("owner"), v, "owner") {
 			s.Owner = v
@@ -123,7 +100,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	fieldKeys := l.fieldMeta(o, s)
 
-	l.loadSchema(f, o, s, has)
+	l.loadSchema(f, o, s, has, head.Schema)
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
 			if !hasPath(paths, k.val) {
@@ -194,13 +171,9 @@ func (l *loader) checkTeam(f *file, p Pos, id, key string) bool {
 }
 
 // loadSchema reads and parses the schema file named by contract.yaml.
-func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEntry) {
-	name, ok := o.str("schema")
-	if !ok {
-		return
-	}
-	if err := cleanRel(name); err != nil || strings.Contains(name, "\\") {
-		f.report(o.valuePos("schema"), CodePathEscape, "schema %q must be a file inside this subject's folder, written relative to it without '..' (e.g. %s.avsc).", name, s.Name)
+// name is the head's schema ("" when missing or invalid, reported by decodeHead).
+func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEntry, name string) {
+	if name == "" {
 		return
 	}
 	s.SchemaFile = relJoin(s.Dir, name)

@@ -29,15 +29,22 @@ func (e *TooLargeError) Error() string {
 // Unwrap makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
-// BlobSize returns a blob's size. For a repository opened with Open the size comes
-// from the object's header: a loose object is not inflated (go-git's
-// LargeObjectThreshold), and a packed one never is to learn its size.
+// BlobSize returns an object's size from its header (go-git's EncodedObjectSize:
+// the loose object's header or the pack entry's), without reading its content.
 func BlobSize(s storer.EncodedObjectStorer, h plumbing.Hash) (int64, error) {
-	o, err := s.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return 0, fmt.Errorf("read blob %s: %w", h, err)
+	n, err := s.EncodedObjectSize(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// EncodedObjectSize does not look in alternates; EncodedObject does, and for
+		// a repository opened with Open it does not inflate a large object either.
+		var o plumbing.EncodedObject
+		if o, err = s.EncodedObject(plumbing.BlobObject, h); err == nil {
+			n = o.Size()
+		}
 	}
-	return o.Size(), nil
+	if err != nil {
+		return 0, fmt.Errorf("read the size of blob %s: %w", h, err)
+	}
+	return n, nil
 }
 
 // ReadBlob reads a blob of at most limit bytes: past it, a *TooLargeError, found from

@@ -9,7 +9,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Trees reads raw tree objects and compares them: the one tree differ of the project,
@@ -18,13 +17,35 @@ import (
 // the previous commit are still at hand as the old side of the next comparison.
 // A Trees is not safe for concurrent use.
 type Trees struct {
-	s         storer.EncodedObjectStorer
+	s         Objects
 	cur, prev map[plumbing.Hash][]object.TreeEntry
 	buf       bytes.Buffer
 }
 
-// NewTrees returns a tree reader over an object storer (a repository's Storer).
-func NewTrees(s storer.EncodedObjectStorer) *Trees {
+// Objects is what Trees reads objects from: a repository's Storer, or anything that
+// finds objects by hash.
+type Objects interface {
+	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
+}
+
+// Either reads objects from the first of several stores that has them (two
+// repositories opened on the same folder, or a fork and its upstream).
+type Either []Objects
+
+// EncodedObject returns the object from the first store that has it.
+func (e Either) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	err := plumbing.ErrObjectNotFound
+	for _, s := range e {
+		var o plumbing.EncodedObject
+		if o, err = s.EncodedObject(t, h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return o, err
+		}
+	}
+	return nil, err
+}
+
+// NewTrees returns a tree reader over an object store (a repository's Storer).
+func NewTrees(s Objects) *Trees {
 	return &Trees{s: s, cur: map[plumbing.Hash][]object.TreeEntry{}, prev: map[plumbing.Hash][]object.TreeEntry{}}
 }
 

@@ -51,7 +51,10 @@ func reference(t *testing.T, r *testRepo, head plumbing.Hash) (map[string][]refV
 				return nil
 			}
 			text, _ := f.Contents()
-			var ct contractYAML
+			var ct struct {
+				Subject string `yaml:"subject"`
+				Schema  string `yaml:"schema"`
+			}
 			if yaml.Unmarshal([]byte(text), &ct) != nil {
 				t.Fatalf("reference: %s does not parse", f.Name)
 			}

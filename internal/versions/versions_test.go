@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/contract"
 )
 
 // testRepo writes commits straight into a real on-disk repository.
@@ -97,7 +99,7 @@ func (r *testRepo) commit(files map[string]string, parents ...plumbing.Hash) plu
 	return h
 }
 
-func contract(subject, schema string) string {
+func contractText(subject, schema string) string {
 	format := "avro"
 	if strings.HasSuffix(schema, ".proto") {
 		format = "protobuf"
@@ -119,7 +121,7 @@ func subjectFiles(m map[string]string, folder, subject, schema string) map[strin
 	if m == nil {
 		m = map[string]string{"contracts/teams.yaml": "teams: {}\n", "README.md": "x"}
 	}
-	m["contracts/"+folder+"/contract.yaml"] = contract(subject, "s.avsc")
+	m["contracts/"+folder+"/contract.yaml"] = contractText(subject, "s.avsc")
 	m["contracts/"+folder+"/s.avsc"] = schema
 	m["contracts/"+folder+"/consumers/c.yaml"] = "name: c\n"
 	return m
@@ -363,7 +365,7 @@ func TestBrokenContractIsSkipped(t *testing.T) {
 	m2 := subjectFiles(nil, "a/one", "a.one-value", avsc("x", "y"))
 	m2["contracts/a/one/contract.yaml"] = "subject: [unclosed\n"
 	m2 = subjectFiles(m2, "b/two", "b.two-value", avsc("q"))
-	m2["contracts/b/two/contract.yaml"] = contract("b.two-value", "missing.avsc")
+	m2["contracts/b/two/contract.yaml"] = contractText("b.two-value", "missing.avsc")
 	c2 := r.commit(m2, c1)
 	ix := build(t, r, c2)
 	if len(ix.Warnings) != 2 || ix.Warnings[0].Path != "contracts/a/one" || ix.Warnings[1].Path != "contracts/b/two" {
@@ -391,7 +393,7 @@ func TestProtobufImportsAndUnrelatedCommits(t *testing.T) {
 	r := newTestRepo(t)
 	proto := "syntax = \"proto3\";\npackage acme.pay.v1;\nimport \"common/money/money.proto\";\n  import public \"google/protobuf/timestamp.proto\";\n// import \"not/this.proto\";\nmessage P { string id = 1; }\n"
 	m := map[string]string{
-		"contracts/pay/auth/contract.yaml":   contract("pay.auth-value", "auth.proto"),
+		"contracts/pay/auth/contract.yaml":   contractText("pay.auth-value", "auth.proto"),
 		"contracts/pay/auth/auth.proto":      proto,
 		"contracts/common/money/money.proto": "syntax = \"proto3\";\n",
 		"calendar/2026-01-01-x.yaml":         "title: x\n",
@@ -457,5 +459,53 @@ func TestCompatibilityChangeAloneIsNoVersion(t *testing.T) {
 	vs := ix.Versions("a.one-value")
 	if len(vs) != 2 || vs[0].Compatibility != "BACKWARD" || vs[1].Compatibility != "FULL" {
 		t.Fatalf("versions: %+v", vs)
+	}
+}
+
+// The index reads contract.yaml through the loader's decoder: what the loader does not
+// take for a subject, the index does not either, and an oversize file or schema is a
+// broken folder, never a deleted subject.
+func TestIndexAgreesWithTheLoader(t *testing.T) {
+	cases := map[string]struct{ contract, schema string }{
+		"subject with a space":  {"subject: a b\nformat: avro\nschema: s.avsc\n", avsc("x")},
+		"alias":                 {"s: &n a.one-value\nsubject: *n\nformat: avro\nschema: s.avsc\n", avsc("x")},
+		"two documents":         {"subject: a.one-value\nschema: s.avsc\n---\nsubject: b\n", avsc("x")},
+		"schema leaves folder":  {"subject: a.one-value\nformat: avro\nschema: ../s.avsc\n", avsc("x")},
+		"subject is a list":     {"subject: [a.one-value]\nformat: avro\nschema: s.avsc\n", avsc("x")},
+		"contract over 1 MiB":   {contractText("a.one-value", "s.avsc") + "#" + strings.Repeat("x", contract.MaxYAMLBytes) + "\n", avsc("x")},
+		"schema over the limit": {contractText("a.one-value", "s.avsc"), avsc("x") + strings.Repeat(" ", contract.MaxSchemaBytes)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := newTestRepo(t)
+			good := subjectFiles(nil, "a/one", "a.one-value", avsc("x"))
+			c1 := r.commit(good)
+			bad := map[string]string{"contracts/a/one/contract.yaml": tc.contract, "contracts/a/one/s.avsc": tc.schema}
+			c2 := r.commit(bad, c1)
+			ix := build(t, r, c2)
+			if len(ix.Warnings) != 1 || ix.Warnings[0].Path != "contracts/a/one" {
+				t.Fatalf("warnings: %+v", ix.Warnings)
+			}
+			t.Log(ix.Warnings[0].Message)
+			// The subject keeps its state: not deleted, not a new version.
+			if cur, ok := ix.Current("a.one-value"); !ok || cur.Version != 1 || len(ix.Subjects()) != 1 {
+				t.Errorf("current %+v %v, subjects %v", cur, ok, ix.Subjects())
+			}
+			// The loader reports the same file, and finds no subject in it.
+			src := contract.MemSource{}
+			for p, c := range bad {
+				src[p] = []byte(c)
+			}
+			tree, err := contract.LoadSubject(src, "contracts/a/one")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.Diagnostics.Errors() == 0 {
+				t.Error("the loader found no error")
+			}
+			if s := tree.Subject("a.one-value"); s != nil && len(s.SchemaText) > 0 {
+				t.Error("the loader took it for a subject with a schema")
+			}
+		})
 	}
 }

@@ -1,0 +1,210 @@
+package versions
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+)
+
+// walker reads the trees of successive commits (gitrepo.Trees keeps the previous
+// commit's trees as the old side of the next comparison) and their blobs.
+type walker struct {
+	*gitrepo.Trees
+	s storer.EncodedObjectStorer
+}
+
+// importer is the engine that reads a schema file's imports: its format's, or else
+// its extension's, when that format has imports (checker/formats); nil otherwise.
+func importer(format, schemaFile string) checker.Engine {
+	if e, ok := formats.Lookup(format); ok && e.Describe().Imports {
+		return e
+	}
+	if e, ok := formats.ByExtension(schemaFile); ok && e.Describe().Imports {
+		return e
+	}
+	return nil
+}
+
+// evalFolder computes the state of a contract folder from its tree. A message means
+// the folder is broken at this commit.
+func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (*FolderState, string, error) {
+	es, err := w.Entries(tree)
+	if err != nil {
+		return nil, "", err
+	}
+	nf := &FolderState{Tree: tree.String()}
+	var cy *object.TreeEntry
+	files := map[string]object.TreeEntry{}
+	for i, e := range es {
+		if e.Name == contract.ContractFile {
+			cy = &es[i]
+		}
+		if e.Mode.IsFile() && e.Mode != filemode.Symlink {
+			files[e.Name] = e
+		}
+	}
+	if cy == nil {
+		return nf, "", nil // not a contract folder (e.g. shared protos)
+	}
+	nf.ContractBlob = cy.Hash.String()
+	if cy.Mode == filemode.Symlink || !cy.Mode.IsFile() {
+		return nf, "contract.yaml is not a regular file", nil
+	}
+	if old != nil && !old.Broken && old.ContractBlob == nf.ContractBlob {
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility = old.Subject, old.Schema, old.Format, old.Compatibility
+	} else {
+		data, err := gitrepo.ReadBlob(w.s, cy.Hash, contract.MaxYAMLBytes)
+		if errors.Is(err, gitrepo.ErrTooLarge) {
+			return nf, fmt.Sprintf("contract.yaml is larger than the limit of %d MiB", contract.MaxYAMLBytes>>20), nil
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("read %s/%s: %w", path, contract.ContractFile, err)
+		}
+		h, ds := contract.DecodeHead(path+"/"+contract.ContractFile, data)
+		if h.Subject == "" || h.Schema == "" {
+			return nf, problem(ds), nil
+		}
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility = h.Subject, h.Schema, h.Format, h.Compatibility
+	}
+	e, ok := files[nf.Schema]
+	if !ok {
+		return nf, fmt.Sprintf("schema file %q is not in this folder (or is not a regular file)", nf.Schema), nil
+	}
+	if size, err := gitrepo.BlobSize(w.s, e.Hash); err != nil {
+		return nil, "", fmt.Errorf("read %s/%s: %w", path, nf.Schema, err)
+	} else if size > contract.MaxSchemaBytes {
+		return nf, fmt.Sprintf("schema file %q is larger than the limit of %d MiB", nf.Schema, contract.MaxSchemaBytes>>20), nil
+	}
+	nf.SchemaBlob = e.Hash.String()
+	return nf, "", nil
+}
+
+// problem is the first error of a contract.yaml that is not a subject, as a warning's
+// message ("line:column: sentence").
+func problem(ds contract.Diagnostics) string {
+	for _, d := range ds {
+		if d.Severity == contract.Error {
+			return fmt.Sprintf("contract.yaml:%d:%d: %s", d.Line, d.Column, d.Message)
+		}
+	}
+	return "contract.yaml names no subject or no schema"
+}
+
+func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) error {
+	changes, err := w.ChangedDirs(prevTree, c.TreeHash, ContractsDir, 2)
+	if err != nil {
+		return fmt.Errorf("versions: compare commit %s with its parent: %w", c.Hash, err)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	commit := c.Hash.String()
+	touched := map[string]bool{}
+	for _, d := range changes {
+		p, nh := d.Path, d.New
+		old := ix.Folders[p]
+		if old != nil {
+			touched[old.Subject] = true
+		}
+		if nh.IsZero() {
+			if old != nil {
+				ix.removeSubjFolder(old.Subject, p)
+				delete(ix.Folders, p)
+			}
+			continue
+		}
+		nf, problem, err := w.evalFolder(p, nh, old)
+		if err != nil {
+			return err
+		}
+		if problem != "" {
+			ix.Warnings = append(ix.Warnings, Warning{Commit: commit, Path: p, Message: problem})
+			// Skip the folder at this commit: keep what was known of it before.
+			kept := &FolderState{Tree: nf.Tree, ContractBlob: nf.ContractBlob, Broken: true}
+			if old != nil {
+				kept.Subject, kept.Schema, kept.Format, kept.Compatibility, kept.SchemaBlob =
+					old.Subject, old.Schema, old.Format, old.Compatibility, old.SchemaBlob
+			}
+			nf = kept
+		}
+		if old != nil {
+			ix.removeSubjFolder(old.Subject, p)
+		}
+		ix.Folders[p] = nf
+		ix.addSubjFolder(nf.Subject, p)
+		touched[nf.Subject] = true
+	}
+	delete(touched, "")
+	for _, s := range slices.Sorted(maps.Keys(touched)) {
+		if err := ix.resolve(w, c, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve sets a subject's current version after its folders changed.
+func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
+	h := ix.history(subject)
+	var folders []string
+	for _, p := range h.Folders {
+		if ix.Folders[p].SchemaBlob != "" {
+			folders = append(folders, p)
+		}
+	}
+	if len(folders) == 0 {
+		h.Current, h.Folder = 0, ""
+		return nil
+	}
+	if len(folders) > 1 {
+		ix.Warnings = append(ix.Warnings, Warning{Commit: c.Hash.String(), Path: folders[1],
+			Message: fmt.Sprintf("subject %q is also defined in %s; using %s", subject, folders[0], folders[0])})
+	}
+	f := ix.Folders[folders[0]]
+	h.Folder = folders[0]
+	for _, v := range h.Versions {
+		if v.Blob == f.SchemaBlob {
+			h.Current = v.Version
+			return nil
+		}
+	}
+	id, ok := ix.idOf(f.SchemaBlob)
+	if !ok {
+		id = len(ix.Schemas) + 1
+		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: f.SchemaBlob})
+		ix.blobID[f.SchemaBlob] = id
+	}
+	v := Version{
+		Subject:       subject,
+		Version:       len(h.Versions) + 1,
+		ID:            id,
+		Blob:          f.SchemaBlob,
+		Path:          folders[0] + "/" + f.Schema,
+		Format:        f.Format,
+		Compatibility: f.Compatibility,
+		Commit:        c.Hash.String(),
+		Time:          c.Committer.When.UTC(),
+	}
+	if eng := importer(f.Format, f.Schema); eng != nil {
+		data, err := gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes)
+		if err != nil {
+			return fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
+		}
+		v.Imports = eng.Imports(data)
+	}
+	h.Versions = append(h.Versions, v)
+	h.Current = v.Version
+	ix.Schemas[id-1].Uses = append(ix.Schemas[id-1].Uses, SubjectVersion{Subject: subject, Version: v.Version})
+	return nil
+}
