@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/contractbot/contractbot/checker"
 )
 
 // bufBinary returns the buf binary named by CONTRACTBOT_BUF, or skips the test.
@@ -62,6 +64,18 @@ func writeBufModule(t testing.TB, dir, categories string, files map[string]strin
 // runBufBreaking returns buf's findings for next against prev as "RULE line:col".
 func runBufBreaking(t testing.TB, bin, category string, prev, next map[string]string) []string {
 	t.Helper()
+	var out []string
+	for _, a := range bufBreaking(t, bin, category, prev, next) {
+		out = append(out, fmt.Sprintf("%s %d:%d", a.Type, a.StartLine, a.StartColumn))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// bufBreaking runs buf breaking on next (module directory "next") against prev
+// ("prev") and returns its annotations.
+func bufBreaking(t testing.TB, bin, category string, prev, next map[string]string) []bufAnnotation {
+	t.Helper()
 	root := t.TempDir()
 	writeBufModule(t, filepath.Join(root, "prev"), category, prev)
 	writeBufModule(t, filepath.Join(root, "next"), category, next)
@@ -75,16 +89,15 @@ func runBufBreaking(t testing.TB, bin, category string, prev, next map[string]st
 			t.Fatalf("buf breaking: %v\n%s", err, stderr.String())
 		}
 	}
-	var out []string
+	var out []bufAnnotation
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
 		var a bufAnnotation
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 			t.Fatalf("buf output %q: %v", sc.Text(), err)
 		}
-		out = append(out, fmt.Sprintf("%s %d:%d", a.Type, a.StartLine, a.StartColumn))
+		out = append(out, a)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -92,26 +105,38 @@ func runBufBreaking(t testing.TB, bin, category string, prev, next map[string]st
 // "RULE line:col"; a rule in several categories reports once, as in buf.
 func ourRules(t testing.TB, categories string, prevFiles, nextFiles map[string]string) []string {
 	t.Helper()
-	prev, err := Parse("schema.proto", mapResolver(prevFiles), "")
+	var out []string
+	for _, f := range ourFindings(t, categories, "schema.proto", prevFiles, nextFiles) {
+		out = append(out, fmt.Sprintf("%s %d:%d", f.Rule, f.Line, f.Column))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ourFindings checks the file root of nextFiles against that of prevFiles with the
+// rules of the categories (comma-separated); a rule in several categories reports
+// once, as in buf.
+func ourFindings(t testing.TB, categories, root string, prevFiles, nextFiles map[string]string) []checker.Finding {
+	t.Helper()
+	prev, err := Parse(root, mapResolver(prevFiles), "")
 	if err != nil {
 		t.Fatalf("parse previous: %v", err)
 	}
-	next, err := Parse("schema.proto", mapResolver(nextFiles), "")
+	next, err := Parse(root, mapResolver(nextFiles), "")
 	if err != nil {
 		t.Fatalf("parse next: %v\n%s", err, nextFiles)
 	}
 	seen := map[string]bool{}
-	var out []string
+	var out []checker.Finding
 	for _, cat := range strings.Split(categories, ",") {
 		for _, f := range runRules(cat, prev, next) {
-			key := fmt.Sprintf("%s %d:%d %s", f.Rule, f.Line, f.Column, f.Message)
+			key := fmt.Sprintf("%s %s %d:%d %s", f.Rule, f.File, f.Line, f.Column, f.Message)
 			if !seen[key] {
 				seen[key] = true
-				out = append(out, fmt.Sprintf("%s %d:%d", f.Rule, f.Line, f.Column))
+				out = append(out, f)
 			}
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 

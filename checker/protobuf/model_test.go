@@ -9,8 +9,9 @@ import (
 // generate schemas and edits of them.
 
 type pFile struct {
-	syntax string // proto2 | proto3
-	pkg    string
+	syntax  string // proto2 | proto3
+	pkg     string
+	imports []string // import paths, rendered in order
 	msgs   []*pMsg
 	enums  []*pEnum
 	svcs   []*pSvc
@@ -35,7 +36,8 @@ type pField struct {
 }
 
 type pEnum struct {
-	name     string
+	name       string
+	allowAlias bool
 	values   []pValue
 	reserved []string
 }
@@ -60,6 +62,7 @@ func (f *pFile) clone() *pFile {
 	c := *f
 	c.msgs = cloneMsgs(f.msgs)
 	c.enums = cloneEnums(f.enums)
+	c.imports = append([]string(nil), f.imports...)
 	c.svcs = nil
 	for _, s := range f.svcs {
 		sc := *s
@@ -102,6 +105,9 @@ func (f *pFile) render() string {
 	fmt.Fprintf(&b, "syntax = %q;\n", f.syntax)
 	if f.pkg != "" {
 		fmt.Fprintf(&b, "package %s;\n", f.pkg)
+	}
+	for _, imp := range f.imports {
+		fmt.Fprintf(&b, "import %q;\n", imp)
 	}
 	b.WriteString("\n")
 	for _, m := range f.msgs {
@@ -185,6 +191,9 @@ func renderMsg(b *strings.Builder, m *pMsg, indent string) {
 
 func renderEnum(b *strings.Builder, e *pEnum, indent string) {
 	fmt.Fprintf(b, "%senum %s {\n", indent, e.name)
+	if e.allowAlias {
+		fmt.Fprintf(b, "%s  option allow_alias = true;\n", indent)
+	}
 	for _, v := range e.values {
 		fmt.Fprintf(b, "%s  %s = %d;\n", indent, v.name, v.num)
 	}
