@@ -37,8 +37,13 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 		against          int
 		line, col        int
 	}
-	seen := map[Finding]bool{}
-	seenPlace := map[place]bool{}
+	var seen map[Finding]bool
+	var seenPlace map[place]bool
+	if p.OnePerPlace {
+		seenPlace = map[place]bool{}
+	} else {
+		seen = map[Finding]bool{}
+	}
 	add := func(fs []Finding) {
 		for _, f := range fs {
 			if p.OnePerPlace {

@@ -45,9 +45,13 @@ func compare(next *Schema) func(prev checker.Schema, dir checker.Direction, agai
 		if dir == checker.OldReadsNew {
 			reader, writer = old, next
 		}
-		var out []checker.Finding
-		for _, is := range resolve(ix, reader, writer) {
-			out = append(out, ix.finding(&is, dir, against))
+		issues := resolve(ix, reader, writer)
+		if len(issues) == 0 {
+			return nil
+		}
+		out := make([]checker.Finding, len(issues))
+		for i := range issues {
+			out[i] = ix.finding(&issues[i], dir, against)
 		}
 		return out
 	}
