@@ -77,7 +77,9 @@ type Source struct {
 	Name string
 	// Resolve reads another file the schema refers to, by the name the schema uses
 	// for it; the error wraps fs.ErrNotExist when there is no such file. nil when no
-	// other file can be read.
+	// other file can be read. An engine may call it from several goroutines at once
+	// (the Protobuf compiler resolves a file's imports in parallel), so it must be
+	// safe for concurrent use.
 	Resolve func(name string) ([]byte, error)
 	// Record names the record type when one file defines several (contract.yaml's
 	// `message:` for Protobuf); "" means the file's first.

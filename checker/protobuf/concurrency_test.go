@@ -110,3 +110,45 @@ func TestCompatImportErrorNamesDiskFile(t *testing.T) {
 		t.Errorf("error at %s:%d, want %s:3: %v", ie.File, ie.Line, bad, err)
 	}
 }
+
+// TestSharedSchemasConcurrently checks and diffs the same compiled schemas from many
+// goroutines, as the loaded tree's schemas are shared by the bot, the pages and the
+// registry: run under -race it pins that a compiled Schema is only read (source
+// locations, file names, descriptors) after Parse.
+func TestSharedSchemasConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	writeImportingModule(t, dir, 8)
+	resolve := DirResolver([]string{dir}, nil)
+	prev, err := Parse("prev/main.proto", resolve, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := Parse("cur/main.proto", resolve, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func() string {
+		res := Check([]*Schema{prev}, next, checker.Full, RulesWireJSON)
+		res.Changes = Diff(prev, next)
+		return renderResult(dir, res)
+	}
+	want := render()
+	if !strings.Contains(want, "FIELD_WIRE_JSON_COMPATIBLE_TYPE") {
+		t.Fatalf("changing a field's type gave no WIRE_JSON finding:\n%s", want)
+	}
+	got := make([]string, 50)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = render()
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Fatalf("run %d differs:\n%s\nwant:\n%s", i, g, want)
+		}
+	}
+}

@@ -5,7 +5,10 @@
 // through the caller's Resolver (the contract tree: a subject's file importing
 // another subject's file is a schema reference in registry terms) plus the
 // well-known types; import paths that are absolute or contain ".." are refused.
-// Files written with `edition = ...` are refused.
+// Files written with `edition = ...` are refused. The compiler resolves a file's
+// imports on several goroutines, so a Resolver must be safe for concurrent use (the
+// one Compat builds records disk paths under a lock); a compiled Schema is only read
+// afterwards and may be shared between goroutines.
 //
 // Three views of a change:
 //
@@ -22,7 +25,10 @@
 //   - Optional stricter rules: buf's breaking rules of the WIRE or WIRE_JSON category
 //     (buf v1.75.0, v2 configuration), with buf's rule ids and positions. Each rule
 //     is a small function in the table built by breakingRules; elements are paired
-//     once per check in pair.go.
+//     once per check in pair.go. A differential test runs buf itself on generated
+//     edits of single files (TestBufDifferential) and of modules of 2 to 4 files
+//     importing each other (TestBufDifferentialModules) and requires the same rule
+//     ids, files and positions; set CONTRACTBOT_BUF to a buf v1.75.0 binary.
 //   - Diff: the field-level change list of the record message, keyed by dotted field
 //     path (`items.sku`), each change with an effect for consumers reading the field.
 package protobuf

@@ -12,9 +12,9 @@ type pFile struct {
 	syntax  string // proto2 | proto3
 	pkg     string
 	imports []string // import paths, rendered in order
-	msgs   []*pMsg
-	enums  []*pEnum
-	svcs   []*pSvc
+	msgs    []*pMsg
+	enums   []*pEnum
+	svcs    []*pSvc
 }
 
 type pMsg struct {
@@ -38,8 +38,8 @@ type pField struct {
 type pEnum struct {
 	name       string
 	allowAlias bool
-	values   []pValue
-	reserved []string
+	values     []pValue
+	reserved   []string
 }
 
 type pValue struct {

@@ -23,6 +23,9 @@ import (
 const MaxSchemaBytes = 8 << 20
 
 // Resolver returns the content of an import path, or an error wrapping fs.ErrNotExist.
+// The compiler calls it from several goroutines at once (the imports of a file are
+// compiled in parallel), so it must be safe for concurrent use: read shared state
+// only, or guard what it writes.
 type Resolver func(importPath string) ([]byte, error)
 
 // Schema is one compiled Protobuf file and the record message chosen in it.
