@@ -1,0 +1,91 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// stub is a schema that only has a name; the loop never looks inside.
+type stub string
+
+func (stub) Format() Format              { return "stub" }
+func (stub) FieldPaths() []string        { return nil }
+func (stub) Pos(string) (int, int, bool) { return 0, 0, false }
+func (stub) Dependencies() []string      { return nil }
+func versionsOf(names ...string) []Version {
+	out := make([]Version, len(names))
+	for i, n := range names {
+		if n != "" {
+			out[i].Schema = stub(n)
+		}
+	}
+	return out
+}
+
+// record is a Pairwise that reports one finding per call, naming what was compared.
+func record(onePerPlace bool, always bool) Pairwise {
+	p := Pairwise{
+		OnePerPlace: onePerPlace,
+		Compare: func(prev Schema, dir Direction, against int) []Finding {
+			return []Finding{{Rule: "R", Path: string(prev.(stub)), Against: against, Direction: dir, Message: string(dir)}}
+		},
+	}
+	if always {
+		p.Always = func(prev Schema, _ int) []Finding {
+			return []Finding{{Rule: "A", Path: string(prev.(stub))}}
+		}
+	}
+	return p
+}
+
+func summary(r *Result) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, fmt.Sprintf("%s %s v%d %s", f.Rule, f.Path, f.Against, f.Direction))
+	}
+	return out
+}
+
+func TestCheckLevel(t *testing.T) {
+	tests := []struct {
+		name  string
+		level Level
+		prev  []Version
+		p     Pairwise
+		want  []string
+	}{
+		{"backward: the latest only", Backward, versionsOf("v1", "v2"), record(false, false),
+			[]string{"R v2 v2 backward"}},
+		{"forward", Forward, versionsOf("v1", "v2"), record(false, false),
+			[]string{"R v2 v2 forward"}},
+		{"full: both directions, both kept", Full, versionsOf("v1"), record(false, false),
+			[]string{"R v1 v1 backward", "R v1 v1 forward"}},
+		{"full, one per place: the backward one kept", Full, versionsOf("v1"), record(true, false),
+			[]string{"R v1 v1 backward"}},
+		{"transitive: every version, nil skipped", BackwardTransitive, versionsOf("v1", "", "v3"), record(false, false),
+			[]string{"R v1 v1 backward", "R v3 v3 backward"}},
+		{"numbers from the history", BackwardTransitive, []Version{{stub("a"), 4}, {stub("b"), 0}}, record(false, false),
+			[]string{"R a v4 backward", "R b v2 backward"}},
+		{"none: no direction", None, versionsOf("v1"), record(false, false), nil},
+		{"none: Always still runs, numbered", None, versionsOf("v1", "v2"), record(false, true),
+			[]string{"A v2 v2 "}},
+		{"no earlier version", FullTransitive, nil, record(false, true), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := CheckLevel(tt.level, tt.prev, stub("next"), tt.p)
+			got := summary(res)
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %q, want %q", got, tt.want)
+			}
+			if res.Compatible != (len(tt.want) == 0) || res.Level != tt.level {
+				t.Errorf("compatible=%v level=%s, want %v %s", res.Compatible, res.Level, len(tt.want) == 0, tt.level)
+			}
+		})
+	}
+	if res := CheckLevel(Full, versionsOf("v1"), nil, record(false, true)); !res.Compatible || len(res.Findings) != 0 {
+		t.Errorf("a missing new schema: %+v, want compatible with no findings", res)
+	}
+}
