@@ -95,7 +95,9 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 			},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("parse %s version %d from Git: %v", ve.v.Subject, ve.v.Version, err)
+			// Not wrapped: a stored version that does not parse is the server's
+			// problem (500), not an invalid request (the *checker.InputError inside).
+			return nil, fmt.Errorf("parse %s version %d from Git: %s", ve.v.Subject, ve.v.Version, err.Error())
 		}
 		old = append(old, checker.Version{Schema: sc})
 	}
