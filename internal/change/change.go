@@ -54,11 +54,8 @@ func Load(c Change) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Dirs: dirs}
-	if l.Base, err = contract.LoadSubjects(c.Base, dirs, baseIndex); err != nil {
-		return nil, err
-	}
-	if l.Head, err = contract.LoadSubjects(c.Head, dirs, headIndex); err != nil {
+	l := &Loaded{}
+	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
 		return nil, err
 	}
 	if c.Repo != nil && !c.HistoryAt.IsZero() {

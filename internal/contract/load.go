@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,12 +57,10 @@ func Load(src Source) (*Tree, error) {
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams
 	dirs := l.subjectDirs()
-	subjects := l.loadSubjects(dirs)
-	for _, s := range subjects {
-		if s != nil {
-			t.Subjects = append(t.Subjects, s)
-		}
+	for i, s := range l.loadSubjects(dirs) {
+		t.add(dirs[i].dir, s)
 	}
+	slices.Sort(t.Unreadable)
 	l.crossCheck(t)
 	t.Entries, t.Freezes = l.loadCalendar(t)
 	if l.sysErr != nil {
@@ -70,6 +69,16 @@ func Load(src Source) (*Tree, error) {
 	l.diags.Sort()
 	t.Diagnostics = l.diags
 	return t, nil
+}
+
+// add records a loaded subject folder: its subject, or the folder as unreadable.
+func (t *Tree) add(dir string, s *Subject) {
+	if s != nil {
+		t.Subjects = append(t.Subjects, s)
+	}
+	if s == nil || s.Subject == "" {
+		t.Unreadable = append(t.Unreadable, dir)
+	}
 }
 
 // add merges diagnostics found by one worker.

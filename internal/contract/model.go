@@ -7,6 +7,7 @@ package contract
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,10 +47,21 @@ type Tree struct {
 	Diagnostics Diagnostics
 	// Partial is true for a tree loaded with LoadSubjects: it holds some subjects.
 	Partial bool
+	// Unreadable lists, sorted, the subject folders loaded that hold no usable subject:
+	// their contract.yaml is missing, unreadable (a link, over the size limit), or
+	// does not decode into a valid subject name; Diagnostics say why. A subject that
+	// another revision has in one of these folders is broken here, not deleted.
+	Unreadable []string
 
 	bySubject map[string]*Subject
 	// resolve reads a Protobuf import of this tree (relative to contracts/).
 	resolve func(importPath string) ([]byte, error)
+}
+
+// IsUnreadable reports whether dir is one of the folders of Unreadable.
+func (t *Tree) IsUnreadable(dir string) bool {
+	_, found := slices.BinarySearch(t.Unreadable, dir)
+	return found
 }
 
 // ReadImport reads a schema file by its import path (relative to contracts/), as the

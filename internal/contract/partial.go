@@ -58,6 +58,9 @@ func IndexSubjects(src Source) (map[string]string, error) {
 
 // UpdateIndex returns a copy of index (of another revision) brought up to date for
 // src, where only the folders dirs may differ: the index of a head from its base's.
+// A changed folder that is still there but names no subject now (its contract.yaml is
+// unreadable, over the size limit or broken) keeps the names it had: its subject is
+// broken, not gone, and what refers to it is not reported as well.
 func UpdateIndex(index map[string]string, src Source, dirs []string) (map[string]string, error) {
 	changed := map[string]bool{}
 	for _, d := range dirs {
@@ -69,7 +72,23 @@ func UpdateIndex(index map[string]string, src Source, dirs []string) (map[string
 			out[name] = dir
 		}
 	}
-	return indexDirs(src, out, dirs)
+	out, err := indexDirs(src, out, dirs)
+	if err != nil {
+		return nil, err
+	}
+	named := make(map[string]bool, len(out))
+	for _, dir := range out {
+		named[dir] = true
+	}
+	for name, dir := range index {
+		if _, taken := out[name]; taken || !changed[dir] || named[dir] {
+			continue
+		}
+		if _, err := src.ReadDir(dir); err == nil {
+			out[name] = dir
+		}
+	}
+	return out, nil
 }
 
 func indexDirs(src Source, index map[string]string, dirs []string) (map[string]string, error) {
@@ -126,11 +145,11 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 			batch = append(batch, subjectDir{dir: dir, domain: parts[1], name: parts[2], entries: entries})
 		}
 		queue = nil
-		for _, s := range l.loadSubjects(batch) {
+		for i, s := range l.loadSubjects(batch) {
+			t.add(batch[i].dir, s)
 			if s == nil {
 				continue
 			}
-			t.Subjects = append(t.Subjects, s)
 			for _, c := range s.Consumers {
 				for target := range c.Produces {
 					if dir, ok := index[target]; ok && !loaded[dir] {
@@ -141,6 +160,7 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 		}
 		sort.Strings(queue)
 	}
+	slices.Sort(t.Unreadable)
 	l.crossCheck(t)
 	t.Entries, t.Freezes = l.loadCalendar(t)
 	if l.sysErr != nil {

@@ -27,8 +27,9 @@ const (
 	MaxSchemaBytes = 8 << 20 // 8 MiB for a schema file
 )
 
-// ErrTooLarge is returned by a Source for a file over the limit it was asked to honour.
-var ErrTooLarge = errors.New("file too large")
+// ErrTooLarge is returned by a Source for a file over the limit it was asked to honour
+// (the same error as gitrepo's, so either is recognised by errors.Is).
+var ErrTooLarge = gitrepo.ErrTooLarge
 
 // ErrSymlink is returned for a symbolic link: the loader never follows links.
 var ErrSymlink = errors.New("symbolic link")
@@ -274,7 +275,9 @@ func (g *GitSource) ReadDir(dir string) ([]DirEntry, error) {
 	return out, nil
 }
 
-// ReadFile reads a blob of at most limit bytes; the size is checked before reading.
+// ReadFile reads a blob of at most limit bytes. The size comes from the object's
+// header before anything is inflated (gitrepo.ReadBlob), and the content is read
+// through an io.LimitReader.
 func (g *GitSource) ReadFile(name string, limit int64) ([]byte, error) {
 	if err := cleanRel(name); err != nil {
 		return nil, err
@@ -302,19 +305,15 @@ func (g *GitSource) ReadFile(name string, limit int64) ([]byte, error) {
 	case filemode.Dir, filemode.Submodule:
 		return nil, fmt.Errorf("%s is a directory: %w", name, fs.ErrInvalid)
 	}
-	blob, err := g.repo.BlobObject(entry.Hash)
+	data, err := gitrepo.ReadBlob(g.repo.Storer, entry.Hash, limit)
+	var tl *gitrepo.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("%s is %d bytes: %w", name, tl.Size, ErrTooLarge)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if blob.Size > limit {
-		return nil, fmt.Errorf("%s is %d bytes: %w", name, blob.Size, ErrTooLarge)
-	}
-	r, err := blob.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", name, err)
-	}
-	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, limit))
+	return data, nil
 }
 
 // MemSource is a tree held in memory, for tests and for trees assembled from API

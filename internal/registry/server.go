@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -173,15 +174,14 @@ func (s *Server) readAt(commit, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := t.File(path)
-	if err != nil {
-		if errors.Is(err, object.ErrFileNotFound) {
-			return nil, fmt.Errorf("%s not found at %.12s: %w", path, commit, err)
+	e, err := t.FindEntry(path)
+	if err != nil || !e.Mode.IsFile() {
+		if err == nil || errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+			return nil, fmt.Errorf("%s not found at %.12s: %w", path, commit, object.ErrFileNotFound)
 		}
 		return nil, err
 	}
-	txt, err := f.Contents()
-	return []byte(txt), err
+	return gitrepo.ReadBlob(s.src.Repo.Storer, e.Hash, contract.MaxSchemaBytes)
 }
 
 // ServeHTTP answers one registry request.

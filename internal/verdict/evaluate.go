@@ -83,8 +83,12 @@ func changedSubjects(in Input) []*SubjectReport {
 		b, h := in.Base.Subject(name), in.Head.Subject(name)
 		var sr *SubjectReport
 		switch {
+		case name == "":
+			continue // a contract.yaml without a valid subject name: a lint error
 		case b == nil:
 			sr = header(h, Added)
+		case h == nil && in.Head.IsUnreadable(b.Dir):
+			continue // its contract.yaml cannot be read here: a lint error, not a deletion
 		case h == nil:
 			sr = header(b, Deleted)
 		case b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
