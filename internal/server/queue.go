@@ -287,11 +287,17 @@ func (q *Queue) retryLater(e *entry) bool {
 	return true
 }
 
-// failed tells a job's Failed hook, keeping a panic there from reaching the worker.
+// failHookTimeout bounds the time a Failed hook holds a worker.
+const failHookTimeout = 30 * time.Second
+
+// failed tells a job's Failed hook, within failHookTimeout, keeping a panic there
+// from reaching the worker.
 func (q *Queue) failed(ctx context.Context, e *entry, err error, final bool) {
 	if e.job.Failed == nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, failHookTimeout)
+	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
 			q.cfg.Log.Error("failure hook panicked", "key", e.job.Key, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))

@@ -88,7 +88,7 @@ type Webhook struct {
 	Log     *slog.Logger
 
 	mu   sync.Mutex
-	seen map[string]bool // ids of recently accepted deliveries
+	seen map[string]bool // ids of recently queued deliveries
 	ring []string
 }
 
@@ -153,7 +153,6 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	if job == nil {
 		w.count(label, "ignored")
-		w.remember(id)
 		rw.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -197,15 +196,17 @@ func truncate(s string) string {
 // recentDeliveries is how many delivery ids are remembered to drop duplicates.
 const recentDeliveries = 4096
 
-// seenBefore reports whether a delivery with this id was accepted recently.
+// seenBefore reports whether a delivery with this id was queued recently.
 func (w *Webhook) seenBefore(id string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.seen[id]
 }
 
-// remember records an accepted delivery's id. Only accepted deliveries are
-// remembered: a refused one (malformed, queue full) must stay deliverable again.
+// remember records the id of a delivery that was verified, parsed and queued. Only
+// those are remembered: a refused one (malformed, queue full) must stay deliverable
+// again. Two copies of one delivery arriving at the same moment may both be queued;
+// the queue keeps one job per pull request and evaluations are idempotent.
 func (w *Webhook) remember(id string) {
 	if id == "" {
 		return
