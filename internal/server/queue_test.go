@@ -172,7 +172,7 @@ func TestQueueDrainDropsRetries(t *testing.T) {
 func TestQueueRetryYieldsToNewerJob(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	q := NewQueue(ctx, QueueConfig{Workers: 1, Attempts: 3, Backoff: 50 * time.Millisecond})
+	q := NewQueue(ctx, QueueConfig{Workers: 1, Attempts: 3, Backoff: 200 * time.Millisecond})
 	var old, newer atomic.Int32
 	gate := make(chan struct{})
 	must := func(err error) {
@@ -185,7 +185,7 @@ func TestQueueRetryYieldsToNewerJob(t *testing.T) {
 	waitFor(t, func() bool { return old.Load() == 1 })
 	must(q.Submit(&Job{Key: "pr-block", Run: func(context.Context) error { <-gate; return nil }})) // holds the one worker
 	must(q.Submit(&Job{Key: "pr-1", Run: func(context.Context) error { newer.Add(1); return nil }}))
-	time.Sleep(120 * time.Millisecond) // the retry falls due while the newer job waits
+	time.Sleep(400 * time.Millisecond) // the retry falls due while the newer job waits
 	close(gate)
 	q.Drain()
 	if old.Load() != 1 || newer.Load() != 1 {
