@@ -1,7 +1,10 @@
-// Package checker holds what the schema compatibility engines share: compatibility
-// levels, findings, field changes and the result of a check. The engines live in
-// checker/avro and checker/protobuf; both are pure (no I/O beyond the bytes they are
-// given) and report every problem they find, each with a location.
+// Package checker holds what the schema compatibility engines share: the format seam
+// (Engine, Schema, Version, Source, rule tables), the one level loop every engine runs
+// (CheckLevel), compatibility levels, findings, field changes and the result of a
+// check. The engines live in checker/avro and checker/protobuf and are listed in one
+// table, checker/formats; they are pure (no I/O beyond the bytes they are given and
+// what Source.Resolve returns) and report every problem they find, each with a
+// location.
 package checker
 
 import (
