@@ -106,6 +106,13 @@ type Schema interface {
 	// Pos locates a field path in the schema text (1-based), ok=false when the path
 	// does not exist or has no position.
 	Pos(fieldPath string) (line, col int, ok bool)
+	// FieldGraph returns the schema's fields as a graph of its types, each once:
+	// FieldGraph().Has resolves a dotted path however many paths the schema has
+	// (FieldPaths stops at MaxFieldPaths).
+	FieldGraph() *FieldGraph
+	// FieldPathsCut says where and why FieldPaths stopped at MaxFieldPaths (at the
+	// first field left out); nil when it lists every path.
+	FieldPathsCut() *InputError
 	// Dependencies lists the other files the schema was built from, directly or
 	// through others, by the names Source.Resolve was asked for, sorted; nil when
 	// it stands alone. A change to one of them is a change to the schema.

@@ -13,6 +13,8 @@ func (stub) Format() Format              { return "stub" }
 func (stub) FieldPaths() []string        { return nil }
 func (stub) Pos(string) (int, int, bool) { return 0, 0, false }
 func (stub) Dependencies() []string      { return nil }
+func (stub) FieldGraph() *FieldGraph     { return nil }
+func (stub) FieldPathsCut() *InputError  { return nil }
 func versionsOf(names ...string) []Version {
 	out := make([]Version, len(names))
 	for i, n := range names {

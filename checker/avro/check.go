@@ -2,6 +2,7 @@ package avro
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/contractbot/contractbot/checker"
@@ -45,16 +46,31 @@ func compare(next *Schema) func(prev checker.Schema, dir checker.Direction, agai
 		if dir == checker.OldReadsNew {
 			reader, writer = old, next
 		}
-		issues := resolve(ix, reader, writer)
-		if len(issues) == 0 {
+		issues, cut := resolveCounted(ix, reader, writer)
+		if len(issues) == 0 && !cut {
 			return nil
 		}
-		out := make([]checker.Finding, len(issues))
+		out := make([]checker.Finding, 0, len(issues)+1)
 		for i := range issues {
-			out[i] = ix.finding(&issues[i], dir, against)
+			out = append(out, ix.finding(&issues[i], dir, against))
+		}
+		if cut {
+			out = append(out, cutFinding(next, dir, against))
 		}
 		return out
 	}
+}
+
+// RuleFindingsCut is the rule id of the finding that says a comparison stopped after
+// maxIssues incompatibilities.
+const RuleFindingsCut = "FINDINGS_CUT"
+
+// cutFinding says, at the top of the new schema, that the comparison against a
+// version stopped listing incompatibilities.
+func cutFinding(next *Schema, dir checker.Direction, against int) checker.Finding {
+	line, col := next.position(next.pointerOf(next.root, ""))
+	return checker.Finding{Rule: RuleFindingsCut, File: next.File, Line: line, Column: col, Against: against, Direction: dir,
+		Message: fmt.Sprintf("the comparison with version %d stopped after %d incompatibilities (a named type used at every level of a deep tree repeats its incompatibilities under each use); fix the ones listed and check again.", against, maxIssues)}
 }
 
 // sharedRules is the rule index, built once; it is read-only afterwards.

@@ -17,6 +17,11 @@ import (
 // another nesting level, and, for fields in both, changes of type, default, enum
 // symbols, fixed size, logical type, nullability, doc and aliases. Each change has an
 // Effect for a consumer reading the field and a position in next (old for removals).
+//
+// Only the fields listed (checker.MaxFieldPaths per schema) are compared. When either
+// list is cut, one more change of kind checker.ChangesCut, at the field the list
+// stopped before, says so; its path is the whole subject and its effect breaking,
+// since what changed past the list is not known.
 func Diff(old, next *Schema) []checker.Change {
 	if old == nil || next == nil {
 		return nil
@@ -25,6 +30,14 @@ func Diff(old, next *Schema) []checker.Change {
 	d.match()
 	d.moves()
 	d.leftovers()
+	if cut, doc := next.cut, next; cut != nil || old.cut != nil {
+		if cut == nil {
+			cut, doc = old.cut, old
+		}
+		d.add(checker.ChangesCut, checker.WholeSubject, "", "", "", checker.Breaks, doc, cut.ptr, fmt.Sprintf(
+			"the field changes were compared for the first %d field paths only (the list stops before %s): record %s is used by more than one field, level after level. Every consumer of the subject is counted as reading a breaking change; check the rest by hand, or stop reusing records at every level.",
+			checker.MaxFieldPaths, cut.path, cut.record.FullName()))
+	}
 	sort.SliceStable(d.out, func(i, j int) bool {
 		if d.out[i].Path != d.out[j].Path {
 			return d.out[i].Path < d.out[j].Path

@@ -23,6 +23,10 @@ type Schema struct {
 
 	fields []*fieldInfo
 	byPath map[string]*fieldInfo
+	// cut is the field the listing stopped before (nil when it holds every path);
+	// graph is the fields as a graph of records, each once.
+	cut   *fieldInfo
+	graph *checker.FieldGraph
 	// records holds a compact summary of each record's fields, for pairing reader
 	// and writer fields without touching hamba's scattered Field values.
 	records map[*avro.RecordSchema]*recordInfo
@@ -59,10 +63,6 @@ func newRecordInfo(t *avro.RecordSchema) *recordInfo {
 // Avro returns hamba/avro's parsed schema.
 func (s *Schema) Avro() avro.Schema { return s.root }
 
-// maxFieldPaths bounds the flattened field list (a type reused at every level of a deep
-// tree would otherwise expand exponentially).
-const maxFieldPaths = 100_000
-
 // Parse reads one Avro schema. Unusable input is a *checker.InputError with the line and
 // column of the problem (1-based) and a sentence that says what to fix.
 func Parse(in checker.Input) (s *Schema, err error) {
@@ -93,6 +93,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, records: map[*avro.RecordSchema]*recordInfo{}}
 	s.index(root, text, "")
 	s.flatten()
+	s.graph = buildGraph(root)
 	return s, nil
 }
 
@@ -226,11 +227,15 @@ type fieldInfo struct {
 	depth  int
 }
 
-// flatten lists every field by dotted path. Unions, arrays and maps are transparent; a
-// record already being expanded on the way down is not expanded again.
+// flatten lists every field by dotted path, up to checker.MaxFieldPaths of them.
+// Unions, arrays and maps are transparent; a record already being expanded on the way
+// down is not expanded again. The walk stops at the first field past the budget (s.cut)
+// or after 4 x the budget fields met (a union of records sharing field names meets the
+// same path more than once).
 func (s *Schema) flatten() {
 	s.byPath = map[string]*fieldInfo{}
 	onPath := map[*avro.RecordSchema]bool{}
+	visits := 0
 	var walk func(t avro.Schema, prefix string, depth int)
 	walk = func(t avro.Schema, prefix string, depth int) {
 		switch t := deref(t).(type) {
@@ -242,15 +247,20 @@ func (s *Schema) flatten() {
 			defer delete(onPath, t)
 			base := s.defs[t]
 			for i, f := range t.Fields() {
-				if len(s.fields) >= maxFieldPaths {
+				if s.cut != nil {
 					return
 				}
 				path := f.Name()
 				if prefix != "" {
 					path = prefix + "." + path
 				}
+				fi := &fieldInfo{path: path, name: f.Name(), field: f, ptr: fmt.Sprintf("%s/fields/%d", base, i), record: t, depth: depth}
+				visits++
+				if _, dup := s.byPath[path]; !dup && len(s.fields) >= checker.MaxFieldPaths || visits > 4*checker.MaxFieldPaths {
+					s.cut = fi
+					return
+				}
 				if _, dup := s.byPath[path]; !dup {
-					fi := &fieldInfo{path: path, name: f.Name(), field: f, ptr: fmt.Sprintf("%s/fields/%d", base, i), record: t, depth: depth}
 					s.fields = append(s.fields, fi)
 					s.byPath[path] = fi
 				}
@@ -270,16 +280,77 @@ func (s *Schema) flatten() {
 	sort.Slice(s.fields, func(i, j int) bool { return s.fields[i].path < s.fields[j].path })
 }
 
-// FieldPaths returns every field's dotted path, sorted. Nested records contribute
-// their fields under the parent field's name; unions, arrays and maps are transparent
-// (field `items` = array of record with field `sku` gives "items" and "items.sku");
-// recursive types stop at the first repeat.
+// buildGraph walks the records of a schema once each and returns their fields as a
+// graph.
+func buildGraph(root avro.Schema) *checker.FieldGraph {
+	b := checker.NewGraphBuilder()
+	ids := map[*avro.RecordSchema]int32{}
+	var add func(r *avro.RecordSchema) int32
+	add = func(r *avro.RecordSchema) int32 {
+		if id, ok := ids[r]; ok {
+			return id
+		}
+		id := b.Type()
+		ids[r] = id
+		for _, f := range r.Fields() {
+			var next []int32
+			for _, sub := range recordsOf(f.Type(), nil) {
+				next = append(next, add(sub))
+			}
+			b.Field(id, f.Name(), next...)
+		}
+		return id
+	}
+	for _, r := range recordsOf(root, nil) {
+		b.Root(add(r))
+	}
+	return b.Build()
+}
+
+// recordsOf lists the records a type holds, seeing through unions, arrays and maps.
+func recordsOf(t avro.Schema, out []*avro.RecordSchema) []*avro.RecordSchema {
+	switch t := deref(t).(type) {
+	case *avro.RecordSchema:
+		return append(out, t)
+	case *avro.ArraySchema:
+		return recordsOf(t.Items(), out)
+	case *avro.MapSchema:
+		return recordsOf(t.Values(), out)
+	case *avro.UnionSchema:
+		for _, b := range t.Types() {
+			out = recordsOf(b, out)
+		}
+	}
+	return out
+}
+
+// FieldPaths returns the fields' dotted paths, at most checker.MaxFieldPaths of them,
+// sorted. Nested records contribute their fields under the parent field's name;
+// unions, arrays and maps are transparent (field `items` = array of record with field
+// `sku` gives "items" and "items.sku"); recursive types stop at the first repeat.
+// FieldPathsCut says when the list is cut.
 func (s *Schema) FieldPaths() []string {
 	out := make([]string, len(s.fields))
 	for i, f := range s.fields {
 		out[i] = f.path
 	}
 	return out
+}
+
+// FieldGraph returns the fields as a graph of the schema's records, each once:
+// FieldGraph().Has(path) resolves a dotted path however many paths the schema has.
+func (s *Schema) FieldGraph() *checker.FieldGraph { return s.graph }
+
+// FieldPathsCut returns, when FieldPaths stops at checker.MaxFieldPaths, where and why
+// (at the first field left out); nil when the list is whole.
+func (s *Schema) FieldPathsCut() *checker.InputError {
+	if s.cut == nil {
+		return nil
+	}
+	line, col := s.position(s.cut.ptr)
+	return &checker.InputError{File: s.File, Line: line, Column: col, Message: fmt.Sprintf(
+		"the schema has more than %d field paths (%s). Only the first %d are listed (on the subject's page and in suggestions); the list stops before %s (a field of record %s). Consumers' reads and lineage are still checked against the records, but a change to the schema is compared field by field only within the list, and counts as breaking for every consumer.",
+		checker.MaxFieldPaths, s.graph.Why(), checker.MaxFieldPaths, s.cut.path, s.cut.record.FullName())}
 }
 
 // Pos returns where the field with that dotted path is defined in the text (the start

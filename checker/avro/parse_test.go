@@ -149,15 +149,26 @@ func TestExponentialReuseIsBounded(t *testing.T) {
 	next := mustParse(t, "new.avsc", dagSchema(24, "string"))
 	start := time.Now()
 	res := Check([]*Schema{old}, next, checker.Full)
-	if n := len(res.Findings); n == 0 || n > 2*maxIssues {
-		t.Errorf("%d findings, want between 1 and %d", n, 2*maxIssues)
+	if n := len(res.Findings); n == 0 || n > 2*maxIssues+2 {
+		t.Errorf("%d findings, want between 1 and %d", n, 2*maxIssues+2)
 	}
-	if got := len(next.FieldPaths()); got > maxFieldPaths {
-		t.Errorf("%d field paths, over the bound %d", got, maxFieldPaths)
+	if res.Findings[0].Rule != RuleFindingsCut || res.Findings[0].Line < 1 {
+		t.Errorf("the cut comparison is not said first, with a place: %+v", res.Findings[0])
+	}
+	if got := len(next.FieldPaths()); got > checker.MaxFieldPaths {
+		t.Errorf("%d field paths, over the bound %d", got, checker.MaxFieldPaths)
+	}
+	if cut := next.FieldPathsCut(); cut == nil || cut.Line < 1 || cut.File != "new.avsc" {
+		t.Errorf("the cut listing is not explained with a location: %+v", cut)
+	}
+	// A path past the listing still resolves through the records.
+	deep := strings.Repeat("y.", 24) + "a"
+	if !next.FieldGraph().Has(deep) || next.FieldGraph().Has(strings.Repeat("y.", 23)+"a") {
+		t.Errorf("FieldGraph().Has(%s) is wrong", deep)
 	}
 	changes := Diff(old, next)
-	if len(changes) == 0 {
-		t.Error("no changes")
+	if len(changes) == 0 || changes[0].Kind != checker.ChangesCut || changes[0].Effect != checker.Breaks {
+		t.Errorf("the diff of cut listings does not say so first: %+v", changes[:min(1, len(changes))])
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %v", d)

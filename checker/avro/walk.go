@@ -83,10 +83,17 @@ func newWalker(ix *ruleIndex) *walker { return &walker{ix: ix, memo: map[memoKey
 
 // resolve checks that data written with writer can be read with reader.
 func resolve(ix *ruleIndex, reader, writer *Schema) []issue {
+	issues, _ := resolveCounted(ix, reader, writer)
+	return issues
+}
+
+// resolveCounted is resolve, also reporting whether the issues stopped at maxIssues.
+func resolveCounted(ix *ruleIndex, reader, writer *Schema) ([]issue, bool) {
 	w := newWalker(ix)
 	r := side{doc: reader, s: deref(reader.root), ptr: reader.pointerOf(reader.root, "")}
 	wr := side{doc: writer, s: deref(writer.root), ptr: writer.pointerOf(writer.root, "")}
-	return w.compat(pair{r: r, w: wr, loc: ""})
+	issues := w.compat(pair{r: r, w: wr, loc: ""})
+	return issues, w.count >= maxIssues
 }
 
 func (w *walker) compat(p pair) []issue {

@@ -68,7 +68,11 @@ type diffCtx struct {
 	path              []string
 	// onStack holds the original messages being compared, to stop recursion.
 	onStack map[protoreflect.FullName]bool
-	diffs   []difference
+	// compared memoises imported message pairs compared on their own: whether they
+	// are compatible (their differences, the same wherever the pair is met, are
+	// listed once). A message reused at every level of a deep tree is compared once.
+	compared map[[2]protoreflect.FullName]bool
+	diffs    []difference
 }
 
 func (c *diffCtx) add(kind string, orig, upd protoreflect.Descriptor) {
@@ -79,7 +83,7 @@ func (c *diffCtx) push(p string) { c.path = append(c.path, p) }
 func (c *diffCtx) pop()          { c.path = c.path[:len(c.path)-1] }
 
 func (c *diffCtx) sub(path []string) *diffCtx {
-	return &diffCtx{origFile: c.origFile, updFile: c.updFile, path: path, onStack: c.onStack}
+	return &diffCtx{origFile: c.origFile, updFile: c.updFile, path: path, onStack: c.onStack, compared: c.compared}
 }
 
 func (c *diffCtx) compatible() bool {
@@ -94,7 +98,7 @@ func (c *diffCtx) compatible() bool {
 // confluentDiff compares two files as the registry does (SchemaDiff.compare): the
 // differences a reader of original data sees when the writer moves to update.
 func confluentDiff(orig, upd protoreflect.FileDescriptor) []difference {
-	c := &diffCtx{origFile: orig, updFile: upd, onStack: map[protoreflect.FullName]bool{}}
+	c := &diffCtx{origFile: orig, updFile: upd, onStack: map[protoreflect.FullName]bool{}, compared: map[[2]protoreflect.FullName]bool{}}
 	if orig.Package() != upd.Package() {
 		c.add(PackageChanged, orig, upd)
 	}

@@ -297,10 +297,18 @@ func compareMessageTypes(c *diffCtx, om, um protoreflect.MessageDescriptor, o, u
 	if om.ParentFile().Path() == c.origFile.Path() && um.ParentFile().Path() == c.updFile.Path() {
 		return // both declared in the compared files: compared on their own
 	}
-	sub := c.sub(strings.Split(ol, "."))
-	compareMessages(sub, om, um)
-	c.diffs = append(c.diffs, sub.diffs...)
-	if !sub.compatible() {
+	key := [2]protoreflect.FullName{om.FullName(), um.FullName()}
+	compatible, done := c.compared[key]
+	if !done {
+		sub := c.sub(strings.Split(ol, "."))
+		compareMessages(sub, om, um)
+		c.diffs = append(c.diffs, sub.diffs...)
+		compatible = sub.compatible()
+		if !c.onStack[om.FullName()] {
+			c.compared[key] = compatible
+		}
+	}
+	if !compatible {
 		c.add(FieldNamedTypeChanged, o, u)
 	}
 }

@@ -34,6 +34,9 @@ type Schema struct {
 	names  *fileNames // how files are named in findings and errors
 	file   linker.File
 	record protoreflect.MessageDescriptor
+
+	fieldsOnce sync.Once
+	fields     fieldListing
 }
 
 // Path returns the import path the schema was compiled under.
@@ -263,39 +266,6 @@ func walkMessages(msgs protoreflect.MessageDescriptors, fn func(protoreflect.Mes
 		md := msgs.Get(i)
 		fn(md)
 		walkMessages(md.Messages(), fn)
-	}
-}
-
-// FieldPaths returns the dotted field paths of the record message: nested message
-// fields are joined by field name (`items.sku`), map values and oneofs are transparent,
-// and recursion stops at the first repeat of a message type. Sorted.
-func (s *Schema) FieldPaths() []string {
-	var out []string
-	walkFieldPaths(s.record, "", map[protoreflect.FullName]bool{}, func(p string, _ protoreflect.FieldDescriptor) {
-		out = append(out, p)
-	})
-	sort.Strings(out)
-	return out
-}
-
-// walkFieldPaths calls fn for every dotted field path under md.
-func walkFieldPaths(md protoreflect.MessageDescriptor, prefix string, onStack map[protoreflect.FullName]bool, fn func(string, protoreflect.FieldDescriptor)) {
-	if md == nil || onStack[md.FullName()] {
-		return
-	}
-	onStack[md.FullName()] = true
-	defer delete(onStack, md.FullName())
-	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		p := string(fd.Name())
-		if prefix != "" {
-			p = prefix + "." + p
-		}
-		fn(p, fd)
-		if sub := valueMessage(fd); sub != nil {
-			walkFieldPaths(sub, p, onStack, fn)
-		}
 	}
 }
 

@@ -2,13 +2,16 @@
 //
 //	go run ./cmd/synthrepo -subjects 10000 -commits 5000 -seed 1 -checkout DIR
 //
-// It prints what it made and how long it took.
+// It prints what it made and how long it took. With -hostile NAME it prints one of the
+// hostile schemas of internal/synth instead (deep-proto, reused-avro, wide-proto-100k,
+// ...), for the measurements in docs/performance.md.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/contractbot/contractbot/internal/synth"
 )
@@ -26,7 +29,17 @@ func main() {
 	flag.StringVar(&checkout, "checkout", "", "create the repository in `DIR` and check the final tree out there")
 	flag.StringVar(&dir, "repo", "", "create the repository in `DIR` without a checkout")
 	flag.BoolVar(&plain, "plain", false, "with -checkout: write the final tree only, no Git")
+	hostile := flag.String("hostile", "", "print the hostile schema `NAME` and exit: "+strings.Join(synth.HostileNames(), ", "))
 	flag.Parse()
+	if *hostile != "" {
+		gen, ok := synth.HostileSchemas[*hostile]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "synthrepo: no hostile schema %q; name one of %s\n", *hostile, strings.Join(synth.HostileNames(), ", "))
+			os.Exit(2)
+		}
+		fmt.Print(gen())
+		return
+	}
 	if (checkout == "") == (dir == "") {
 		fmt.Fprintln(os.Stderr, "synthrepo: give exactly one of -checkout DIR or -repo DIR")
 		flag.Usage()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity of a diagnostic.
@@ -104,6 +105,7 @@ const (
 	CodeAlias            = "yaml-alias"
 	CodeLineageCycle     = "lineage-cycle"
 	CodeMissingFile      = "missing-file"
+	CodeFieldPathsCut    = "field-paths-cut"
 )
 
 // didYouMean returns ` Did you mean "x"?` for the closest candidate within a small
@@ -114,7 +116,11 @@ func didYouMean(got string, candidates []string) string {
 	if limit > 3 {
 		limit = 3
 	}
+	n := utf8.RuneCountInString(got)
 	for _, c := range candidates {
+		if m := utf8.RuneCountInString(c); m > n+limit || m < n-limit {
+			continue // the distance is at least the difference in length
+		}
 		d := editDistance(strings.ToLower(got), strings.ToLower(c))
 		if d <= limit && (bestD < 0 || d < bestD || (d == bestD && c < best)) {
 			best, bestD = c, d

@@ -277,18 +277,12 @@ func (l *loader) crossCheck(t *Tree) {
 			continue // the target's schema did not parse; that is reported on its own file
 		}
 		for _, o := range p.outputs {
-			if !hasPath(paths, o.val) {
+			if !target.HasFieldPath(o.val) {
 				f.report(o.pos, CodeUnknownOutput, "output field %q does not exist in %s (%s).%s", o.val, p.target, target.SchemaFile, didYouMean(o.val, paths))
 			}
 		}
 	}
 	l.checkLineageCycles(t)
-}
-
-// hasPath reports whether a dotted path is one of a schema's field paths.
-func hasPath(sorted []string, p string) bool {
-	i := sort.SearchStrings(sorted, p)
-	return i < len(sorted) && sorted[i] == p
 }
 
 // checkLineageCycles warns when produces mappings form a loop between subjects.

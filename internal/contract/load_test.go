@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func TestLoadExampleTree(t *testing.T) {
 		t.Errorf("want calendar entries and freezes, got %d and %d", len(tree.Entries), len(tree.Freezes))
 	}
 	oc := tree.Subject("orders.order-created-value")
-	if oc == nil || !hasPath(oc.FieldPaths(), "product_info.detail.price") {
+	if oc == nil || !slices.Contains(oc.FieldPaths(), "product_info.detail.price") || !oc.HasFieldPath("product_info.detail.price") {
 		t.Fatalf("orders.order-created-value should have product_info.detail.price")
 	}
 	if oc.Tier != "core" || oc.SignoffHours != 24 || oc.Owner != "orders" {

@@ -153,8 +153,10 @@ type Subject struct {
 	// KeyPos locates the keys of contract.yaml ("compatibility", "owner", "fields.x").
 	KeyPos map[string]Pos `json:"-"`
 
-	// fieldPaths are the schema's dotted field paths, nil when it did not parse.
+	// fieldPaths are the schema's dotted field paths (at most checker.MaxFieldPaths),
+	// nil when it did not parse; fieldGraph resolves any path through its types.
 	fieldPaths []string
+	fieldGraph *checker.FieldGraph
 	// parse parses the schema again; the tree keeps only its text and field paths, so
 	// a 10,000-subject tree stays small. Set when the schema parsed at load.
 	parse  func() (checker.Schema, error)
@@ -188,8 +190,19 @@ func (s *Subject) Engine() checker.Engine {
 func (s *Subject) ContractPath() string { return s.Dir + "/" + ContractFile }
 
 // FieldPaths returns the schema's dotted field paths, sorted, or nil when the schema
-// did not parse.
+// did not parse. The list stops at checker.MaxFieldPaths (the load then warns on the
+// schema file); HasFieldPath resolves every path.
 func (s *Subject) FieldPaths() []string { return s.fieldPaths }
+
+// HasFieldPath reports whether a dotted path names a field of the schema, walking the
+// schema's types (each once) rather than its list of paths.
+func (s *Subject) HasFieldPath(p string) bool {
+	if s.fieldGraph != nil {
+		return s.fieldGraph.Has(p)
+	}
+	i := sort.SearchStrings(s.fieldPaths, p)
+	return i < len(s.fieldPaths) && s.fieldPaths[i] == p
+}
 
 // FieldMeta is governance metadata about one field of a subject.
 type FieldMeta struct {

@@ -103,7 +103,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	l.loadSchema(f, o, s, has, head.Schema)
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
-			if !hasPath(paths, k.val) {
+			if !s.HasFieldPath(k.val) {
 				f.report(k.pos, CodeUnknownField, "field %q in fields: does not exist in %s.%s", k.val, s.SchemaFile, didYouMean(k.val, paths))
 			}
 		}
@@ -226,11 +226,15 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	}
 	digest := sha256.New()
 	digest.Write(data)
-	s.fieldPaths = sch.FieldPaths()
+	s.fieldPaths, s.fieldGraph = sch.FieldPaths(), sch.FieldGraph()
+	cut := sch.FieldPathsCut()
 	for _, p := range sch.Dependencies() {
 		text, _ := l.resolveProto(p)
 		fmt.Fprintf(digest, "\x00%s\x00%d\x00", p, len(text))
 		digest.Write(text)
+	}
+	if cut != nil {
+		l.fieldPathsCut(sf, cut)
 	}
 	s.Digest = hex.EncodeToString(digest.Sum(nil))
 	if !sort.StringsAreSorted(s.fieldPaths) {
@@ -259,6 +263,20 @@ func (l *loader) schemaError(f *file, err error) {
 		}
 		f.report(Pos{1, 1}, CodeSchemaInvalid, "the schema does not parse: %v.", e)
 	}
+}
+
+// fieldPathsCut warns, at the field where it stops, that a schema's listing of field
+// paths is cut (checker.MaxFieldPaths).
+func (l *loader) fieldPathsCut(f *file, ie *checker.InputError) {
+	p := ie.File
+	if p != "" && !strings.HasPrefix(p, ContractsDir+"/") && p != f.path {
+		p = ContractsDir + "/" + p
+	}
+	if p == "" {
+		p = f.path
+	}
+	*f.diags = append(*f.diags, Diagnostic{File: p, Line: max(ie.Line, 1), Column: max(ie.Column, 1),
+		Severity: Warning, Code: CodeFieldPathsCut, Message: ie.Message})
 }
 
 // splitErrors unpacks errors.Join results.

@@ -249,3 +249,9 @@ func (s *linesSchema) Pos(path string) (int, int, bool) {
 }
 
 func (s *linesSchema) Dependencies() []string { return nil }
+
+func (s *linesSchema) FieldGraph() *checker.FieldGraph {
+	return checker.GraphOfPaths(s.FieldPaths())
+}
+
+func (s *linesSchema) FieldPathsCut() *checker.InputError { return nil }

@@ -1,0 +1,207 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// FieldGraph is a schema's fields as a graph of its types: each record or message
+// once, each of its fields leading to the types of its value (several for an Avro union
+// of records; none for a scalar). Unions, arrays, maps and oneofs are transparent, as in
+// dotted field paths. A path is resolved by walking it through the graph, so checking a
+// consumer's `reads` costs the length of the path, however many paths the schema has.
+type FieldGraph struct {
+	types []graphType
+	root  []int32
+}
+
+type graphType struct {
+	names []string  // sorted field names
+	next  [][]int32 // per field: the types its value leads to
+}
+
+// GraphBuilder builds a FieldGraph; the engines call it while walking their types once.
+type GraphBuilder struct {
+	g    FieldGraph
+	open map[int32]map[string][]int32
+}
+
+// NewGraphBuilder starts a graph.
+func NewGraphBuilder() *GraphBuilder { return &GraphBuilder{open: map[int32]map[string][]int32{}} }
+
+// Type adds a type and returns its id; call it once per type.
+func (b *GraphBuilder) Type() int32 {
+	b.g.types = append(b.g.types, graphType{})
+	id := int32(len(b.g.types) - 1)
+	b.open[id] = map[string][]int32{}
+	return id
+}
+
+// Field adds a field of type t leading to the types next (none for a scalar). A field
+// name given twice (an Avro union of records sharing a field name) leads to all of
+// their types.
+func (b *GraphBuilder) Field(t int32, name string, next ...int32) {
+	m := b.open[t]
+	m[name] = append(m[name], next...)
+}
+
+// Root sets the types at the top of every path (the record message, or an Avro
+// schema's record or the records of its top-level union).
+func (b *GraphBuilder) Root(types ...int32) { b.g.root = append(b.g.root, types...) }
+
+// Build returns the graph; the builder must not be used afterwards.
+func (b *GraphBuilder) Build() *FieldGraph {
+	for id, m := range b.open {
+		t := &b.g.types[id]
+		t.names = make([]string, 0, len(m))
+		for n := range m {
+			t.names = append(t.names, n)
+		}
+		sort.Strings(t.names)
+		t.next = make([][]int32, len(t.names))
+		for i, n := range t.names {
+			next := slices.Clone(m[n])
+			slices.Sort(next)
+			t.next[i] = slices.Compact(next)
+		}
+	}
+	b.open = nil
+	return &b.g
+}
+
+// GraphOfPaths builds the graph of a schema known only by its dotted field paths (each
+// path's parent a type of its own): for engines whose schemas reuse no types.
+func GraphOfPaths(paths []string) *FieldGraph {
+	b := NewGraphBuilder()
+	root := b.Type()
+	b.Root(root)
+	types := map[string]int32{"": root}
+	var typeOf func(prefix string) int32
+	typeOf = func(prefix string) int32 {
+		if id, ok := types[prefix]; ok {
+			return id
+		}
+		parent, name := "", prefix
+		if i := strings.LastIndexByte(prefix, '.'); i >= 0 {
+			parent, name = prefix[:i], prefix[i+1:]
+		}
+		id := b.Type()
+		types[prefix] = id
+		b.Field(typeOf(parent), name, id)
+		return id
+	}
+	for _, p := range paths {
+		parent, name := "", p
+		if i := strings.LastIndexByte(p, '.'); i >= 0 {
+			parent, name = p[:i], p[i+1:]
+		}
+		b.Field(typeOf(parent), name)
+	}
+	return b.Build()
+}
+
+// Types is the number of types in the graph.
+func (g *FieldGraph) Types() int { return len(g.types) }
+
+// Fields is the number of fields of all its types, each type counted once.
+func (g *FieldGraph) Fields() int {
+	n := 0
+	for _, t := range g.types {
+		n += len(t.names)
+	}
+	return n
+}
+
+// Why says, for a message that a listing was cut, why the paths are so many.
+func (g *FieldGraph) Why() string {
+	if g.Fields() > MaxFieldPaths {
+		return fmt.Sprintf("its %d types hold %d fields", len(g.types), g.Fields())
+	}
+	return fmt.Sprintf("its %d types hold only %d fields, but a type used by more than one field repeats its fields under each, level after level", len(g.types), g.Fields())
+}
+
+func (t *graphType) field(name string) (int, bool) {
+	return slices.BinarySearch(t.names, name)
+}
+
+// Has reports whether a dotted path names a field: each part a field of one of the
+// types reached so far. A type met again on the way down is not expanded (a recursive
+// type stops at its first repeat), as in Paths.
+func (g *FieldGraph) Has(path string) bool {
+	if g == nil || path == "" {
+		return false
+	}
+	parts := strings.Split(path, ".")
+	// failed memoises (type, depth) pairs from which the rest of the path does not
+	// resolve, so a union of records sharing field names costs types x depth at most.
+	failed := map[[2]int32]bool{}
+	var walk func(types []int32, i int, onPath []int32) bool
+	walk = func(types []int32, i int, onPath []int32) bool {
+		for _, id := range types {
+			if slices.Contains(onPath, id) || failed[[2]int32{id, int32(i)}] {
+				continue
+			}
+			t := &g.types[id]
+			if j, ok := t.field(parts[i]); ok {
+				if i == len(parts)-1 || walk(t.next[j], i+1, append(onPath, id)) {
+					return true
+				}
+			}
+			failed[[2]int32{id, int32(i)}] = true
+		}
+		return false
+	}
+	return walk(g.root, 0, nil)
+}
+
+// Paths lists dotted field paths, depth first in field-name order, at most limit of
+// them (then sorted), and the first path left out ("" when that is all of them). A
+// type met again on the way down lists its field but not the fields under it. The
+// walk itself stops after 4 x limit fields too (Avro unions of records sharing field
+// names meet the same path more than once).
+func (g *FieldGraph) Paths(limit int) (paths []string, cutAt string) {
+	if g == nil {
+		return nil, ""
+	}
+	seen := map[string]bool{}
+	complete := true
+	visits := 0
+	var onPath []int32
+	var walk func(types []int32, prefix string)
+	walk = func(types []int32, prefix string) {
+		for _, id := range types {
+			if !complete {
+				return
+			}
+			if slices.Contains(onPath, id) {
+				continue
+			}
+			onPath = append(onPath, id)
+			t := &g.types[id]
+			for j, name := range t.names {
+				p := name
+				if prefix != "" {
+					p = prefix + "." + name
+				}
+				if visits++; visits > 4*limit || !seen[p] && len(paths) >= limit {
+					complete, cutAt = false, p
+					break
+				}
+				if !seen[p] {
+					seen[p] = true
+					paths = append(paths, p)
+				}
+				walk(t.next[j], p)
+				if !complete {
+					break
+				}
+			}
+			onPath = onPath[:len(onPath)-1]
+		}
+	}
+	walk(g.root, "")
+	sort.Strings(paths)
+	return paths, cutAt
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# hostile-repos.sh OUT: builds one Git repository per hostile input of issue 13 under
+# OUT, each a copy of the example tree on branch main with the hostile change
+# committed on branch hostile. docs/performance.md ("Hostile pull requests") runs
+# lint, lint --rev and check --rev on each under /usr/bin/time -v.
+#
+#   deep-proto            adds a subject whose 874-byte .proto reuses messages 22 levels deep
+#   deep-proto-retype     main has that subject; the branch retypes the leaf int32 -> string
+#   reused-avro           adds a subject whose 2.7 KB Avro schema reuses records 20 levels deep
+#   reused-avro-retype    main has that subject; the branch retypes the leaf int -> string
+#   wide-proto-20k-retype   20,000 fields int32 -> string
+#   wide-proto-100k-retype  100,000 fields int32 -> string
+#   wide-proto-100k-add     1 field -> 100,000 fields
+set -eu
+out=${1:?usage: hostile-repos.sh OUT}
+root=$(cd "$(dirname "$0")/.." && pwd)
+synth() { (cd "$root" && go run ./cmd/synthrepo -hostile "$1"); }
+
+# subject DIR NAME FORMAT FILE SCHEMA-NAME [MESSAGE] [READS]: writes a subject folder.
+subject() {
+	d=$1/contracts/hostile/$2
+	mkdir -p "$d/consumers"
+	{
+		echo "subject: hostile.$2-value"
+		echo "format: $3"
+		echo "schema: $4"
+		echo "compatibility: BACKWARD"
+		echo "owner: payments"
+		echo "tier: standard"
+		echo "signoff_hours: 24"
+		if [ -n "${6:-}" ]; then echo "message: $6"; fi
+	} >"$d/contract.yaml"
+	synth "$5" >"$d/$4"
+	printf 'name: reader\nowner: risk\nkind: service\nreads: [%s]\n' "${7:-*}" >"$d/consumers/reader.yaml"
+}
+
+# repo NAME: a fresh copy of the example tree, committed on main.
+repo() {
+	r=$out/$1
+	rm -rf "$r"
+	mkdir -p "$r"
+	cp -r "$root/contracts" "$root/calendar" "$root/CODEOWNERS" "$r/"
+	git -C "$r" init -q -b main
+	git -C "$r" add -A
+	git -C "$r" -c user.name=t -c user.email=t@example.com commit -qm base
+}
+commit() { git -C "$1" add -A && git -C "$1" -c user.name=t -c user.email=t@example.com commit -qm "$2"; }
+
+repo deep-proto
+git -C "$out/deep-proto" checkout -qb hostile
+subject "$out/deep-proto" deep-proto protobuf deep.proto deep-proto hostile.v1.M22 'a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.x, b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.x'
+commit "$out/deep-proto" "a proto whose messages reuse each other 22 levels deep"
+
+repo deep-proto-retype
+subject "$out/deep-proto-retype" deep-proto protobuf deep.proto deep-proto hostile.v1.M22 'a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.a.b.x'
+commit "$out/deep-proto-retype" "deep proto"
+git -C "$out/deep-proto-retype" checkout -qb hostile
+synth deep-proto-string >"$out/deep-proto-retype/contracts/hostile/deep-proto/deep.proto"
+commit "$out/deep-proto-retype" "retype the leaf"
+
+repo reused-avro
+git -C "$out/reused-avro" checkout -qb hostile
+subject "$out/reused-avro" reused-avro avro reused.avsc reused-avro '' 'root.a.b.c.a.b.c.a.b.c.a.b.c.a.b.c.a.b.c.a.b.x'
+commit "$out/reused-avro" "an Avro schema reusing records 20 levels deep"
+
+repo reused-avro-retype
+subject "$out/reused-avro-retype" reused-avro avro reused.avsc reused-avro '' 'root.a.b.c.a.b.c.a.b.c.a.b.c.a.b.c.a.b.c.a.b.x'
+commit "$out/reused-avro-retype" "reused avro"
+git -C "$out/reused-avro-retype" checkout -qb hostile
+synth reused-avro-string >"$out/reused-avro-retype/contracts/hostile/reused-avro/reused.avsc"
+commit "$out/reused-avro-retype" "retype the leaf"
+
+for n in 20k 100k; do
+	repo wide-proto-$n-retype
+	subject "$out/wide-proto-$n-retype" wide protobuf wide.proto wide-proto-$n '' 'f1, f2'
+	commit "$out/wide-proto-$n-retype" "wide proto"
+	git -C "$out/wide-proto-$n-retype" checkout -qb hostile
+	synth wide-proto-$n-string >"$out/wide-proto-$n-retype/contracts/hostile/wide/wide.proto"
+	commit "$out/wide-proto-$n-retype" "retype every field"
+done
+
+repo wide-proto-100k-add
+subject "$out/wide-proto-100k-add" wide protobuf wide.proto wide-proto-1 '' 'f1'
+commit "$out/wide-proto-100k-add" "one field"
+git -C "$out/wide-proto-100k-add" checkout -qb hostile
+synth wide-proto-100k >"$out/wide-proto-100k-add/contracts/hostile/wide/wide.proto"
+commit "$out/wide-proto-100k-add" "add 99,999 fields"
+echo "built under $out: $(ls "$out" | tr '\n' ' ')"
