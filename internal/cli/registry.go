@@ -18,6 +18,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -97,7 +98,7 @@ commit is served as soon as it is indexed. Stop with Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+			hs := server.NewHTTPServer(srv)
 			go srv.Follow(ctx, poll)
 			go func() {
 				<-ctx.Done()

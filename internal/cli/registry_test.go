@@ -168,6 +168,9 @@ func TestRegistryServe(t *testing.T) {
 	if string(body) != "[1,2]" || resp.Header.Get("Content-Type") != registry.ContentType {
 		t.Errorf("versions: %s %q", body, resp.Header.Get("Content-Type"))
 	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options %q, want nosniff", got)
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -103,7 +103,7 @@ func TestUnverifiedRequestsKeepNothing(t *testing.T) {
 func TestServeRefusesHugeHeaders(t *testing.T) {
 	srv := New(Config{WebhookSecret: secret, Route: func(Delivery) (*Job, error) { t.Error("routed"); return nil, nil }})
 	ts := httptest.NewUnstartedServer(nil)
-	ts.Config = httpServer(srv)
+	ts.Config = NewHTTPServer(srv)
 	ts.Start()
 	defer ts.Close()
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/webhook", strings.NewReader("{}"))

@@ -106,25 +106,24 @@ func (s *Server) MetricsHandler() http.Handler {
 	return NoSniff(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 }
 
-// Metrics is the server's metrics registry, for the caller's own metrics.
-func (s *Server) Metrics() prometheus.Registerer { return s.reg }
-
 // Queue is the server's work queue.
 func (s *Server) Queue() *Queue { return s.queue }
 
 // ServeHTTP serves the mux (for tests with httptest).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// httpServer is the net/http server for h, with every limit set on purpose.
-func httpServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+// NewHTTPServer is the net/http server for h with every limit set on purpose (header
+// size, read, write and idle times) and nosniff on every response; every listener of
+// contractbot uses it.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: NoSniff(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes}
 }
 
 // Serve accepts connections on l until ctx ends, then stops taking webhooks, lets the
 // queued evaluations finish (up to grace) and returns.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
-	srv := httpServer(s)
+	srv := NewHTTPServer(s)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	s.ready.Store(true)
@@ -157,7 +156,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 func (s *Server) ServeMetrics(ctx context.Context, l net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.MetricsHandler())
-	srv := httpServer(NoSniff(mux))
+	srv := NewHTTPServer(mux)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
