@@ -168,6 +168,8 @@ func (l *loader) subjectDirs() []subjectDir {
 	for _, d := range top {
 		p := ContractsDir + "/" + d.Name
 		switch {
+		case d.Symlink && p == TeamsFile:
+			// reported when teams.yaml is read
 		case d.Symlink:
 			l.layout(p, CodeSymlink, "%s is a symbolic link; the loader never follows links. Replace it with the real file or folder.", p)
 		case !d.Dir:

@@ -109,16 +109,21 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 		}
 	}
 	if c, ok := has[ConsumersDir]; ok {
-		if !c.Dir || c.Symlink {
+		switch {
+		case c.Symlink:
+			// reported with the folder's other links below
+		case !c.Dir:
 			f2 := &file{path: sd.dir + "/" + ConsumersDir, diags: ds}
 			f2.report(Pos{1, 1}, CodeLayout, "consumers must be a folder of <consumer>.yaml files, not a file or link.")
-		} else {
+		default:
 			s.Consumers = l.loadConsumers(s, ds)
 		}
 	}
 	for _, e := range sd.entries {
 		p := sd.dir + "/" + e.Name
 		switch {
+		case e.Symlink && p == s.SchemaFile:
+			// reported when the schema was read
 		case e.Symlink:
 			(&file{path: p, diags: ds}).report(Pos{1, 1}, CodeSymlink, "%s is a symbolic link; the loader never follows links. Replace it with the real file.", p)
 		case e.Dir && e.Name != ConsumersDir:

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	goccy "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
@@ -70,6 +71,18 @@ func (f *file) parse(data []byte) *object {
 
 // syntaxError reports a file that does not parse, with the best position known.
 func (f *file) syntaxError(data []byte, err error) {
+	// yaml/v3 refuses control characters and invalid UTF-8 before it parses, without a
+	// position: find the character, so the report points at it, not at 1:1.
+	if !reYAMLLine.MatchString(err.Error()) {
+		if p, r, ok := firstUnprintable(data); ok {
+			what := fmt.Sprintf("the character U+%04X", r)
+			if r == utf8.RuneError {
+				what = "a byte that is not UTF-8"
+			}
+			f.report(p, CodeYAMLSyntax, "YAML syntax error: %s is not allowed in YAML; remove it (contract files are UTF-8 text).", what)
+			return
+		}
+	}
 	if _, gerr := goccyparser.ParseBytes(data, 0); gerr != nil {
 		var se *goccy.SyntaxError
 		if errors.As(gerr, &se) && se.Token != nil {
@@ -378,4 +391,28 @@ func (o *object) oneOfValue(key, val string, allowed []string) bool {
 	hint := didYouMean(val, allowed)
 	o.f.report(o.valuePos(key), CodeInvalidValue, "%q is not a valid %s; use %s.%s", val, key, oneOf(allowed), hint)
 	return false
+}
+
+// firstUnprintable finds the first character YAML does not allow (a control character
+// other than tab, line feed and carriage return, or a byte that is not UTF-8), with its
+// line and column (counted in characters, from 1).
+func firstUnprintable(data []byte) (Pos, rune, bool) {
+	p := Pos{1, 1}
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		switch {
+		case r == utf8.RuneError && n <= 1,
+			r < 0x20 && r != '\t' && r != '\n' && r != '\r',
+			r == 0x7f, r >= 0x80 && r <= 0x9f && r != 0x85, r == 0xfffe, r == 0xffff:
+			return p, r, true
+		}
+		if r == '\n' {
+			p.Line++
+			p.Column = 1
+		} else {
+			p.Column++
+		}
+		data = data[n:]
+	}
+	return Pos{}, 0, false
 }
