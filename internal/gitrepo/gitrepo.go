@@ -8,6 +8,9 @@
 // pack file descriptors open until Close. It also never inflates a loose object over
 // LargeObject bytes to learn its size (go-git's LargeObjectThreshold): the size comes
 // from the object's header, so a blob over a limit is refused for the cost of a header.
+// Its object reads go through one lock per repository (go-git's storage fills plain
+// maps on first use and is not safe for concurrent use), so a repository opened here
+// may be shared between goroutines.
 package gitrepo
 
 import (
@@ -67,8 +70,8 @@ func isBare(dir string) bool {
 }
 
 func open(gitDir, root string) (*Repo, error) {
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})
+	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})}
 	var wt = osfs.New(root)
 	if root == "" {
 		wt = nil
