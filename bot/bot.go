@@ -37,19 +37,28 @@ type Bot struct {
 	// Self is the login the bot writes as ("<app-slug>[bot]" for a GitHub App, the
 	// token's user otherwise; see Identity): only comments written by it are read
 	// as the bot's own.
-	Self  string
-	Cache *GitCache
+	Self string
+	// StateKey signs the state block of the bot's comments (HMAC-SHA256); every
+	// replica must have the same (CONTRACTBOT_STATE_KEY, or DeriveStateKey of the
+	// webhook secret). A comment whose signature does not verify is not believed.
+	StateKey []byte
+	Cache    *GitCache
 	// Auth returns the credentials for fetching owner/repo (nil for none).
 	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
 	// Now is the bot's clock (time.Now in production; tests move it).
 	Now func() time.Time
 	Log *slog.Logger
+	// Metrics counts failed side effects (nil: not counted).
+	Metrics *Metrics
 	// Notify, when set, receives the sign-off reminders and escalations (Slack).
 	Notify Notifier
 	// Publishing, when set, publishes pushes to the default branch.
 	Publishing *Publishing
 	// AdminTeam ("org/slug") may override the bot with /contractbot override.
 	AdminTeam string
+	// ClaimSettle is how long an evaluation waits after claiming Slack messages in
+	// the comment before reading the claim back (DefaultClaimSettle when 0).
+	ClaimSettle time.Duration
 	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
 	Marks []time.Duration
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
@@ -74,6 +83,8 @@ type pullRequests interface {
 	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
 	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
 	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
+	// ReviewRequests reads the review requests of the pull request's timeline.
+	ReviewRequests(ctx context.Context, owner, repo string, number int) ([]githubapi.ReviewRequest, error)
 }
 
 // teams reads a team's members, by organisation and slug.

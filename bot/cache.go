@@ -33,3 +33,6 @@ func (g *onceGitHub) EditComment(ctx context.Context, owner, repo string, id int
 	g.comments = nil
 	return g.GitHub.EditComment(ctx, owner, repo, id, body)
 }
+
+// forget drops the cached listing, so the next read sees what others wrote since.
+func (g *onceGitHub) forget() { g.comments = nil }

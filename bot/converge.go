@@ -2,9 +2,8 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"log/slog"
-	"sort"
 	"strings"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
@@ -50,100 +49,118 @@ type labeler interface {
 	RemoveLabel(ctx context.Context, owner, repo string, number int, label string) error
 }
 
-// converge is the pipeline's last stage: GitHub shows the report, and the comment
-// keeps the state notify left.
+// converge is the pipeline's last stage: GitHub shows the report. One sticky comment
+// (edited in place, signed, holding the state notify left), a check run on the head
+// commit with annotations in batches, or where the Checks API refuses the credentials
+// (403: a token, not a GitHub App) a commit status "contractbot" with the verdict line
+// and a link to the comment; review requests to the teams whose sign-off is newly
+// required; labels that mirror the verdict. Each side effect is tried whatever
+// happened to the others; a failure is logged and counted
+// (contractbot_side_effect_failures_total). A failed comment or verdict (check run
+// and status) is returned, so the job is retried and the failure shown.
 func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
-	md := verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
-	_, err := converge(ctx, ev.gh, *ev.pr, ev.report, ev.prev, ev.next, md, ev.log)
-	return err
-}
-
-// Converge makes GitHub show the report: one sticky comment (edited in place, never
-// duplicated), a check run on the head SHA with annotations in batches, review
-// requests to the teams whose sign-off is newly required, and labels that mirror the
-// verdict. The comment and the check run are the bot's memory, so a failure there is
-// returned; review requests and labels are best effort (logged, never failing).
-func Converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, markdown string, log *slog.Logger) (State, error) {
-	var memory State
-	if prev != nil {
-		memory.Reminded = keepReminders(prev.Reminded, prev.Teams, r.State)
-		memory.Slack, memory.Announced = prev.Slack, prev.Announced
+	pr, r := *ev.pr, ev.report
+	st := ev.stateToWrite()
+	var errs []error
+	fail := func(effect string, err error, args ...any) {
+		b.Metrics.failed(effect)
+		ev.log.Warn(effect+" failed; the others go on, and the next evaluation tries again", append(args, "err", err)...)
 	}
-	return converge(ctx, gh, pr, r, prev, memory, markdown, log)
-}
-
-// converge is Converge with the Slack memory (reminders, threads, announcements) to
-// keep given.
-func converge(ctx context.Context, gh GitHub, pr PullRequest, r *verdict.Report, prev *State, memory State, markdown string, log *slog.Logger) (State, error) {
-	st := State{HeadSHA: pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
-		Reminded: memory.Reminded, Slack: memory.Slack, Announced: memory.Announced}
-	for _, sr := range r.Subjects {
-		st.Subjects = append(st.Subjects, sr.Subject)
-	}
-	for _, so := range r.SignOffs {
-		st.SignOffs = append(st.SignOffs, SignOffSummary{Team: so.Team, Status: string(so.Status), Deadline: so.Deadline, ApprovedBy: so.ApprovedBy})
-	}
-	body, err := RenderComment(markdown, st)
+	comment, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown)
 	if err != nil {
-		return st, err
+		fail("comment", err)
+		errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
 	}
-	if err := upsertComment(ctx, gh, pr, body); err != nil {
-		return st, fmt.Errorf("update the sticky comment: %w", err)
+	if err := upsertCheckRun(ctx, ev.gh, pr, r); err != nil {
+		if !githubapi.IsForbidden(err) {
+			fail("check_run", err)
+			errs = append(errs, fmt.Errorf("update the check run: %w", err))
+		} else if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(r, comment)); err != nil {
+			fail("commit_status", err)
+			errs = append(errs, fmt.Errorf("the Checks API refused the credentials (403), and the commit status failed too: %w", err))
+		}
 	}
-	if err := upsertCheckRun(ctx, gh, pr, r); err != nil {
-		return st, fmt.Errorf("update the check run: %w", err)
-	}
-	if users, teams := newReviewRequests(r, prev); len(users)+len(teams) > 0 {
-		if err := gh.RequestReviewers(ctx, pr.Owner, pr.Repo, pr.Number, users, teams); err != nil {
-			log.Warn("review request failed", "err", err, "users", users, "teams", teams)
+	if users, teams := newReviewRequests(r, ev.prior()); len(users)+len(teams) > 0 {
+		if err := ev.gh.RequestReviewers(ctx, pr.Owner, pr.Repo, pr.Number, users, teams); err != nil {
+			fail("review_request", err, "users", users, "teams", teams)
 		}
 	}
 	add, remove := LabelChanges(pr.Labels, WantLabels(r))
 	if len(add) > 0 {
-		if err := gh.AddLabels(ctx, pr.Owner, pr.Repo, pr.Number, add); err != nil {
-			log.Warn("adding labels failed", "err", err, "labels", add)
+		if err := ev.gh.AddLabels(ctx, pr.Owner, pr.Repo, pr.Number, add); err != nil {
+			fail("label", err, "labels", add)
 		}
 	}
 	for _, l := range remove {
-		if err := gh.RemoveLabel(ctx, pr.Owner, pr.Repo, pr.Number, l); err != nil {
-			log.Warn("removing a label failed", "err", err, "label", l)
+		if err := ev.gh.RemoveLabel(ctx, pr.Owner, pr.Repo, pr.Number, l); err != nil {
+			fail("label", err, "label", l)
 		}
 	}
-	return st, nil
+	return errors.Join(errs...)
 }
 
-// upsertComment edits the bot's comment, or creates it when there is none. Extra
-// copies (left by a race between replicas) are edited to point at the first.
-func upsertComment(ctx context.Context, gh comments, pr PullRequest, body string) error {
-	comments, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
+// VerdictContext is the commit status that stands for the check run where check runs
+// cannot be written (token mode).
+const VerdictContext = "contractbot"
+
+// verdictStatus is the commit status that stands for the check run in token mode:
+// success only when the change may merge; pending while it waits for what it needs;
+// failure when the contract files are broken. The description is the verdict line,
+// the target the bot's comment.
+func verdictStatus(r *verdict.Report, comment Comment) githubapi.Status {
+	st := githubapi.Status{Context: VerdictContext, Description: checkTitle(r), TargetURL: comment.HTMLURL}
+	switch Conclusion(r) {
+	case ConclusionSuccess:
+		st.State = "success"
+	case ConclusionFailure:
+		st.State = "failure"
+	default:
+		st.State = "pending"
+	}
+	if len(st.Description) > 140 {
+		st.Description = st.Description[:137] + "..."
+	}
+	return st
+}
+
+// writeComment signs the state into the comment and writes it.
+func (b *Bot) writeComment(ctx context.Context, gh comments, pr PullRequest, st State, markdown string) (Comment, error) {
+	body, err := RenderComment(b.StateKey, commentRef(pr), markdown, st)
 	if err != nil {
-		return err
+		return Comment{}, err
 	}
-	var mine []Comment
-	for _, c := range comments {
-		if IsBotComment(c.Body) {
-			mine = append(mine, c)
-		}
+	return upsertComment(ctx, gh, b.Self, pr, body)
+}
+
+// duplicateNote replaces the text of the bot's extra comments.
+const duplicateNote = "<!-- contractbot:duplicate -->\nThis comment is superseded by the first contractbot comment on this pull request."
+
+// upsertComment edits the bot's comment (the first with the marker written by self),
+// or creates it when there is none, and returns it. Extra copies (left by a race
+// between replicas) are edited to point at the first.
+func upsertComment(ctx context.Context, gh comments, self string, pr PullRequest, body string) (Comment, error) {
+	all, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		return Comment{}, err
 	}
+	mine := ownComments(all, self, nil)
 	if len(mine) == 0 {
-		_, err := gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
-		return err
+		return gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
 	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].ID < mine[j].ID })
-	if mine[0].Body != body {
-		if err := gh.EditComment(ctx, pr.Owner, pr.Repo, mine[0].ID, body); err != nil {
-			return err
+	first := mine[0]
+	if first.Body != body {
+		if err := gh.EditComment(ctx, pr.Owner, pr.Repo, first.ID, body); err != nil {
+			return first, err
 		}
 	}
 	for _, dup := range mine[1:] {
-		note := "<!-- contractbot:duplicate -->\nThis comment is superseded by the first contractbot comment on this pull request."
-		if dup.Body != note {
-			if err := gh.EditComment(ctx, pr.Owner, pr.Repo, dup.ID, note); err != nil {
-				return err
+		if dup.Body != duplicateNote {
+			if err := gh.EditComment(ctx, pr.Owner, pr.Repo, dup.ID, duplicateNote); err != nil {
+				return first, err
 			}
 		}
 	}
-	return nil
+	return first, nil
 }
 
 // upsertCheckRun creates or updates the check run on the head SHA, sending the
@@ -211,19 +228,4 @@ func newReviewRequests(r *verdict.Report, prev *State) (users, teams []string) {
 		}
 	}
 	return users, teams
-}
-
-// keepReminders keeps the reminder marks of teams whose sign-off is still the same
-// one; a new or changed requirement starts its reminders afresh.
-func keepReminders(reminded map[string][]string, before, now map[string]verdict.TeamState) map[string][]string {
-	out := map[string][]string{}
-	for team, marks := range reminded {
-		if b, ok := before[team]; ok && now[team].Fingerprint == b.Fingerprint {
-			out[team] = marks
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }

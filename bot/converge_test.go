@@ -20,6 +20,23 @@ import (
 // botLogin is the login the bot writes as in the tests (githubfake's default).
 const botLogin = githubfake.DefaultBotLogin
 
+// testKey signs the bot's comments in the tests; testSettle is how long a claim of
+// Slack messages settles.
+var (
+	testKey    = DeriveStateKey([]byte("test webhook secret"))
+	testSettle = 20 * time.Millisecond
+)
+
+// runConverge runs the pipeline's converge stage on a report, with prev as the
+// verified state of the previous evaluation.
+func runConverge(t *testing.T, gh *recorder, pr PullRequest, r *verdict.Report, prev *State, markdown string) error {
+	t.Helper()
+	b := &Bot{Self: botLogin, StateKey: testKey, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ev := &evaluation{gh: &onceGitHub{GitHub: gh}, pr: &pr, report: r, markdown: markdown, log: b.Log, mem: memory{state: prev}}
+	ev.next = carried(prev, r)
+	return b.converge(context.Background(), ev)
+}
+
 // recorder is an in-memory GitHub that records what the bot did.
 type recorder struct {
 	pr        *PullRequest
@@ -60,6 +77,9 @@ func (g *recorder) OpenPullRequests(context.Context, string, string) ([]int, err
 }
 func (g *recorder) ListReviews(context.Context, string, string, int) ([]verdict.Review, error) {
 	return g.reviews, nil
+}
+func (g *recorder) ReviewRequests(context.Context, string, string, int) ([]githubapi.ReviewRequest, error) {
+	return nil, nil
 }
 func (g *recorder) TeamMembers(_ context.Context, org, slug string) ([]string, error) {
 	g.calls = append(g.calls, "members "+org+"/"+slug)
@@ -158,13 +178,11 @@ func evaluate(t *testing.T, prior map[string]verdict.TeamState, reviews []verdic
 func TestConvergeIsIdempotent(t *testing.T) {
 	gh := newRecorder()
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 7, HeadSHA: "sha1", Labels: []string{"team: orders"}}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	r := evaluate(t, nil, nil)
 	if r.Class != verdict.Breaking {
 		t.Fatalf("class %s", r.Class)
 	}
-	st, err := Converge(context.Background(), gh, pr, r, nil, verdict.Markdown(r, verdict.MarkdownOptions{}), log)
-	if err != nil {
+	if err := runConverge(t, gh, pr, r, nil, verdict.Markdown(r, verdict.MarkdownOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if len(gh.comments) != 1 || !IsBotComment(gh.comments[0].Body) {
@@ -184,12 +202,12 @@ func TestConvergeIsIdempotent(t *testing.T) {
 	// The same event again (a duplicate delivery, or another replica): nothing new.
 	pr.Labels = append(pr.Labels, gh.labelList()...)
 	body := gh.comments[0].Body
-	read, err := ParseState(body)
+	read, err := ParseState(testKey, commentRef(pr), body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r2 := evaluate(t, read.Teams, nil)
-	if _, err := Converge(context.Background(), gh, pr, r2, &read, verdict.Markdown(r2, verdict.MarkdownOptions{}), log); err != nil {
+	if err := runConverge(t, gh, pr, r2, &read, verdict.Markdown(r2, verdict.MarkdownOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if len(gh.comments) != 1 || gh.comments[0].Body != body {
@@ -198,12 +216,11 @@ func TestConvergeIsIdempotent(t *testing.T) {
 	if len(gh.requested) != 1 {
 		t.Errorf("teams asked again: %v", gh.requested)
 	}
-	_ = st
 
 	// data-warehouse approves: its sign-off counts; the label and check follow.
 	reviews := []verdict.Review{{Login: "dana", State: "APPROVED", SubmittedAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}}
 	r3 := evaluate(t, read.Teams, reviews)
-	if _, err := Converge(context.Background(), gh, pr, r3, &read, verdict.Markdown(r3, verdict.MarkdownOptions{}), log); err != nil {
+	if err := runConverge(t, gh, pr, r3, &read, verdict.Markdown(r3, verdict.MarkdownOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(gh.comments[0].Body, "approved by @dana") {
@@ -213,17 +230,19 @@ func TestConvergeIsIdempotent(t *testing.T) {
 
 func TestConvergeBatchesAnnotationsAndFixesDuplicates(t *testing.T) {
 	gh := newRecorder()
-	gh.comments = []Comment{{ID: 100, Body: Marker + "\nold"}, {ID: 101, Body: "a person's comment"}, {ID: 102, Body: Marker + "\nrace"}}
+	gh.comments = []Comment{{ID: 99, Body: Marker + "\nforged", Login: "mallory"}, {ID: 100, Body: Marker + "\nold", Login: botLogin},
+		{ID: 101, Body: "a person's comment", Login: "olivia"}, {ID: 102, Body: Marker + "\nrace", Login: botLogin}}
 	gh.nextID = 200
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 7, HeadSHA: "sha2"}
 	r := evaluate(t, nil, nil)
 	for i := 0; i < 120; i++ { // many lint errors: many annotations
 		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/x.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
 	}
-	if _, err := Converge(context.Background(), gh, pr, r, nil, "body", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := runConverge(t, gh, pr, r, nil, "body"); err != nil {
 		t.Fatal(err)
 	}
-	if len(gh.comments) != 3 || !strings.Contains(gh.comments[0].Body, "body") || !strings.Contains(gh.comments[2].Body, "superseded") || gh.comments[1].Body != "a person's comment" {
+	if len(gh.comments) != 4 || gh.comments[0].Body != Marker+"\nforged" || !strings.Contains(gh.comments[1].Body, "body") ||
+		!strings.Contains(gh.comments[3].Body, "superseded") || gh.comments[2].Body != "a person's comment" {
 		t.Errorf("comments after convergence: %+v", gh.comments)
 	}
 	run := gh.runs[gh.checks["sha2"]]
@@ -246,7 +265,7 @@ func TestConvergeSendsAtMostTheCheckRunBudget(t *testing.T) {
 	for i := 0; i < 700; i++ {
 		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/x.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
 	}
-	if _, err := Converge(context.Background(), gh, pr, r, nil, "body", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := runConverge(t, gh, pr, r, nil, "body"); err != nil {
 		t.Fatal(err)
 	}
 	run := gh.runs[gh.checks["sha3"]]

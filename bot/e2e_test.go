@@ -28,7 +28,7 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 
 	api := githubapi.New(fake.Client())
 	api.Sleep = func(context.Context, time.Duration) error { return nil }
-	b := &Bot{GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: clock,
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: clock,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CloneURL: func(string, string) string { return remote }}
 	ctx := context.Background()
 
@@ -88,7 +88,7 @@ func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	closed := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.SetState("acme", "contracts", closed, "closed")
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
 	if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
@@ -104,7 +104,7 @@ func TestOpenStates(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -21,6 +23,7 @@ func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log 
 
 // evalOptions carry what a pull-request command adds to an evaluation.
 type evalOptions struct {
+	// override is an admin's /contractbot override, checked by the command.
 	override *verdict.Override
 	// remindAll sends a reminder to every pending team now, whatever was sent.
 	remindAll bool
@@ -29,19 +32,30 @@ type evalOptions struct {
 // evaluation is one pass of the pipeline over a pull request: what load read, what
 // evaluate decided, and the state notify and converge leave behind.
 type evaluation struct {
-	gh     GitHub
-	pr     *PullRequest
-	loaded *change.Loaded
-	in     verdict.Input
-	prev   *State
-	report *verdict.Report
-	// next is the state to write in the comment.
+	gh       *onceGitHub
+	pr       *PullRequest
+	loaded   *change.Loaded
+	comments []Comment
+	mem      memory
+	in       verdict.Input
+	report   *verdict.Report
+	markdown string
+	// next is the Slack memory to keep (reminders, threads, announcements, claim).
 	next State
 	log  *slog.Logger
 }
 
+// prior is the verified state of the previous evaluation, or nil.
+func (ev *evaluation) prior() *State { return ev.mem.state }
+
 // evaluate runs the pipeline: load -> evaluate -> notify -> converge.
 func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, installation int64, opt evalOptions, log *slog.Logger) error {
+	if len(b.StateKey) == 0 {
+		return fmt.Errorf("evaluate %s/%s#%d: %w", owner, repo, number, ErrNoKey)
+	}
+	if b.Self == "" {
+		return fmt.Errorf("evaluate %s/%s#%d: the bot's login is unknown (Bot.Self); it cannot tell its own comments from others'", owner, repo, number)
+	}
 	gh, auth, err := b.clients(ctx, owner, repo, installation)
 	if err != nil {
 		return err
@@ -61,8 +75,8 @@ func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, inst
 }
 
 // load reads the pull request, the change between its merge base and its head, its
-// reviews and the bot's state; nil when the pull request is closed.
-func (b *Bot) load(ctx context.Context, gh GitHub, auth transport.AuthMethod, owner, repo string, number int, log *slog.Logger) (*evaluation, error) {
+// reviews and the bot's verified memory; nil when the pull request is closed.
+func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMethod, owner, repo string, number int, log *slog.Logger) (*evaluation, error) {
 	pr, err := gh.GetPullRequest(ctx, owner, repo, number)
 	if err != nil {
 		return nil, fmt.Errorf("read the pull request: %w", err)
@@ -102,29 +116,55 @@ func (b *Bot) load(ctx context.Context, gh GitHub, auth transport.AuthMethod, ow
 	if err != nil {
 		return nil, fmt.Errorf("read the reviews: %w", err)
 	}
-	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, log: log}
-	ev.prev = previousState(ctx, gh, pr, log)
+	comments, err := gh.ListComments(ctx, owner, repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("read the comments (the bot's memory is one of them): %w", err)
+	}
+	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, comments: comments, log: log}
+	ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
-		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(),
+		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(), HeadSHA: pr.HeadSHA,
 	}
-	if ev.prev != nil {
-		ev.in.Prior, ev.in.Override = ev.prev.Teams, ev.prev.Override
+	switch {
+	case ev.mem.state != nil:
+		ev.in.Prior, ev.in.PriorHead = map[string]verdict.TeamState{}, ev.mem.state.HeadSHA
+		maps.Copy(ev.in.Prior, ev.mem.state.Teams)
+	case ev.mem.rebuilt:
+		ev.in.Memory = verdict.Rebuilt
+		ev.in.Requested = b.requested(ctx, gh, *pr, log)
+		ev.in.Notices = append(ev.in.Notices, "contractbot could not verify its memory of this pull request (its comment was changed by someone else, or its state is missing), so it rebuilt it from GitHub: sign-off clocks run from the review requests it made, and only approvals of the latest commit count.")
 	}
 	return ev, nil
 }
 
-// assess evaluates the change once, reads the members of the teams whose sign-off
-// it requires, and settles the sign-offs with them.
-func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
-	if opt.override != nil {
-		ev.in.Override = opt.override
+// requested reads when the bot last requested each reviewer, from the pull request's
+// timeline (for a memory rebuilt from GitHub).
+func (b *Bot) requested(ctx context.Context, gh pullRequests, pr PullRequest, log *slog.Logger) map[string]time.Time {
+	reqs, err := gh.ReviewRequests(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		log.Warn("could not read the review requests of the timeline; sign-off clocks start now", "err", err)
+		return nil
 	}
+	out := map[string]time.Time{}
+	for _, rr := range reqs {
+		if strings.EqualFold(rr.By, b.Self) && rr.At.After(out[rr.Reviewer]) {
+			out[rr.Reviewer] = rr.At
+		}
+	}
+	return out
+}
+
+// assess evaluates the change once, reads the members of the teams whose sign-off
+// it requires, decides whether an override is in force, and settles the sign-offs.
+func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	ev.report = verdict.Evaluate(ev.in)
 	if handles := ev.report.TeamHandles(); len(handles) > 0 {
 		ev.in.Members = members(ctx, ev.gh, handles, ev.log)
-		verdict.Settle(ev.in, ev.report)
 	}
+	ev.in.Override = b.override(ctx, ev, opt)
+	verdict.Settle(ev.in, ev.report)
+	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
 }
 
 // members reads the members of team handles. A team that cannot be read (a wrong
@@ -144,23 +184,20 @@ func members(ctx context.Context, gh teams, handles []string, log *slog.Logger) 
 	return out
 }
 
-// previousState reads the state block of the bot's comment, if any.
-func previousState(ctx context.Context, gh comments, pr *PullRequest, log *slog.Logger) *State {
-	comments, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
-	if err != nil {
-		log.Warn("could not read comments; starting from a fresh state", "err", err)
-		return nil
+// stateOf is the state to write in the comment: the report's, with the Slack memory
+// mem (reminder marks, threads, announcements, the claim).
+func (ev *evaluation) stateOf(mem State) State {
+	r := ev.report
+	st := State{HeadSHA: ev.pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
+		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim}
+	for _, sr := range r.Subjects {
+		st.Subjects = append(st.Subjects, sr.Subject)
 	}
-	for _, c := range comments {
-		if !IsBotComment(c.Body) {
-			continue
-		}
-		st, err := ParseState(c.Body)
-		if err != nil {
-			log.Warn("the bot comment's state does not decode; starting afresh", "err", err)
-			return nil
-		}
-		return &st
+	for _, so := range r.SignOffs {
+		st.SignOffs = append(st.SignOffs, SignOffSummary{Team: so.Team, Status: string(so.Status), Deadline: so.Deadline, ApprovedBy: so.ApprovedBy, ApprovedAt: so.ApprovedAt})
 	}
-	return nil
+	return st
 }
+
+// stateToWrite is the state converge writes.
+func (ev *evaluation) stateToWrite() State { return ev.stateOf(ev.next) }

@@ -45,6 +45,7 @@ type commentEvent struct {
 		PullRequest *json.RawMessage `json:"pull_request"`
 	} `json:"issue"`
 	Comment struct {
+		ID   int64  `json:"id"`
 		Body string `json:"body"`
 		User struct {
 			Login string `json:"login"`
@@ -68,7 +69,7 @@ func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return nil, fmt.Errorf("issue_comment payload: %w", err)
 	}
-	if ev.Action != "created" || ev.Issue.PullRequest == nil || ev.Comment.User.Type == "Bot" {
+	if ev.Action != "created" || ev.Issue.PullRequest == nil || ev.Comment.User.Type == "Bot" || strings.EqualFold(ev.Comment.User.Login, b.Self) {
 		return nil, nil
 	}
 	cmd, ok := ParseCommand(ev.Comment.Body)
@@ -82,7 +83,7 @@ func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 	author := ev.Comment.User.Login
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n, "command", cmd.Name, "by", author)
 	return &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) error {
-		if err := b.runCommand(ctx, owner, repo, n, ev.Installation.ID, cmd, author, log); err != nil {
+		if err := b.runCommand(ctx, owner, repo, n, ev.Installation.ID, cmd, author, ev.Comment.ID, log); err != nil {
 			return fmt.Errorf("run /contractbot %s on %s/%s#%d: %w", cmd.Name, owner, repo, n, err)
 		}
 		return nil
@@ -90,7 +91,9 @@ func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 }
 
 // runCommand carries out a command.
-func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst int64, cmd Command, author string, log *slog.Logger) error {
+// An override is an admin's comment: the bot records its id and checks it again at
+// every later evaluation (override.go).
+func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst int64, cmd Command, author string, commentID int64, log *slog.Logger) error {
 	switch cmd.Name {
 	case "recheck":
 		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{}, log)
@@ -113,7 +116,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 			return reply(ctx, gh, owner, repo, n, fmt.Sprintf("@%s only members of %s may override contractbot; ask one of them.", author, orDash(b.AdminTeam)))
 		}
 		log.Info("override", "reason", cmd.Arg)
-		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.Now()}
+		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.Now(), CommentID: commentID}
 		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{override: o}, log)
 	}
 	gh, _, err := b.clients(ctx, owner, repo, inst)
@@ -124,7 +127,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 }
 
 // isAdmin reports whether login belongs to the admin team (org/slug).
-func (b *Bot) isAdmin(ctx context.Context, gh GitHub, login string) (bool, error) {
+func (b *Bot) isAdmin(ctx context.Context, gh teams, login string) (bool, error) {
 	org, slug, ok := strings.Cut(strings.TrimPrefix(b.AdminTeam, "@"), "/")
 	if !ok {
 		return false, nil

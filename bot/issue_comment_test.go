@@ -6,6 +6,7 @@ import (
 	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestCommandsInComments(t *testing.T) {
 	fake.SetCloneURL("acme", "contracts", remote)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.AddTeamMember("acme", "contract-admins", "boss")
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
 		AdminTeam: "acme/contract-admins", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	say := func(login, body string) {
@@ -89,7 +90,7 @@ func TestCommandsInComments(t *testing.T) {
 			sticky = c.GetBody()
 		}
 	}
-	st, err := ParseState(sticky)
+	st, err := ParseState(testKey, "acme/contracts#"+strconv.Itoa(n), sticky)
 	if err != nil || st.Override == nil || st.Override.By != "boss" || st.Override.Reason != "hotfix for INC-42" {
 		t.Errorf("override not recorded: %+v %v", st.Override, err)
 	}

@@ -2,7 +2,12 @@ package bot
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -11,7 +16,7 @@ import (
 
 // Notifier posts and edits Slack messages (bot/slack's Client). Slack being down
 // never blocks GitHub updates: the bot logs a failure and tries again at the next
-// evaluation (a reminder's mark is recorded only once every channel got it).
+// evaluation (a reminder's mark is kept only once every channel got it).
 type Notifier interface {
 	// Post sends msg to channel, in the thread of threadTS when it is not empty, and
 	// returns the new message's timestamp.
@@ -20,64 +25,271 @@ type Notifier interface {
 	Update(ctx context.Context, channel, ts string, msg slack.Message) error
 }
 
-// notify keeps Slack in line with the report and records what it sent in ev.next:
-// each team whose sign-off is required has one message about the pull request in its
-// channel, edited in place when the facts change; reminders and the escalation due now
-// are threaded under it (an escalation also goes to the team's escalation channel and
-// the producers' channels); the producers hear once when every sign-off is in. A
-// reminder's mark is recorded only when every channel got it.
+// DefaultClaimSettle is how long an evaluation waits after claiming Slack messages in
+// the comment before reading the claim back (Bot.ClaimSettle).
+const DefaultClaimSettle = time.Second
+
+// outbox is what an evaluation sends to Slack.
+type outbox struct {
+	edits     []slack.Message // team messages whose facts changed, by index of teams
+	editTeams []string
+	// claimed: sent once across replicas, agreed on in the comment first.
+	threads   []*verdict.SignOff // teams without a message yet
+	reminders []Reminder
+	announce  bool
+	// manual reminders (/contractbot remind) are sent when asked, unclaimed.
+	manual []Reminder
+}
+
+func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders) > 0 || o.announce }
+
+// notify keeps Slack in line with the report and records what it sent in ev.next.
+// Each team whose sign-off is required has one message about the pull request in its
+// channel, edited in place when the facts change; reminders and the escalation due
+// now are threaded under it (an escalation also goes to the team's escalation channel
+// and the producers' channels); the producers hear once when every sign-off is in.
+//
+// Every message that must go out once (a team's first message, a reminder, an
+// escalation, the all-signed-off note) is first claimed in the bot's comment: the
+// comment is read afresh, what another replica already claimed is dropped, the
+// claims are written with this evaluation's token, and after ClaimSettle the comment
+// is read back: only the evaluation whose token is there sends. A claim whose message
+// fails is released in the state converge writes, so the next evaluation sends it.
 func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
-	r, pr, head, log := ev.report, *ev.pr, ev.loaded.Head, ev.log
-	if ev.prev != nil {
-		ev.next.Reminded = keepReminders(ev.prev.Reminded, ev.prev.Teams, r.State)
-		ev.next.Slack, ev.next.Announced = ev.prev.Slack, ev.prev.Announced
-	}
+	ev.next = carried(ev.mem.state, ev.report)
 	if b.Notify == nil {
 		return
 	}
-	marks := b.Marks
-	if marks == nil {
-		marks = DefaultMarks
+	out := b.plan(ev, opt)
+	if out.claims() && !b.claim(ctx, ev, &out) {
+		out.threads, out.reminders, out.announce = nil, nil, false
 	}
-	threads := map[string]SlackThread{}
-	for k, v := range ev.next.Slack {
-		threads[k] = v
+	b.send(ctx, ev, out)
+}
+
+// carried is the Slack memory of the previous state that still applies: threads,
+// announcements, and the reminder marks of the requirements that are still the same.
+func carried(st *State, r *verdict.Report) State {
+	var next State
+	if st == nil {
+		return next
 	}
+	next.Slack, next.Announced, next.Claim = maps.Clone(st.Slack), slices.Clone(st.Announced), st.Claim
+	for _, so := range r.SignOffs {
+		k := reminderKey(so.Team, so.Fingerprint)
+		if marks, ok := st.Reminded[k]; ok {
+			if next.Reminded == nil {
+				next.Reminded = map[string][]string{}
+			}
+			next.Reminded[k] = slices.Clone(marks)
+		}
+	}
+	return next
+}
+
+// plan works out what to send now.
+func (b *Bot) plan(ev *evaluation, opt evalOptions) outbox {
+	r, head := ev.report, ev.loaded.Head
+	var out outbox
 	for _, so := range r.SignOffs {
 		team := head.Teams[so.Team]
 		if team == nil || team.Slack == "" {
 			continue
 		}
-		msg := slack.TeamMessage(pr, so)
-		th, ok := threads[so.Team]
+		msg := slack.TeamMessage(*ev.pr, so)
+		th, ok := ev.next.Slack[so.Team]
 		switch {
-		case ok && th.Channel == team.Slack && th.Digest == msg.Digest():
-		case ok && th.Channel == team.Slack:
-			if err := b.Notify.Update(ctx, th.Channel, th.TS, msg); err != nil {
-				log.Warn("Slack update failed; retried at the next evaluation", "channel", th.Channel, "err", err)
-				continue
-			}
-			th.Digest = msg.Digest()
-			threads[so.Team] = th
-		default:
-			ts, err := b.Notify.Post(ctx, team.Slack, msg, "")
-			if err != nil {
-				log.Warn("Slack message failed; retried at the next evaluation", "channel", team.Slack, "err", err)
-				continue
-			}
-			threads[so.Team] = SlackThread{Channel: team.Slack, TS: ts, Digest: msg.Digest()}
+		case ok && th.TS == "": // claimed by an evaluation that has not said where it went
+		case ok && th.Channel == team.Slack && th.Digest != msg.Digest():
+			out.edits, out.editTeams = append(out.edits, msg), append(out.editTeams, so.Team)
+		case !ok || th.Channel != team.Slack:
+			out.threads = append(out.threads, so)
 		}
 	}
-	due := DueReminders(r, ev.next.Reminded, r.Now, marks)
 	if opt.remindAll {
-		due = nil
 		for _, so := range r.SignOffs {
 			if so.Status != verdict.Approved {
-				due = append(due, Reminder{Team: so.Team, Mark: "manual", Deadline: so.Deadline, SignOff: so})
+				out.manual = append(out.manual, Reminder{Team: so.Team, Mark: "manual", Deadline: so.Deadline, SignOff: so})
 			}
 		}
+	} else {
+		out.reminders = DueReminders(r, sentByTeam(ev.next.Reminded, r), r.Now, b.marks())
 	}
-	for _, rem := range due {
+	out.announce = allApproved(r) && len(producerChannels(head, r)) > 0 && !slices.Contains(ev.next.Announced, announcementKey(r))
+	return out
+}
+
+func (b *Bot) marks() []time.Duration {
+	if b.Marks == nil {
+		return DefaultMarks
+	}
+	return b.Marks
+}
+
+// sentByTeam reads the marks sent for each team's current requirement.
+func sentByTeam(reminded map[string][]string, r *verdict.Report) map[string][]string {
+	out := map[string][]string{}
+	for _, so := range r.SignOffs {
+		out[so.Team] = reminded[reminderKey(so.Team, so.Fingerprint)]
+	}
+	return out
+}
+
+// announcementKey names the all-signed-off note of one set of requirements: when
+// the requirements change and are all met again, the producers hear again.
+func announcementKey(r *verdict.Report) string {
+	var fps []string
+	for _, so := range r.SignOffs {
+		fps = append(fps, so.Team+"="+so.Fingerprint)
+	}
+	return "all-signed-off@" + shortSHA(strings.Join(fps, ","))
+}
+
+// markClaims records the out's claims in st (reminder marks, thread placeholders,
+// the announcement).
+func (b *Bot) markClaims(st *State, r *verdict.Report, out outbox) {
+	for _, so := range out.threads {
+		if st.Slack == nil {
+			st.Slack = map[string]SlackThread{}
+		}
+		st.Slack[so.Team] = SlackThread{}
+	}
+	for _, rem := range out.reminders {
+		k := reminderKey(rem.Team, rem.SignOff.Fingerprint)
+		if st.Reminded == nil {
+			st.Reminded = map[string][]string{}
+		}
+		st.Reminded[k] = MarkSent(map[string][]string{rem.Team: st.Reminded[k]}, rem, b.marks())[rem.Team]
+	}
+	if out.announce && !slices.Contains(st.Announced, announcementKey(r)) {
+		st.Announced = append(st.Announced, announcementKey(r))
+	}
+}
+
+// claim agrees with the other replicas, through the comment, on who sends out's
+// claimed messages; false means another evaluation sends them.
+func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
+	// What another replica claimed since this evaluation read the comment is theirs.
+	if fresh := b.reread(ctx, ev); fresh != nil {
+		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
+		for k, marks := range fresh.Reminded {
+			if _, current := ev.next.Reminded[k]; current || slices.ContainsFunc(ev.report.SignOffs, func(so *verdict.SignOff) bool { return reminderKey(so.Team, so.Fingerprint) == k }) {
+				if ev.next.Reminded == nil {
+					ev.next.Reminded = map[string][]string{}
+				}
+				ev.next.Reminded[k] = mergeList(ev.next.Reminded[k], marks)
+			}
+		}
+		*out = b.plan(ev, evalOptions{})
+		if !out.claims() {
+			return true
+		}
+	}
+	token := newToken()
+	claimed := ev.next
+	b.markClaims(&claimed, ev.report, *out)
+	claimed.Claim = token
+	if _, err := b.writeComment(ctx, ev.gh, *ev.pr, ev.stateOf(claimed), ev.markdown); err != nil {
+		b.Metrics.failed("comment")
+		ev.log.Warn("could not claim the Slack messages in the comment; they are sent at a later evaluation", "err", err)
+		return false
+	}
+	settle := b.ClaimSettle
+	if settle == 0 {
+		settle = DefaultClaimSettle
+	}
+	t := time.NewTimer(settle)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	}
+	fresh := b.reread(ctx, ev)
+	if fresh == nil || fresh.Claim != token {
+		ev.log.Info("another evaluation claimed the Slack messages; it sends them")
+		if fresh != nil {
+			ev.next.Reminded, ev.next.Slack, ev.next.Announced, ev.next.Claim = fresh.Reminded, fresh.Slack, fresh.Announced, fresh.Claim
+		}
+		return false
+	}
+	ev.next = claimed
+	return true
+}
+
+// reread reads the bot's comment again, past the evaluation's cache; nil when it has
+// no verified state.
+func (b *Bot) reread(ctx context.Context, ev *evaluation) *State {
+	ev.gh.forget()
+	all, err := ev.gh.ListComments(ctx, ev.pr.Owner, ev.pr.Repo, ev.pr.Number)
+	if err != nil {
+		ev.log.Warn("could not read the comment back", "err", err)
+		return nil
+	}
+	return readMemory(all, b.Self, b.StateKey, *ev.pr, ev.log).state
+}
+
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func mergeList(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mergeThreads(a, b map[string]SlackThread) map[string]SlackThread {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]SlackThread{}
+	}
+	for k, v := range b {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// send posts what the outbox holds; a claimed message that fails is released.
+func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
+	r, pr, head, log := ev.report, *ev.pr, ev.loaded.Head, ev.log
+	failed := func(err error, args ...any) {
+		b.Metrics.failed("slack")
+		log.Warn("Slack message failed; it is sent again at the next evaluation", append(args, "err", err)...)
+	}
+	for i, msg := range out.edits {
+		th := ev.next.Slack[out.editTeams[i]]
+		if err := b.Notify.Update(ctx, th.Channel, th.TS, msg); err != nil {
+			failed(err, "channel", th.Channel)
+			continue
+		}
+		th.Digest = msg.Digest()
+		ev.next.Slack[out.editTeams[i]] = th
+	}
+	for _, so := range out.threads {
+		ch := head.Teams[so.Team].Slack
+		msg := slack.TeamMessage(pr, so)
+		ts, err := b.Notify.Post(ctx, ch, msg, "")
+		if err != nil {
+			failed(err, "channel", ch)
+			delete(ev.next.Slack, so.Team)
+			continue
+		}
+		ev.next.Slack[so.Team] = SlackThread{Channel: ch, TS: ts, Digest: msg.Digest()}
+	}
+	for _, rem := range append(out.reminders, out.manual...) {
 		channels := reminderChannels(head, r, rem)
 		if len(channels) == 0 {
 			log.Warn("no Slack channel for a reminder; add slack: to the team in teams.yaml", "team", rem.Team, "mark", rem.Mark)
@@ -87,33 +299,29 @@ func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
 		ok := true
 		for _, ch := range channels {
 			thread := ""
-			if th, has := threads[rem.Team]; has && th.Channel == ch {
+			if th, has := ev.next.Slack[rem.Team]; has && th.Channel == ch {
 				thread = th.TS
 			}
 			if _, err := b.Notify.Post(ctx, ch, msg, thread); err != nil {
 				ok = false
-				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "team", rem.Team, "mark", rem.Mark, "err", err)
+				failed(err, "channel", ch, "team", rem.Team, "mark", rem.Mark)
 			}
 		}
-		if ok && rem.Mark != "manual" {
-			ev.next.Reminded = MarkSent(ev.next.Reminded, rem, marks)
+		switch {
+		case rem.Mark == "manual":
+		case ok:
 			log.Info("reminder sent", "team", rem.Team, "mark", rem.Mark)
+		default: // release the claim: every channel gets it again next time
+			delete(ev.next.Reminded, reminderKey(rem.Team, rem.SignOff.Fingerprint))
 		}
 	}
-	if allApproved(r) && !slices.Contains(ev.next.Announced, "all-signed-off") {
-		ok := true
+	if out.announce {
 		for _, ch := range producerChannels(head, r) {
 			if _, err := b.Notify.Post(ctx, ch, slack.AllSignedOffMessage(pr, r), ""); err != nil {
-				ok = false
-				log.Warn("Slack message failed; it is sent again at the next evaluation", "channel", ch, "err", err)
+				failed(err, "channel", ch)
+				ev.next.Announced = slices.DeleteFunc(ev.next.Announced, func(a string) bool { return a == announcementKey(r) })
 			}
 		}
-		if ok {
-			ev.next.Announced = append(ev.next.Announced, "all-signed-off")
-		}
-	}
-	if len(threads) > 0 {
-		ev.next.Slack = threads
 	}
 }
 

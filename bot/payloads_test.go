@@ -20,7 +20,7 @@ import (
 // TestRouteGitHubExamplePayloads routes GitHub's published example payloads: the ones
 // the bot acts on become jobs for the right pull request, the others are ignored.
 func TestRouteGitHubExamplePayloads(t *testing.T) {
-	b := &Bot{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for file, want := range map[string]string{
 		"pull_request.opened.json":           "Codertocat/Hello-World#2",
 		"pull_request.synchronize.json":      "Codertocat/Hello-World#",
@@ -76,7 +76,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 	repo["owner"].(map[string]any)["login"] = "acme"
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -32,7 +32,7 @@ func TestBotEvaluatesAPullRequest(t *testing.T) {
 		BaseRef: "master", Author: "olivia", CloneURL: remote, HTMLURL: "https://github.example/acme/contracts", State: "open", CreatedAt: opened}
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}}
 	now := opened.Add(time.Hour)
-	b := &Bot{GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	if err := b.Evaluate(ctx, "acme", "contracts", 42, b.Log); err != nil {
 		t.Fatal(err)
@@ -60,14 +60,14 @@ func TestBotEvaluatesAPullRequest(t *testing.T) {
 	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, "approved by @dana") {
 		t.Errorf("after the approval:\n%s", gh.comments[0].Body)
 	}
-	st, err := ParseState(gh.comments[0].Body)
+	st, err := ParseState(testKey, "acme/contracts#42", gh.comments[0].Body)
 	if err != nil || st.HeadSHA != head.String() || st.Teams["data-warehouse"].Fingerprint == "" {
 		t.Errorf("state %+v %v", st, err)
 	}
 }
 
 func TestRouteIgnoresWhatItShould(t *testing.T) {
-	b := &Bot{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, tc := range []struct {
 		event, payload string
 		job, err       bool

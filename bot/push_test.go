@@ -25,7 +25,7 @@ func TestPushChangingOneTeamsImpact(t *testing.T) {
 	fake, n := fakeWithPR(t, remote, base, head, now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -73,7 +73,7 @@ func TestPushChangingOneTeamsImpact(t *testing.T) {
 	if !strings.Contains(sticky, "approved by @dana") {
 		t.Errorf("data-warehouse's sign-off was not kept:\n%s", sticky)
 	}
-	if strings.Contains(sticky, "approved by @pat") || !strings.Contains(sticky, "changed since the last review") {
+	if strings.Contains(sticky, "approved by @pat") || !strings.Contains(sticky, "changed since the approval") {
 		t.Errorf("platform's sign-off was not dropped with a reason:\n%s", sticky)
 	}
 	if c := fake.CheckRuns("acme", "contracts", pushed.String())[0].GetConclusion(); c != ConclusionActionRequired {

@@ -28,7 +28,7 @@ func TestServeEndToEnd(t *testing.T) {
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	b := &Bot{GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: clock, Log: log}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: clock, Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

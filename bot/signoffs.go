@@ -34,17 +34,10 @@ func (b *Bot) OpenStates(ctx context.Context, repos []Repository) ([]PullRequest
 			if err != nil {
 				return nil, err
 			}
-			for _, c := range comments {
-				if !IsBotComment(c.Body) {
-					continue
-				}
-				st, err := ParseState(c.Body)
-				if err != nil {
-					continue
-				}
+			pr := PullRequest{Owner: r.Owner, Repo: r.Name, Number: n}
+			if m := readMemory(comments, b.Self, b.StateKey, pr, b.Log); m.state != nil {
 				out = append(out, PullRequestState{Owner: r.Owner, Repo: r.Name, Number: n,
-					URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", r.Owner, r.Name, n), State: st})
-				break
+					URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", r.Owner, r.Name, n), State: *m.state})
 			}
 		}
 	}

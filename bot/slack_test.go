@@ -74,7 +74,7 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 	// A new Bot each time: state survives only in GitHub, as across a restart.
 	evaluate := func() {
 		t.Helper()
-		b := &Bot{GH: githubapi.New(fake.Client()), Cache: cache, Now: clock, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: cache, Now: clock, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestProducerHearsWhenAllSignOffsAreIn(t *testing.T) {
 		CloneURL: remote, HTMLURL: "https://github.com/acme/contracts", State: "open", CreatedAt: now}
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}, "acme/data-platform": {"pat"}}
 	notify := &memNotifier{}
-	b := &Bot{GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	run := func() {
 		t.Helper()
 		if err := b.Evaluate(context.Background(), "acme", "contracts", 42, b.Log); err != nil {

@@ -16,17 +16,17 @@ func TestStateRoundTrip(t *testing.T) {
 	st := State{
 		HeadSHA: "abc123", EvaluatedAt: at, Class: "BREAKING",
 		Teams:    map[string]verdict.TeamState{"analytics": {Fingerprint: "f1", RequestedAt: at}},
-		Reminded: map[string][]string{"analytics": {"12h"}},
+		Reminded: map[string][]string{"analytics@f1": {"12h"}},
 		Override: &verdict.Override{By: "boss", Reason: "hotfix --> <script>", At: at},
 	}
-	body, err := RenderComment("**BREAKING** <!-- contractbot:state AAAA --> in a field doc", st)
+	body, err := RenderComment(testKey, "acme/contracts#7", "**BREAKING** <!-- contractbot:state AAAA --> in a field doc", st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !IsBotComment(body) || strings.Contains(body, "<script>") {
 		t.Fatalf("comment body: %q", body)
 	}
-	got, err := ParseState(body)
+	got, err := ParseState(testKey, "acme/contracts#7", body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,17 +34,39 @@ func TestStateRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, st) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, st)
 	}
+	// GitHub may store the body with CRLF line ends and without the final newline.
+	if _, err := ParseState(testKey, "acme/contracts#7", strings.TrimSpace(strings.ReplaceAll(body, "\n", "\r\n"))); err != nil {
+		t.Errorf("a body with CRLF line ends does not verify: %v", err)
+	}
 }
 
-func TestParseStateRefusesDamage(t *testing.T) {
-	if _, err := ParseState(Marker + "\nno block"); !errors.Is(err, ErrNoState) {
+// TestParseStateRefusesWhatTheBotDidNotWrite: an edit of any byte, another key, the
+// comment of another pull request, a hand-made block: none verifies.
+func TestParseStateRefusesWhatTheBotDidNotWrite(t *testing.T) {
+	st := State{HeadSHA: "abc", Teams: map[string]verdict.TeamState{"analytics": {Fingerprint: "f1"}}}
+	body, err := RenderComment(testKey, "acme/contracts#7", "**BREAKING**: not ready to merge", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		key       []byte
+		ref, body string
+	}{
+		"visible text edited":  {testKey, "acme/contracts#7", strings.Replace(body, "not ready", "ready", 1)},
+		"state replaced":       {testKey, "acme/contracts#7", strings.Replace(body, "<!-- contractbot:state ", "<!-- contractbot:state eyJ2IjoyfQ== --><!-- x ", 1)},
+		"another key":          {DeriveStateKey([]byte("other")), "acme/contracts#7", body},
+		"another pull request": {testKey, "acme/contracts#8", body},
+		"no signature":         {testKey, "acme/contracts#7", body[:strings.Index(body, "\n<!-- contractbot:signature")]},
+	} {
+		if _, err := ParseState(tc.key, tc.ref, tc.body); !errors.Is(err, ErrSignature) {
+			t.Errorf("%s: %v, want ErrSignature", name, err)
+		}
+	}
+	if _, err := ParseState(testKey, "acme/contracts#7", Marker+"\nno block"); !errors.Is(err, ErrNoState) {
 		t.Errorf("missing block: %v", err)
 	}
-	if _, err := ParseState("<!-- contractbot:state bm90IGpzb24= -->"); err == nil {
-		t.Error("a block that is not JSON was accepted")
-	}
-	if _, err := ParseState("<!-- contractbot:state eyJ2Ijo5OX0= -->"); err == nil {
-		t.Error("a state of an unknown version was accepted")
+	if _, err := ParseState(nil, "acme/contracts#7", body); !errors.Is(err, ErrNoKey) {
+		t.Errorf("no key: %v", err)
 	}
 }
 

@@ -55,9 +55,13 @@ teams whose sign-off is needed, and labels that mirror the verdict.
 
 Configuration comes from the environment:
   CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret (required)
-  GITHUB_TOKEN                a token with pull requests, issues, checks: write and
-                              members: read; or run as a GitHub App with --app-id
-                              and --app-key-file (installation tokens per repository)
+  CONTRACTBOT_STATE_KEY       optional: the key that signs the state block of the
+                              bot's comments (HMAC-SHA256); by default derived from
+                              the webhook secret. Every replica needs the same one.
+  GITHUB_TOKEN                a token with pull requests, issues: write, statuses:
+                              write and members: read (the verdict is then a commit
+                              status: check runs need an App); or run as a GitHub
+                              App with --app-id and --app-key-file
   SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack`,
 		Example: `  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
   contractbot serve --app-id 123456 --app-key-file app.pem --reconcile acme/contracts
@@ -110,6 +114,10 @@ Configuration comes from the environment:
 				if b, err = newBot(ctx, cacheDir, githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
 					return err
 				}
+				b.StateKey = bot.DeriveStateKey([]byte(secret))
+				if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
+					b.StateKey = []byte(k)
+				}
 				if publishEvents != "" {
 					sink, err := openSink(publishEvents, 10*time.Second)
 					if err != nil {
@@ -132,6 +140,9 @@ Configuration comes from the environment:
 				cfg.Route = b.Route
 			}
 			srv := server.New(cfg)
+			if b != nil {
+				b.Metrics = bot.NewMetrics(srv.Metrics())
+			}
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err

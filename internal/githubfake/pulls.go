@@ -130,6 +130,18 @@ func (s *Server) requestReviewers(w http.ResponseWriter, r *http.Request) {
 			p.reqTeams = append(p.reqTeams, t)
 		}
 	}
+	at := &github.Timestamp{Time: s.now()}
+	for _, u := range body.Reviewers {
+		p.timeline = append(p.timeline, &github.Timeline{ID: github.Int64(s.id()), Event: github.String("review_requested"),
+			Actor: s.user(actor(r)), Requester: s.user(actor(r)), Reviewer: s.user(u), CreatedAt: at})
+	}
+	for _, t := range body.TeamReviewers {
+		tm := s.teams[key(rp.owner, t)]
+		p.timeline = append(p.timeline, &github.Timeline{ID: github.Int64(s.id()), Event: github.String("review_requested"),
+			Actor: s.user(actor(r)), Requester: s.user(actor(r)), CreatedAt: at,
+			RequestedTeam: &github.Team{ID: github.Int64(tm.id), Slug: github.String(tm.slug), Name: github.String(tm.slug),
+				Organization: &github.Organization{Login: github.String(tm.org)}}})
+	}
 	writeJSON(w, http.StatusCreated, s.pullJSON(rp, p))
 }
 

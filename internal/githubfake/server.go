@@ -238,6 +238,7 @@ func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 var jwtRoutes = map[string]bool{
 	"POST /app/installations/{id}/access_tokens": true,
 	"GET /repos/{owner}/{repo}/installation":     true,
+	"GET /app":                                   true,
 }
 
 type actorKey struct{}
@@ -251,7 +252,7 @@ func actor(r *http.Request) string {
 // requireApp answers 403 unless the request came with an app's token.
 func requireApp(w http.ResponseWriter, r *http.Request) bool {
 	if info, _ := r.Context().Value(actorKey{}).(tokenInfo); !info.app {
-		writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 		return false
 	}
 	return true
@@ -291,10 +292,13 @@ func (s *Server) routes() {
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
 	// Teams (teams.go).
+	handle("GET /repos/{owner}/{repo}/issues/{number}/timeline", s.listTimeline)
 	handle("GET /orgs/{org}/teams/{slug}/members", s.listTeamMembers)
 	handle("GET /orgs/{org}/teams/{slug}/memberships/{user}", s.getTeamMembership)
 	// App authentication and rate limits (auth.go, ratelimit.go).
 	handle("POST /app/installations/{id}/access_tokens", s.createAccessToken)
+	handle("GET /app", s.getApp)
+	handle("GET /user", s.getUser)
 	handle("GET /repos/{owner}/{repo}/installation", s.getRepoInstallation)
 	handle("GET /repos/{owner}/{repo}", s.getRepo)
 	handle("GET /rate_limit", s.getRateLimit)

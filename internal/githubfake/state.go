@@ -30,6 +30,7 @@ type pull struct {
 	reviews  []*github.PullRequestReview
 	reqUsers []string
 	reqTeams []string // slugs
+	timeline []*github.Timeline
 	labels   []string // lower-case keys into repo.labels
 }
 

@@ -37,7 +37,7 @@ func Evaluate(in Input) *Report {
 // members of the teams whose sign-off the report requires (TeamHandles), and settles
 // the report with them, so the schemas are compared once per event.
 func Settle(in Input, r *Report) {
-	r.Override = in.Override
+	r.Override, r.Notices = in.Override, in.Notices
 	r.SignOffs, r.State = signOffs(in, r.Subjects)
 	r.Blockers = blockers(r)
 	r.Ready = len(r.Blockers) == 0 || in.Override != nil

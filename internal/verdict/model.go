@@ -70,16 +70,42 @@ type Review struct {
 // (kept in its sticky comment): the fingerprint of what the change does to the team's
 // consumers, since when it has been the same, and when the sign-off was requested.
 type TeamState struct {
-	Fingerprint string    `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint"`
+	// Since is when the fingerprint appeared: approvals given before it do not count.
 	Since       time.Time `json:"since,omitzero"`
 	RequestedAt time.Time `json:"requested_at"`
+	// Head is the head commit at which the fingerprint appeared: an approval of that
+	// commit counts even when GitHub dates it before Since (the bot heard of the push
+	// late). Empty when the fingerprint changed without a new head (another base).
+	Head string `json:"head,omitempty"`
 }
+
+// Memory says how far the bot's memory of a pull request (Input.Prior) is believed.
+type Memory int
+
+const (
+	// Remembered: Prior is the verified state of the previous evaluation; nil Prior
+	// means the pull request is evaluated for the first time, and its requirements
+	// date from its opening. A team absent from a non-nil Prior is required from now.
+	Remembered Memory = iota
+	// Rebuilt: the bot's state could not be verified (its comment was edited, or the
+	// block is missing or forged), so nothing in it is believed: a team's request
+	// time comes from the review requests GitHub's timeline shows (Requested), or now,
+	// and only approvals of the head commit count.
+	Rebuilt
+)
 
 // Override is an audited decision to let a change through without what it needs.
 type Override struct {
 	By     string    `json:"by"`
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
+	// CommentID is the admin's /contractbot override comment the override comes from.
+	CommentID int64 `json:"comment_id,omitempty"`
+	// Head and Waived bind the override to what it waived: the head commit it was
+	// given on and the fingerprints (per team, and of the change) it let through.
+	Head   string            `json:"head,omitempty"`
+	Waived map[string]string `json:"waived,omitempty"`
 }
 
 // Input is everything an evaluation needs. Base and Head must hold at least every
@@ -100,9 +126,21 @@ type Input struct {
 	// OpenedAt is when the pull request was opened: the first request time.
 	OpenedAt time.Time
 	// Prior is the team state of the previous evaluation (the bot's comment).
-	Prior    map[string]TeamState
-	Override *Override
-	Now      time.Time
+	Prior map[string]TeamState
+	// Memory says whether Prior is believed; PriorHead is the head commit Prior was
+	// evaluated at.
+	Memory    Memory
+	PriorHead string
+	// HeadSHA is the head commit evaluated (for approvals of that commit).
+	HeadSHA string
+	// Requested maps a GitHub handle to when GitHub's timeline last shows its review
+	// requested (read when the memory is rebuilt).
+	Requested map[string]time.Time
+	Override  *Override
+	// Notices are sentences the report shows under its verdict (an override that
+	// lapsed, a memory rebuilt).
+	Notices []string
+	Now     time.Time
 }
 
 // Report is the outcome of an evaluation: what the bot posts and the CLI prints.
@@ -119,6 +157,7 @@ type Report struct {
 	Lint     contract.Diagnostics `json:"lint"`
 	Blockers []string             `json:"blockers"`
 	Override *Override            `json:"override,omitempty"`
+	Notices  []string             `json:"notices,omitempty"`
 	// State is the team state to remember for the next evaluation.
 	State map[string]TeamState `json:"state"`
 	Now   time.Time            `json:"evaluated_at"`
@@ -173,6 +212,7 @@ type SignOff struct {
 	Deadline    time.Time `json:"deadline"`
 	Status      Status    `json:"status"`
 	ApprovedBy  string    `json:"approved_by,omitempty"`
+	ApprovedAt  time.Time `json:"approved_at,omitzero"`
 	// Dropped says why an earlier approval no longer counts.
 	Dropped string `json:"dropped,omitempty"`
 }

@@ -95,6 +95,9 @@ func (m *mdWriter) verdict() {
 	if o := r.Override; o != nil {
 		m.f("\nOverride by %s at %s: %s\n", escapeMarkdown("@"+o.By), stamp(o.At), escapeMarkdown(o.Reason))
 	}
+	for _, n := range r.Notices {
+		m.f("\n> %s\n", escapeMarkdown(n))
+	}
 }
 
 func (m *mdWriter) subject(s *SubjectReport) {

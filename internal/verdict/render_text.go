@@ -28,6 +28,9 @@ func Text(r *Report) string {
 	if o := r.Override; o != nil {
 		f("override by @%s at %s: %s\n", plain(o.By), stamp(o.At), plain(o.Reason))
 	}
+	for _, n := range r.Notices {
+		f("note: %s\n", plain(n))
+	}
 	for _, s := range r.Subjects {
 		f("\n%s: %s (%s; %s; %s; owner %s; tier %s)\n", plain(s.Subject), s.Class, s.Kind, plain(s.Format),
 			plain(levelWords(s)), plain(s.Owner), plain(s.Tier))

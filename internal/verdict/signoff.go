@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -99,22 +101,23 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 		for i := range so.For {
 			so.For[i].Reason, _, _ = strings.Cut(so.For[i].Reason, fingerprintSep)
 		}
-		st, seen := in.Prior[team]
-		switch {
-		case !seen:
-			st = TeamState{Fingerprint: so.Fingerprint, RequestedAt: firstRequest(in)}
-		case st.Fingerprint != so.Fingerprint:
-			so.Dropped = "what the change does to this team's consumers changed since the last review; approve again"
-			st = TeamState{Fingerprint: so.Fingerprint, Since: in.Now, RequestedAt: in.Now}
-		}
+		st := teamState(in, so)
 		state[team] = st
 		so.RequestedAt = st.RequestedAt
 		so.Deadline = st.RequestedAt.Add(time.Duration(hours[team]) * time.Hour)
 		so.Status = Pending
-		if by := approver(in, so, latest, st.Since); by != "" {
-			so.Status, so.ApprovedBy, so.Dropped = Approved, by, ""
-		} else if !in.Now.Before(so.Deadline) {
-			so.Status = Overdue
+		if rv, ok := approval(in, so, latest, st); ok {
+			so.Status, so.ApprovedBy, so.ApprovedAt = Approved, strings.ToLower(rv.Login), rv.SubmittedAt
+		} else {
+			if _, stale := approvalBefore(in, so, latest); stale {
+				so.Dropped = "what the change does to this team's consumers changed since the approval; approve again"
+				if in.Memory == Rebuilt {
+					so.Dropped = "contractbot could not verify its memory of this pull request, so only approvals of the latest commit count; approve again"
+				}
+			}
+			if !in.Now.Before(so.Deadline) {
+				so.Status = Overdue
+			}
 		}
 		out = append(out, so)
 	}
@@ -133,11 +136,36 @@ func fingerprint(refs []ConsumerRef) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-func firstRequest(in Input) time.Time {
-	if !in.OpenedAt.IsZero() {
-		return in.OpenedAt
+// teamState is a team's sign-off state now: kept while its fingerprint is the same,
+// started afresh when the fingerprint is new. A requirement present at a pull
+// request's first evaluation dates from the opening; one that appears later (a new
+// team, a changed fingerprint) from now; one whose history cannot be verified from
+// the last review request GitHub shows, or now.
+func teamState(in Input, so *SignOff) TeamState {
+	fresh := TeamState{Fingerprint: so.Fingerprint, Since: in.Now, RequestedAt: in.Now, Head: in.HeadSHA}
+	if in.PriorHead != "" && in.PriorHead == in.HeadSHA {
+		fresh.Head = "" // the head did not move: the base did, and the head's approvals predate it
 	}
-	return in.Now
+	st, seen := in.Prior[so.Team]
+	switch {
+	case in.Memory == Rebuilt:
+		fresh.Head = in.HeadSHA
+		for _, h := range so.Handles {
+			if at, ok := in.Requested[h]; ok && at.Before(fresh.RequestedAt) {
+				fresh.RequestedAt = at
+			}
+		}
+		return fresh
+	case in.Prior == nil:
+		opened := in.OpenedAt
+		if opened.IsZero() {
+			opened = in.Now
+		}
+		return TeamState{Fingerprint: so.Fingerprint, RequestedAt: opened}
+	case !seen || st.Fingerprint != so.Fingerprint:
+		return fresh
+	}
+	return st
 }
 
 // latestReviews keeps each reviewer's latest review that carries a decision: a
@@ -156,24 +184,31 @@ func latestReviews(reviews []Review) map[string]Review {
 	return out
 }
 
-// approver returns the login of a team member whose latest review approves, given
-// after since; the author's approval never counts for a team they are not in.
-func approver(in Input, so *SignOff, latest map[string]Review, since time.Time) string {
-	logins := make([]string, 0, len(latest))
-	for l := range latest {
-		logins = append(logins, l)
-	}
-	sort.Strings(logins)
-	for _, login := range logins {
+// approval returns the latest approving review of a team member that counts: given
+// after the team's fingerprint appeared, or on the head commit it appeared at. The
+// author's approval never counts for a team they are not in.
+func approval(in Input, so *SignOff, latest map[string]Review, st TeamState) (Review, bool) {
+	for _, login := range slices.Sorted(maps.Keys(latest)) {
 		r := latest[login]
-		if r.State != "APPROVED" || r.SubmittedAt.Before(since) {
+		if r.State != "APPROVED" || !isMember(in, so.Handles, login) {
 			continue
 		}
-		if isMember(in, so.Handles, login) {
-			return login
+		if !r.SubmittedAt.Before(st.Since) || (st.Head != "" && r.CommitID == st.Head) {
+			return r, true
 		}
 	}
-	return ""
+	return Review{}, false
+}
+
+// approvalBefore returns a team member's approval that does not count (given before
+// the fingerprint appeared): the team is told its approval was dropped.
+func approvalBefore(in Input, so *SignOff, latest map[string]Review) (Review, bool) {
+	for _, login := range slices.Sorted(maps.Keys(latest)) {
+		if r := latest[login]; r.State == "APPROVED" && isMember(in, so.Handles, login) {
+			return r, true
+		}
+	}
+	return Review{}, false
 }
 
 // isMember reports whether login belongs to one of a team's GitHub handles.
