@@ -14,5 +14,6 @@ func commands() []*cobra.Command {
 		newCalendarCmd(),
 		newRegistryCmd(),
 		newPublishCmd(),
+		newLineageCmd(),
 	}
 }

@@ -1,0 +1,283 @@
+package flinksql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Result is the lineage of a set of scripts; its JSON shape is documented in
+// docs/lineage.md and is stable.
+type Result struct {
+	Tables     []Table     `json:"tables"`
+	Statements []Statement `json:"statements"`
+	Errors     []*Error    `json:"errors,omitempty"`
+}
+
+// Table is a table declared with CREATE TABLE.
+type Table struct {
+	Name      string `json:"name"`
+	Connector string `json:"connector,omitempty"`
+	Topic     string `json:"topic,omitempty"`
+}
+
+// Statement is the lineage of one INSERT (or CREATE TABLE ... AS SELECT).
+type Statement struct {
+	File    string   `json:"file"`
+	Line    int      `json:"line"`
+	Sink    string   `json:"sink"`
+	Sources []string `json:"sources"`
+	// Columns maps each sink column to the source columns ("table.column.field") whose
+	// values flow into it.
+	Columns map[string][]string `json:"columns"`
+	// Reads is every source column the statement uses anywhere.
+	Reads []string `json:"reads"`
+	// Unresolved says what the resolver could not attribute, instead of guessing.
+	Unresolved []string `json:"unresolved,omitempty"`
+	// Order is the sink columns in their order (for printing).
+	Order []string `json:"-"`
+}
+
+// Analyzer accumulates the tables and views of scripts in order and resolves each
+// INSERT against what was declared before it (in the same or an earlier script).
+type Analyzer struct {
+	tables []*tableDef
+	views  []*CreateView
+	res    Result
+}
+
+type tableDef struct {
+	def     *CreateTable
+	display string
+	cols    []col // resolved on first use
+	done    bool
+	asCols  []string // CTAS without a column list: the query's column names
+}
+
+// Analyze parses and resolves scripts given as file name and text, in order.
+func Analyze(files ...[2]string) Result {
+	a := &Analyzer{}
+	for _, f := range files {
+		a.Add(Parse(f[0], f[1]))
+	}
+	return a.Result()
+}
+
+// Result returns what was found so far.
+func (a *Analyzer) Result() Result {
+	out := a.res
+	out.Tables = nil
+	for _, t := range a.tables {
+		out.Tables = append(out.Tables, Table{Name: t.display, Connector: t.def.Option("connector"), Topic: t.def.Option("topic")})
+	}
+	if out.Tables == nil {
+		out.Tables = []Table{}
+	}
+	if out.Statements == nil {
+		out.Statements = []Statement{}
+	}
+	return out
+}
+
+// Add resolves the statements of one parsed script.
+func (a *Analyzer) Add(s *Script) {
+	a.res.Errors = append(a.res.Errors, s.Errors...)
+	for _, st := range s.Stmts {
+		switch st := st.(type) {
+		case *CreateTable:
+			a.createTable(s.File, st)
+		case *CreateView:
+			a.views = append(a.views, st)
+		case *Insert:
+			a.insert(s.File, st)
+		}
+	}
+}
+
+func (a *Analyzer) createTable(file string, ct *CreateTable) {
+	d := &tableDef{def: ct, display: ct.Name.String()}
+	if len(ct.Like) > 0 {
+		if src := a.table(ct.Like); src != nil {
+			merged := *ct
+			merged.Columns = append(append([]ColumnDef{}, src.def.Columns...), ct.Columns...)
+			if len(merged.Options) == 0 {
+				merged.Options = src.def.Options
+			} else {
+				merged.Options = append(append([][2]string{}, src.def.Options...), ct.Options...)
+				merged.Options = lastWins(merged.Options)
+			}
+			d.def = &merged
+		}
+	}
+	replaced := false
+	for i, t := range a.tables {
+		if t.display == d.display {
+			a.tables[i], replaced = d, true
+		}
+	}
+	if !replaced {
+		a.tables = append(a.tables, d)
+	}
+	if ct.As != nil {
+		st := a.resolveInsert(file, &Insert{Pos: ct.Pos, Table: ct.Name, Query: ct.As}, d)
+		if len(ct.Columns) == 0 {
+			for c := range st.Order {
+				d.asCols = append(d.asCols, st.Order[c])
+			}
+		}
+		a.res.Statements = append(a.res.Statements, st.Statement)
+	}
+}
+
+// lastWins keeps the last value of each option key, in first-seen order.
+func lastWins(opts [][2]string) [][2]string {
+	idx := map[string]int{}
+	var out [][2]string
+	for _, kv := range opts {
+		if i, ok := idx[strings.ToLower(kv[0])]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[strings.ToLower(kv[0])] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// lookup finds a name exactly, then case-insensitively, then by its last part.
+func lookup[T any](items []T, key func(T) Name, n Name) (T, bool) {
+	full := n.String()
+	for _, pass := range []func(Name) bool{
+		func(k Name) bool { return k.String() == full },
+		func(k Name) bool { return strings.EqualFold(k.String(), full) },
+		func(k Name) bool { return strings.EqualFold(lastOf(k), lastOf(n)) },
+	} {
+		for i := len(items) - 1; i >= 0; i-- {
+			if pass(key(items[i])) {
+				return items[i], true
+			}
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+func (a *Analyzer) table(n Name) *tableDef {
+	t, _ := lookup(a.tables, func(t *tableDef) Name { return t.def.Name }, n)
+	return t
+}
+
+func (a *Analyzer) view(n Name) *CreateView {
+	v, _ := lookup(a.views, func(v *CreateView) Name { return v.Name }, n)
+	return v
+}
+
+// columns returns the columns of a declared table: physical and metadata columns are
+// columns of the table; a computed column carries the columns its expression uses
+// (itself when it uses none, as PROCTIME() does).
+func (d *tableDef) columns(a *Analyzer) []col {
+	if d.done {
+		return d.cols
+	}
+	d.done = true
+	var phys []col
+	for _, c := range d.def.Columns {
+		if c.Computed == nil {
+			phys = append(phys, col{name: c.Name, value: identity(d.display+"."+c.Name, c.Type)})
+		}
+	}
+	for _, n := range d.asCols {
+		phys = append(phys, col{name: n, value: identity(d.display+"."+n, nil)})
+	}
+	sc := &scope{rels: []*rel{{name: lastOf(d.def.Name), cols: phys}}}
+	r := a.newResolver()
+	for _, c := range d.def.Columns {
+		if c.Computed == nil {
+			if i := indexOf(phys, c.Name); i >= 0 {
+				d.cols = append(d.cols, phys[i])
+			}
+			continue
+		}
+		v := r.value(c.Computed, sc, set{})
+		if len(v.lin) == 0 {
+			v = identity(d.display+"."+c.Name, nil)
+		}
+		d.cols = append(d.cols, col{name: c.Name, value: v})
+	}
+	for _, n := range d.asCols {
+		d.cols = append(d.cols, col{name: n, value: identity(d.display+"."+n, nil)})
+	}
+	return d.cols
+}
+
+func indexOf(cols []col, name string) int {
+	for i, c := range cols {
+		if c.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+type resolved struct{ Statement }
+
+func (a *Analyzer) insert(file string, ins *Insert) {
+	st := a.resolveInsert(file, ins, a.table(ins.Table))
+	a.res.Statements = append(a.res.Statements, st.Statement)
+}
+
+func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef) resolved {
+	r := a.newResolver()
+	cols := r.query(ins.Query, nil, r.reads)
+	st := resolved{Statement: Statement{File: file, Line: ins.Line, Sink: ins.Table.String(), Columns: map[string][]string{}}}
+	var targets []string
+	static := map[string]bool{}
+	for _, s := range ins.Static {
+		static[strings.ToLower(s)] = true
+	}
+	switch {
+	case len(ins.Columns) > 0:
+		targets = ins.Columns
+	case sink != nil && len(sink.def.Columns) > 0:
+		st.Sink = sink.display
+		for _, c := range sink.def.Columns {
+			if c.Computed == nil && !c.Virtual && !static[strings.ToLower(c.Name)] {
+				targets = append(targets, c.Name)
+			}
+		}
+	default:
+		if sink != nil {
+			st.Sink = sink.display
+		}
+		taken := map[string]bool{}
+		for _, c := range cols {
+			// duplicate names are made unique as Calcite does: id, id0, id1
+			n := c.name
+			for k := 0; taken[n]; k++ {
+				n = fmt.Sprintf("%s%d", c.name, k)
+			}
+			taken[n] = true
+			targets = append(targets, n)
+		}
+	}
+	if sink != nil {
+		st.Sink = sink.display
+	}
+	if len(cols) != len(targets) {
+		r.unresolved(fmt.Sprintf("sink %s: the query yields %d columns for %d sink columns", st.Sink, len(cols), len(targets)))
+	}
+	for i, t := range targets {
+		if i >= len(cols) {
+			break
+		}
+		st.Columns[t] = cols[i].lin.sorted()
+		st.Order = append(st.Order, t)
+		r.reads.union(cols[i].lin)
+	}
+	for _, s := range ins.Static {
+		st.Columns[s] = []string{}
+	}
+	st.Sources = r.sources.sorted()
+	st.Reads = r.reads.sorted()
+	st.Unresolved = r.unres
+	return st
+}

@@ -1,0 +1,432 @@
+package flinksql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxDepth bounds the nesting of parentheses, subqueries and expressions; deeper input
+// is refused with a located error instead of exhausting the stack.
+const MaxDepth = 200
+
+// MaxSize bounds the size of one script in bytes.
+const MaxSize = 16 << 20
+
+type parser struct {
+	file  string
+	toks  []token
+	i     int
+	depth int
+	// marker is set by a statement that needs no semicolon (EXECUTE STATEMENT SET BEGIN).
+	marker bool
+}
+
+// bail is panicked with a located error and recovered per statement.
+type bail struct{ err *Error }
+
+// Parse parses one Flink SQL script. Statements that do not parse are reported in
+// Script.Errors (with file, line and column) and skipped up to their semicolon; the
+// rest of the script is still parsed.
+func Parse(file, src string) *Script {
+	s := &Script{File: file}
+	if len(src) > MaxSize {
+		s.Errors = append(s.Errors, &Error{File: file, Line: 1, Column: 1,
+			Message: fmt.Sprintf("the script is %d bytes, more than the %d this parser reads; split it", len(src), MaxSize)})
+		return s
+	}
+	toks, lerr := lex(file, src)
+	if lerr != nil {
+		s.Errors = append(s.Errors, lerr)
+		return s
+	}
+	p := &parser{file: file, toks: toks}
+	for !p.at(tEOF) {
+		if p.acceptP(";") {
+			continue
+		}
+		start := p.i
+		st, err := p.statementSafe()
+		if err != nil {
+			s.Errors = append(s.Errors, err)
+			if p.i == start {
+				p.i++
+			}
+			p.skipStatement()
+			continue
+		}
+		if st != nil {
+			s.Stmts = append(s.Stmts, st)
+		}
+	}
+	return s
+}
+
+func (p *parser) statementSafe() (st Stmt, err *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bail)
+			if !ok {
+				panic(r)
+			}
+			st, err = nil, b.err
+		}
+	}()
+	p.depth, p.marker = 0, false
+	st = p.statement()
+	if !p.marker && !p.at(tEOF) && !p.peek().isP(";") && !p.peek().is("END") {
+		p.fail("expected ; after the statement, found %s", p.peek())
+	}
+	return st, nil
+}
+
+// skipStatement moves past the next semicolon outside parentheses.
+func (p *parser) skipStatement() {
+	depth := 0
+	for !p.at(tEOF) {
+		t := p.next()
+		switch {
+		case t.isP("("):
+			depth++
+		case t.isP(")"):
+			if depth > 0 {
+				depth--
+			}
+		case t.isP(";") && depth == 0:
+			return
+		}
+	}
+}
+
+func (p *parser) statement() Stmt {
+	t := p.peek()
+	switch {
+	case t.is("CREATE"):
+		return p.create()
+	case t.is("INSERT"):
+		return p.insert()
+	case t.is("EXECUTE") && p.peekN(1).is("INSERT"):
+		p.next()
+		return p.insert()
+	case t.is("EXECUTE") && p.peekN(1).is("STATEMENT"), t.is("BEGIN") && p.peekN(1).is("STATEMENT"):
+		// EXECUTE STATEMENT SET BEGIN ... END and BEGIN STATEMENT SET; ... END;: the
+		// INSERTs inside are parsed as statements of their own.
+		p.next()
+		p.expectKw("STATEMENT")
+		p.expectKw("SET")
+		p.acceptKw("BEGIN")
+		p.marker = true
+		return nil
+	case t.is("END"):
+		p.next()
+		return nil
+	}
+	// SET, RESET, USE, ADD JAR, LOAD MODULE, DROP, ALTER, SHOW, DESCRIBE, EXPLAIN, a
+	// bare SELECT: nothing to learn about lineage.
+	p.skipToSemicolon()
+	return nil
+}
+
+func (p *parser) skipToSemicolon() {
+	depth := 0
+	for !p.at(tEOF) {
+		t := p.peek()
+		if t.isP(";") && depth == 0 {
+			return
+		}
+		p.next()
+		if t.isP("(") {
+			depth++
+		} else if t.isP(")") && depth > 0 {
+			depth--
+		}
+	}
+}
+
+func (p *parser) create() Stmt {
+	pos := p.pos()
+	p.next() // CREATE
+	if p.acceptKw("OR") {
+		p.expectKw("REPLACE")
+	}
+	p.acceptKw("TEMPORARY")
+	p.acceptKw("TEMP")
+	switch {
+	case p.acceptKw("TABLE"):
+		return p.createTable(pos)
+	case p.acceptKw("VIEW"):
+		return p.createView(pos)
+	}
+	p.skipToSemicolon() // FUNCTION, CATALOG, DATABASE, ...
+	return nil
+}
+
+func (p *parser) ifNotExists() {
+	if p.peek().is("IF") {
+		p.next()
+		p.expectKw("NOT")
+		p.expectKw("EXISTS")
+	}
+}
+
+func (p *parser) createTable(pos Pos) Stmt {
+	p.ifNotExists()
+	ct := &CreateTable{Pos: pos, Name: p.name()}
+	if p.acceptP("(") {
+		for {
+			p.tableElement(ct)
+			if !p.acceptP(",") {
+				break
+			}
+		}
+		p.expectP(")")
+	}
+	for {
+		switch {
+		case p.acceptKw("COMMENT"):
+			p.expect(tString)
+		case p.peek().is("PARTITIONED") || p.peek().is("DISTRIBUTED"):
+			p.next()
+			p.expectKw("BY")
+			p.acceptKw("HASH")
+			p.acceptKw("RANGE")
+			p.skipParens()
+			if p.acceptKw("INTO") {
+				p.expect(tNumber)
+				p.expectKw("BUCKETS")
+			}
+		case p.acceptKw("WITH"):
+			ct.Options = p.options()
+		case p.acceptKw("LIKE"):
+			ct.Like = p.name()
+			if p.peek().isP("(") {
+				p.skipParens()
+			}
+		case p.acceptKw("AS"):
+			ct.As = p.query()
+			return ct
+		default:
+			return ct
+		}
+	}
+}
+
+func (p *parser) tableElement(ct *CreateTable) {
+	switch {
+	case p.peek().is("WATERMARK"):
+		p.next()
+		p.expectKw("FOR")
+		p.ident()
+		p.expectKw("AS")
+		p.expr()
+		return
+	case p.peek().is("CONSTRAINT"), p.peek().is("PRIMARY"), p.peek().is("PERIOD"):
+		for !p.at(tEOF) && !p.peek().isP(",") && !p.peek().isP(")") {
+			if p.peek().isP("(") {
+				p.skipParens()
+				continue
+			}
+			p.next()
+		}
+		return
+	}
+	c := ColumnDef{Pos: p.pos(), Name: p.ident()}
+	if p.acceptKw("AS") {
+		c.Computed = p.expr()
+	} else {
+		c.Type = p.dataType()
+	}
+	for {
+		switch {
+		case p.acceptKw("METADATA"):
+			c.Metadata = true
+			if p.acceptKw("FROM") {
+				p.expect(tString)
+			}
+		case p.acceptKw("VIRTUAL"):
+			c.Virtual = true
+		case p.acceptKw("COMMENT"):
+			p.expect(tString)
+		case p.acceptKw("NOT"):
+			p.acceptKw("NULL")
+			p.acceptKw("ENFORCED")
+		case p.acceptKw("NULL"), p.acceptKw("ENFORCED"):
+		case p.acceptKw("PRIMARY"):
+			p.expectKw("KEY")
+		case p.acceptKw("CONSTRAINT"):
+			p.ident()
+		default:
+			ct.Columns = append(ct.Columns, c)
+			return
+		}
+	}
+}
+
+func (p *parser) options() [][2]string {
+	var opts [][2]string
+	p.expectP("(")
+	for !p.peek().isP(")") {
+		k := p.optionKey()
+		p.acceptP("=")
+		v := p.next()
+		opts = append(opts, [2]string{k, v.text})
+		if !p.acceptP(",") {
+			break
+		}
+	}
+	p.expectP(")")
+	return opts
+}
+
+// optionKey reads 'key' or an unquoted dotted key (properties.bootstrap.servers).
+func (p *parser) optionKey() string {
+	if p.peek().kind == tString {
+		return p.next().text
+	}
+	var b strings.Builder
+	for !p.at(tEOF) && !p.peek().isP("=") && !p.peek().isP(",") && !p.peek().isP(")") {
+		b.WriteString(p.next().text)
+	}
+	return b.String()
+}
+
+func (p *parser) createView(pos Pos) Stmt {
+	p.ifNotExists()
+	v := &CreateView{Pos: pos, Name: p.name()}
+	if p.peek().isP("(") {
+		v.Columns = p.identList()
+	}
+	if p.acceptKw("COMMENT") {
+		p.expect(tString)
+	}
+	p.expectKw("AS")
+	v.Query = p.query()
+	return v
+}
+
+func (p *parser) insert() Stmt {
+	ins := &Insert{Pos: p.pos()}
+	p.next() // INSERT
+	if !p.acceptKw("INTO") {
+		p.expectKw("OVERWRITE")
+	}
+	p.acceptKw("TABLE")
+	ins.Table = p.name()
+	if p.acceptKw("PARTITION") {
+		p.expectP("(")
+		for {
+			k := p.ident()
+			if p.acceptP("=") {
+				p.expr()
+				ins.Static = append(ins.Static, k)
+			}
+			if !p.acceptP(",") {
+				break
+			}
+		}
+		p.expectP(")")
+	}
+	if p.peek().isP("(") && !p.startsQuery(1) {
+		ins.Columns = p.identList()
+	}
+	ins.Query = p.query()
+	return ins
+}
+
+// startsQuery reports whether the token k ahead starts a query (SELECT, WITH, VALUES
+// or another parenthesis).
+func (p *parser) startsQuery(k int) bool {
+	t := p.peekN(k)
+	return t.is("SELECT") || t.is("WITH") || t.is("VALUES") || t.isP("(")
+}
+
+// dataType parses a type, keeping ROW field names and ARRAY/MAP element types.
+func (p *parser) dataType() *Type {
+	p.enter()
+	defer p.leave()
+	t := &Type{Name: strings.ToUpper(p.ident())}
+	switch t.Name {
+	case "ROW":
+		if p.acceptP("<") {
+			t.Fields = p.rowFields(">")
+		} else if p.acceptP("(") {
+			t.Fields = p.rowFields(")")
+		}
+	case "ARRAY", "MULTISET":
+		if p.acceptP("<") {
+			t.Elem = p.dataType()
+			p.expectP(">")
+		}
+	case "MAP":
+		if p.acceptP("<") {
+			t.Key = p.dataType()
+			p.expectP(",")
+			t.Elem = p.dataType()
+			p.expectP(">")
+		}
+	default:
+		if p.peek().isP("(") {
+			p.skipParens()
+		}
+	}
+	for {
+		switch {
+		case p.peek().is("WITH") || p.peek().is("WITHOUT"):
+			if !p.peekN(1).is("LOCAL") && !p.peekN(1).is("TIME") {
+				return t
+			}
+			p.next()
+			p.acceptKw("LOCAL")
+			p.expectKw("TIME")
+			p.expectKw("ZONE")
+		case p.peek().is("VARYING"), p.peek().is("PRECISION"):
+			p.next()
+		case p.peek().is("TO") && t.Name == "INTERVAL" || isTimeUnit(p.peek()) && t.Name == "INTERVAL":
+			p.next()
+			if p.peek().isP("(") {
+				p.skipParens()
+			}
+		case p.peek().is("NOT") && p.peekN(1).is("NULL"):
+			p.next()
+			p.next()
+		case p.peek().is("ARRAY") || p.peek().is("MULTISET"):
+			p.next()
+			t = &Type{Name: "ARRAY", Elem: t}
+		default:
+			return t
+		}
+	}
+}
+
+func (p *parser) rowFields(closing string) []TypeField {
+	var fs []TypeField
+	for !p.peek().isP(closing) {
+		f := TypeField{Name: p.ident()}
+		f.Type = p.dataType()
+		if p.peek().kind == tString { // a field comment
+			p.next()
+		}
+		fs = append(fs, f)
+		if !p.acceptP(",") {
+			break
+		}
+	}
+	p.expectP(closing)
+	return fs
+}
+
+// skipParens skips a balanced ( ... ).
+func (p *parser) skipParens() {
+	p.expectP("(")
+	depth := 1
+	for depth > 0 {
+		t := p.next()
+		switch {
+		case t.kind == tEOF:
+			p.failAt(t, "a parenthesis is never closed; add )")
+		case t.isP("("):
+			depth++
+		case t.isP(")"):
+			depth--
+		}
+	}
+}
