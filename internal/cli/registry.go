@@ -51,15 +51,26 @@ func (b *branchFlags) open() (*gitrepo.Repo, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if b.branch != "" {
-		return r, b.branch, nil
+	name, err := branchOf(r, b.repo, b.branch)
+	if err != nil {
+		r.Close()
+		return nil, "", err
+	}
+	return r, name, nil
+}
+
+// branchOf names the branch a command serves or publishes: the --branch given, else
+// the first of origin/HEAD, origin/main, origin/master, main and master that exists
+// (never whatever is checked out).
+func branchOf(r *gitrepo.Repo, repoDir, branch string) (string, error) {
+	if branch != "" {
+		return branch, nil
 	}
 	name, err := gitrepo.DefaultBranch(r.Repository)
 	if err != nil {
-		r.Close()
-		return nil, "", fmt.Errorf("%s: %w; name one with --branch", b.repo, err)
+		return "", fmt.Errorf("%s: %w; name one with --branch", repoDir, err)
 	}
-	return r, name, nil
+	return name, nil
 }
 
 func newRegistryServeCmd() *cobra.Command {

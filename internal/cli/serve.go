@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/spf13/cobra"
 
@@ -98,7 +99,7 @@ Configuration comes from the environment:
 					if err != nil {
 						return err
 					}
-					w := &bot.DriftWatch{Repo: repo.Repository, Branch: branch, Registry: c, Notify: n, Channel: ch, Log: log}
+					w := &bot.DriftWatch{Repo: repo.Repository, Branch: tree.Branch, Registry: c, Notify: n, Channel: ch, Log: log}
 					go w.Every(ctx, driftEvery)
 				}
 			}
@@ -244,12 +245,18 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--repo: %w", err)
 	}
+	if branch, err = branchOf(repo, repoDir, branch); err != nil {
+		return nil, nil, nil, err
+	}
 	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
+	log.Info("serving the branch "+plumbing.ReferenceName(branch).Short(), "commit", reg.Head())
 	go reg.Follow(ctx, time.Second)
-	tree := &web.Tree{Repo: repo.Repository, Branch: branch}
+	// The pages show the commit the registry serves: one resolution of the branch.
+	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
+		Head: func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil }}
 	go func() { // load the tree now rather than on the first request
 		if _, _, err := tree.Current(); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)

@@ -184,5 +184,12 @@ func (s *Server) readAt(commit, path string) ([]byte, error) {
 	return gitrepo.ReadBlob(s.src.Repo.Storer, e.Hash, contract.MaxSchemaBytes)
 }
 
+// CommitHeader names, on every response, the commit the registry served when the
+// request arrived.
+const CommitHeader = "X-Contractbot-Commit"
+
 // ServeHTTP answers one registry request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(CommitHeader, s.Head())
+	s.mux.ServeHTTP(w, r)
+}

@@ -63,7 +63,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	d := calendarPage{layout: layout{Title: "Calendar", Head: s.head.String(), Nav: "calendar"},
+	d := calendarPage{layout: s.frame("Calendar", "calendar"),
 		View: "month", Team: q.Get("team"), TZ: q.Get("tz")}
 	if q.Get("view") == "week" {
 		d.View = "week"
@@ -71,7 +71,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		d.Error = "view " + quote(v) + " is not known: showing the month (use view=month or view=week)."
 	}
 	if d.Team != "" && s.tree.Teams[d.Team] == nil {
-		p.notFound(w, s.head, "team "+quote(d.Team))
+		p.notFound(w, s, "team "+quote(d.Team))
 		return
 	}
 	loc := time.UTC

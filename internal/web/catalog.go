@@ -18,9 +18,10 @@ const PageSize = 50
 // snapshot is what the pages need of one commit, computed once per commit so that a
 // catalog request only filters a slice.
 type snapshot struct {
-	head plumbing.Hash
-	tree *contract.Tree
-	rows []row
+	head   plumbing.Hash
+	branch string // the branch shown, short ("origin/HEAD")
+	tree   *contract.Tree
+	rows   []row
 	// Domains, Owners and Formats are the filter choices, sorted.
 	domains, owners, formats []string
 	// producers maps a subject to the consumers (of other subjects) that produce it.
@@ -41,8 +42,9 @@ type row struct {
 }
 
 func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
-	s := &snapshot{head: head, tree: tree, producers: map[string][]*contract.Consumer{}}
+	s := &snapshot{head: head, branch: "HEAD", tree: tree, producers: map[string][]*contract.Consumer{}}
 	if t != nil {
+		s.branch = t.BranchName()
 		if err := t.WithVersions(head, func(ix *versions.Index) {
 			s.versions = make(map[string][]versions.Version, len(tree.Subjects))
 			for _, sub := range tree.Subjects {

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 //go:embed templates/*.html
@@ -97,9 +95,15 @@ func secure(w http.ResponseWriter) {
 
 // layout is what every page's frame shows.
 type layout struct {
-	Title string
-	Head  string
-	Nav   string // catalog | subject | calendar | teams | signoffs
+	Title  string
+	Head   string
+	Branch string
+	Nav    string // catalog | subject | calendar | teams | signoffs
+}
+
+// frame is the layout of a page of snapshot s.
+func (s *snapshot) frame(title, nav string) layout {
+	return layout{Title: title, Head: s.head.String(), Branch: s.branch, Nav: nav}
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, t *template.Template, data any) {
@@ -138,7 +142,7 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 	}
 	f := parseFilter(r.URL.Query())
 	res := s.filter(f)
-	d := catalogPage{layout: layout{Title: "Subjects", Head: s.head.String(), Nav: "catalog"}, Filter: f, Result: res,
+	d := catalogPage{layout: s.frame("Subjects", "catalog"), Filter: f, Result: res,
 		Domains: s.domains, Owners: s.owners, Formats: s.formats, Subjects: len(s.rows)}
 	if res.Page > 1 {
 		d.Prev = "/subjects?" + f.Values(res.Page-1).Encode()
@@ -149,11 +153,11 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 	p.render(w, http.StatusOK, catalogTmpl, d)
 }
 
-func (p *Pages) notFound(w http.ResponseWriter, head plumbing.Hash, what string) {
+func (p *Pages) notFound(w http.ResponseWriter, s *snapshot, what string) {
 	p.render(w, http.StatusNotFound, notFoundTmpl, struct {
 		layout
 		What string
-	}{layout{Title: "Not found", Head: head.String()}, what})
+	}{s.frame("Not found", ""), what})
 }
 
 func plural(n int, word string) string {

@@ -177,7 +177,7 @@ func (p *Pages) signOffs(w http.ResponseWriter, r *http.Request) {
 		p.unavailable(w, err)
 		return
 	}
-	d := signOffsPage{layout: layout{Title: "Sign-offs", Head: s.head.String(), Nav: "signoffs"}, Connected: p.SignOffs != nil}
+	d := signOffsPage{layout: s.frame("Sign-offs", "signoffs"), Connected: p.SignOffs != nil}
 	status := http.StatusOK
 	if p.SignOffs != nil {
 		prs, err := p.SignOffs.OpenPullRequests(r.Context())

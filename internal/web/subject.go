@@ -69,10 +69,10 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("subject")
 	sub := s.tree.Subject(name)
 	if sub == nil {
-		p.notFound(w, s.head, "subject "+strconv.Quote(name))
+		p.notFound(w, s, "subject "+strconv.Quote(name))
 		return
 	}
-	d := subjectPage{layout: layout{Title: sub.Subject, Head: s.head.String(), Nav: "subject"}, S: sub,
+	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
 		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, sub.SchemaText), Indexed: s.versions != nil}
 	for _, f := range sub.FieldPaths() {
 		d.Fields = append(d.Fields, fieldRow{Path: f, Meta: sub.Fields[f]})

@@ -28,7 +28,7 @@ func (p *Pages) teams(w http.ResponseWriter, r *http.Request) {
 		p.unavailable(w, err)
 		return
 	}
-	d := teamsPage{layout: layout{Title: "Teams", Head: s.head.String(), Nav: "teams"}}
+	d := teamsPage{layout: s.frame("Teams", "teams")}
 	ids := map[string]bool{}
 	for id := range s.tree.Teams {
 		ids[id] = true
@@ -89,7 +89,7 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("team")
-	d := teamPage{layout: layout{Title: "Team " + id, Head: s.head.String(), Nav: "teams"}, Team: newTeamView(s.tree, id)}
+	d := teamPage{layout: s.frame("Team "+id, "teams"), Team: newTeamView(s.tree, id)}
 	for _, sub := range s.tree.Subjects {
 		if sub.Owner == id {
 			o := ownedRow{S: sub, Href: subjectHref(sub.Subject)}
@@ -110,7 +110,7 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.SortStableFunc(d.Reads, func(a, b readRow) int { return strings.Compare(a.C.Name, b.C.Name) })
 	if !d.Team.Known && len(d.Owned) == 0 && len(d.Reads) == 0 {
-		p.notFound(w, s.head, "team "+quote(id))
+		p.notFound(w, s, "team "+quote(id))
 		return
 	}
 	loc := time.UTC

@@ -20,6 +20,10 @@ import (
 type Tree struct {
 	Repo   *git.Repository
 	Branch string // "" means HEAD
+	// Head, when set, names the commit to serve instead of resolving Branch: serve
+	// passes the embedded registry's, so the pages and the registry always show the
+	// same commit.
+	Head func() (plumbing.Hash, error)
 
 	mu   sync.Mutex
 	head plumbing.Hash
@@ -66,7 +70,7 @@ func (t *Tree) ReadBlob(h plumbing.Hash) ([]byte, error) {
 // Current returns the tree at the branch's current commit and that commit, loading
 // it when the branch has moved since the last call.
 func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
-	head, err := gitrepo.ResolveBranch(t.Repo, t.Branch)
+	head, err := t.resolve()
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
@@ -112,4 +116,19 @@ func (t *Tree) Sequences(tree *contract.Tree, head plumbing.Hash) map[string]int
 		t.seq = seq
 	}
 	return seq
+}
+
+func (t *Tree) resolve() (plumbing.Hash, error) {
+	if t.Head != nil {
+		return t.Head()
+	}
+	return gitrepo.ResolveBranch(t.Repo, t.Branch)
+}
+
+// BranchName is the branch the pages say they show: Branch, short ("origin/HEAD").
+func (t *Tree) BranchName() string {
+	if t.Branch == "" {
+		return "HEAD"
+	}
+	return plumbing.ReferenceName(t.Branch).Short()
 }
