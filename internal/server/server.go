@@ -106,6 +106,9 @@ func (s *Server) MetricsHandler() http.Handler {
 	return NoSniff(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 }
 
+// Metrics is the server's metrics registry, for the bot's own metrics.
+func (s *Server) Metrics() prometheus.Registerer { return s.reg }
+
 // Queue is the server's work queue.
 func (s *Server) Queue() *Queue { return s.queue }
 
