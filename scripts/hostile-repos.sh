@@ -11,6 +11,8 @@
 #   wide-proto-20k-retype   20,000 fields int32 -> string
 #   wide-proto-100k-retype  100,000 fields int32 -> string
 #   wide-proto-100k-add     1 field -> 100,000 fields
+#   big-consumer          a 200 MB consumer file that compresses to about 1 MB, a loose object
+#   big-contract          contract.yaml of orders/order-created over the 1 MiB limit
 set -eu
 out=${1:?usage: hostile-repos.sh OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,4 +87,19 @@ commit "$out/wide-proto-100k-add" "one field"
 git -C "$out/wide-proto-100k-add" checkout -qb hostile
 synth wide-proto-100k >"$out/wide-proto-100k-add/contracts/hostile/wide/wide.proto"
 commit "$out/wide-proto-100k-add" "add 99,999 fields"
+repo big-consumer
+git -C "$out/big-consumer" checkout -qb hostile
+{
+	printf 'name: big\nowner: data-warehouse\nkind: flink-job\nreads:\n'
+	# field names that repeat, with a rare random one: about 200:1 under zlib
+	awk 'BEGIN { srand(1); for (n = 0; n < 200 * 1048576; n += 15) {
+		if (rand() < 0.0005) printf "  - f%09d\n", int(rand() * 1e9); else printf "  - field_%04d\n", n / 15 % 64 } }'
+} >"$out/big-consumer/contracts/orders/order-created/consumers/big.yaml"
+git -C "$out/big-consumer" -c core.looseCompression=9 add -A
+commit "$out/big-consumer" "a 200 MB consumer file"
+
+repo big-contract
+git -C "$out/big-contract" checkout -qb hostile
+awk 'BEGIN { for (i = 0; i < 30000; i++) print "# " sprintf("%78s", "") }' >>"$out/big-contract/contracts/orders/order-created/contract.yaml"
+commit "$out/big-contract" "a contract.yaml over 1 MiB"
 echo "built under $out: $(ls "$out" | tr '\n' ' ')"
