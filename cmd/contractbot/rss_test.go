@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -46,9 +48,13 @@ func TestServeUnverifiedRSS(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--repo", repo.Dir)
-	cmd.Env = append(os.Environ(), "CONTRACTBOT_WEBHOOK_SECRET=s3cret", "GITHUB_TOKEN=unused", "SLACK_BOT_TOKEN=")
-	cmd.Stderr = io.Discard
+	fake := githubfake.New() // the bot learns its identity at start; in this process, not the server's
+	defer fake.Close()
+	fake.AddToken("ghp_rss", "contractbot-user")
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--repo", repo.Dir, "--github-url", fake.URL()+"/api/v3/")
+	cmd.Env = append(os.Environ(), "CONTRACTBOT_WEBHOOK_SECRET=s3cret", "GITHUB_TOKEN=ghp_rss", "SLACK_BOT_TOKEN=")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +75,7 @@ func TestServeUnverifiedRSS(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("serve did not become ready")
+			t.Fatalf("serve did not become ready:\n%s", stderr.String())
 		}
 	}
 	// Warm up what a normal start touches: pages, the registry, metrics, a ping.
@@ -167,4 +173,22 @@ func rss(t *testing.T, pid int) mem {
 		}
 	}
 	return m
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
