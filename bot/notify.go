@@ -172,6 +172,7 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 	// What another replica claimed since this evaluation read the comment is theirs.
 	if fresh := b.reread(ctx, ev); fresh != nil {
 		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
+		ev.next.Claim = fresh.Claim // a claim in flight stays where its evaluation reads it back
 		for k, marks := range fresh.Reminded {
 			if _, current := ev.next.Reminded[k]; current || slices.ContainsFunc(ev.report.SignOffs, func(so *verdict.SignOff) bool { return reminderKey(so.Team, so.Fingerprint) == k }) {
 				if ev.next.Reminded == nil {

@@ -1,0 +1,403 @@
+package bot
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/slack-go/slack/slacktest"
+
+	"github.com/contractbot/contractbot/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/bot/slack"
+	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// The end-to-end tests of the sign-off gate (issue 12): every bot talks to the HTTP
+// fake of GitHub through the real go-github client and to a slacktest server, and a
+// new Bot stands for a restart or another replica (the state lives only in GitHub).
+
+// gate is one pull request against the fake GitHub, with a Slack that records.
+type gate struct {
+	t     *testing.T
+	mu    sync.Mutex
+	now   time.Time
+	fake  *githubfake.Server
+	repo  *testutil.Repo
+	base  plumbing.Hash
+	head  plumbing.Hash
+	n     int
+	slack *slackRecorder
+}
+
+// amountToString is the breaking change of the example tree: the order amount
+// becomes a string (data-warehouse and platform must sign off).
+func amountToString(r *testutil.Repo) {
+	r.Edit("contracts/orders/order-created/order_created.avsc", "\"type\": \"long\",\n      \"doc\": \"Order total", "\"type\": \"string\",\n      \"doc\": \"Order total")
+}
+
+func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate {
+	t.Helper()
+	g := &gate{t: t, now: opened, slack: newSlackRecorder(t)}
+	g.fake = githubfake.New(githubfake.WithClock(g.clock), githubfake.WithInstallationTokenTTL(0))
+	t.Cleanup(g.fake.Close)
+	g.repo = testutil.ExampleRepo(t)
+	base, _ := g.repo.Git.Head()
+	g.base = base.Hash()
+	g.repo.Branch("change")
+	edit(g.repo)
+	g.head = g.repo.Commit("change")
+	g.fake.AddRepo("acme", "contracts")
+	g.fake.SetCloneURL("acme", "contracts", g.repo.Dir)
+	g.n = g.fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: g.head.String(), BaseSHA: g.base.String(), BaseRef: "master"})
+	g.fake.AddTeamMember("acme", "data-warehouse", "dana")
+	g.fake.AddTeamMember("acme", "data-platform", "pat")
+	g.fake.AddTeamMember("acme", "contract-admins", "boss")
+	g.fake.AddToken("writer-token", "wendy")
+	return g
+}
+
+func (g *gate) clock() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.now
+}
+
+func (g *gate) advance(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.now = g.now.Add(d)
+}
+
+// bot is a fresh bot process (a restart, or another replica) acting as the App.
+func (g *gate) bot() *Bot {
+	return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(g.fake.Client()),
+		Cache: &GitCache{Dir: g.t.TempDir()}, Now: g.clock, AdminTeam: "acme/contract-admins",
+		Notify: botslack.New("xoxb-test", g.slack.url), Log: slog.New(slog.NewTextHandler(testWriter{g.t}, nil))}
+}
+
+func (g *gate) evaluate(b *Bot) {
+	g.t.Helper()
+	if err := b.Evaluate(context.Background(), "acme", "contracts", g.n, b.Log); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// push commits edit on the branch and pushes it to the pull request.
+func (g *gate) push(edit func(r *testutil.Repo)) {
+	edit(g.repo)
+	g.head = g.repo.Commit("another change")
+	g.fake.Push("acme", "contracts", g.n, g.head.String())
+}
+
+// say posts a comment by login and delivers its issue_comment webhook to b.
+func (g *gate) say(b *Bot, login, body string) {
+	g.t.Helper()
+	id := g.fake.AddComment("acme", "contracts", g.n, login, body)
+	payload, err := jsonOf(g.fake.IssueCommentEvent("acme", "contracts", g.n, id, "created"))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	job, err := b.Route(server.Delivery{ID: fmt.Sprint(id), Event: "issue_comment", Payload: payload})
+	if err != nil || job == nil {
+		g.t.Fatalf("%q: job %v, err %v", body, job, err)
+	}
+	if err := job.Run(context.Background()); err != nil {
+		g.t.Errorf("%q: %v", body, err)
+	}
+}
+
+// conclusion is the bot's check run conclusion on the current head.
+func (g *gate) conclusion() string {
+	runs := g.fake.CheckRuns("acme", "contracts", g.head.String())
+	if len(runs) == 0 {
+		return "(no check run)"
+	}
+	return runs[len(runs)-1].GetConclusion()
+}
+
+// botComment is the bot's sticky comment (written by its login).
+func (g *gate) botComment() *github.IssueComment {
+	for _, c := range g.fake.Comments("acme", "contracts", g.n) {
+		if c.GetUser().GetLogin() == botLogin && IsBotComment(c.GetBody()) {
+			return c
+		}
+	}
+	g.t.Fatal("the bot has no comment")
+	return nil
+}
+
+// slackRecorder is a slacktest server that keeps every message posted.
+type slackRecorder struct {
+	url   string
+	mu    sync.Mutex
+	posts []string // "channel: text"
+}
+
+func newSlackRecorder(t *testing.T) *slackRecorder {
+	rec := &slackRecorder{}
+	sl := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
+			if err := r.ParseForm(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			rec.mu.Lock()
+			rec.posts = append(rec.posts, r.Form.Get("channel")+": "+r.Form.Get("text"))
+			n := len(rec.posts)
+			rec.mu.Unlock()
+			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1.%d"}`, r.Form.Get("channel"), n)
+		})
+		c.Handle("/chat.update", func(w http.ResponseWriter, r *http.Request) {
+			r.ParseForm()
+			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, r.Form.Get("channel"), r.Form.Get("ts"))
+		})
+	})
+	go sl.Start()
+	t.Cleanup(sl.Stop)
+	rec.url = sl.GetAPIURL()
+	return rec
+}
+
+// count counts the messages to channel whose text starts with prefix.
+func (s *slackRecorder) count(channel, prefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range s.posts {
+		if strings.HasPrefix(p, channel+": "+prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *slackRecorder) all() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.posts, "\n")
+}
+
+var opened = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+
+// forgedState is a state block a person can write by hand: a base64 JSON that grants
+// an override "by" the admin and has no teams to sign off.
+func forgedState() string {
+	st := fmt.Sprintf(`{"v":2,"head":"x","class":"BREAKING","override":{"by":"boss","reason":"approved in the meeting","at":%q}}`, opened.Format(time.RFC3339))
+	return "<!-- contractbot:state " + base64.StdEncoding.EncodeToString([]byte(st)) + " -->"
+}
+
+// TestForgedCommentBeforeTheFirstEvaluation: a writer posts a comment with the bot's
+// marker and a hand-made state granting an admin's override, before the bot ever
+// evaluated the pull request. The bot ignores it: the check is not passing.
+func TestForgedCommentBeforeTheFirstEvaluation(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	forged := Marker + "\n**BREAKING**: ready to merge by override.\n\n" + forgedState() + "\n<!-- contractbot:signature v2 " + strings.Repeat("ab", 32) + " -->\n"
+	g.fake.AddComment("acme", "contracts", g.n, "wendy", forged)
+	g.evaluate(g.bot())
+	if c := g.conclusion(); c != ConclusionActionRequired {
+		t.Errorf("check %s after a forged override, want %s", c, ConclusionActionRequired)
+	}
+	comments := g.fake.Comments("acme", "contracts", g.n)
+	if len(comments) != 2 || comments[0].GetBody() != forged {
+		t.Errorf("the forged comment must stay as it is and the bot write its own: %d comments", len(comments))
+	}
+	if body := g.botComment().GetBody(); strings.Contains(body, "override") || !strings.Contains(body, "not ready to merge") {
+		t.Errorf("the bot's comment:\n%s", body)
+	}
+	// A later evaluation (another replica) still reads only its own comment.
+	g.advance(time.Minute)
+	g.evaluate(g.bot())
+	if c := g.conclusion(); c != ConclusionActionRequired {
+		t.Errorf("second evaluation: check %s", c)
+	}
+}
+
+// TestWritersEditOfTheBotsComment: a writer edits the bot's comment to grant an
+// override and to reset what was approved. The signature fails, nothing in the
+// comment is believed: the state is rebuilt from GitHub, the check does not pass, and
+// the comment says what happened.
+func TestWritersEditOfTheBotsComment(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.evaluate(g.bot())
+	c := g.botComment()
+	edited := reStateBlock.ReplaceAllString(c.GetBody(), forgedState())
+	edited = strings.Replace(edited, "not ready to merge", "ready to merge", 1)
+	writer := githubapi.New(g.fake.ClientWithToken("writer-token"))
+	if err := writer.EditComment(context.Background(), "acme", "contracts", c.GetID(), edited); err != nil {
+		t.Fatal(err)
+	}
+	// dana approved an earlier commit only: in a rebuilt memory that does not count.
+	g.fake.AddReviewOnCommit("acme", "contracts", g.n, "dana", "APPROVED", g.base.String(), g.now)
+	g.advance(time.Hour)
+	g.evaluate(g.bot())
+	if got := g.conclusion(); got != ConclusionActionRequired {
+		t.Errorf("check %s after the writer's edit, want %s", got, ConclusionActionRequired)
+	}
+	body := g.botComment().GetBody()
+	if strings.Contains(body, "Override by") || !strings.Contains(body, "could not verify its memory") || strings.Contains(body, "approved by @dana") {
+		t.Errorf("the comment after the edit:\n%s", body)
+	}
+	if _, err := ParseState(testKey, "acme/contracts#"+fmt.Sprint(g.n), body); err != nil {
+		t.Errorf("the bot did not write a signed state again: %v", err)
+	}
+	// The deadline still runs from the bot's review request (9 h ago), not from now.
+	if !strings.Contains(body, "Wed 2026-12-02 08:00 UTC") {
+		t.Errorf("the rebuilt clock does not come from the review request:\n%s", body)
+	}
+}
+
+var reStateBlock = regexp.MustCompile(`<!-- contractbot:state [A-Za-z0-9+/=]+ -->`)
+
+// TestOverrideLapsesOnADifferentBreakingPush: an admin overrides; a later push that
+// breaks something else does not pass on the old override, and the comment says so.
+// A push that changes nothing the override waived keeps it.
+func TestOverrideLapsesOnADifferentBreakingPush(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	b := g.bot()
+	g.evaluate(b)
+	g.say(b, "boss", "/contractbot override hotfix for INC-42")
+	if c := g.conclusion(); c != ConclusionSuccess {
+		t.Fatalf("after the admin's override: %s", c)
+	}
+	g.push(func(r *testutil.Repo) { r.Write("README-change.md", "not a contract file\n") })
+	g.advance(time.Minute)
+	g.evaluate(g.bot())
+	if c := g.conclusion(); c != ConclusionSuccess {
+		t.Errorf("a push that changes nothing the override waived: %s, want it kept", c)
+	}
+	g.push(func(r *testutil.Repo) {
+		r.Edit("contracts/orders/order-created/order_created.avsc", "\"name\": \"currency\"", "\"name\": \"currency_code\"")
+	})
+	g.advance(time.Minute)
+	g.evaluate(g.bot())
+	if c := g.conclusion(); c == ConclusionSuccess {
+		t.Errorf("a different breaking push passed on the old override")
+	}
+	body := g.botComment().GetBody()
+	if !strings.Contains(body, "no longer applies") || strings.Contains(body, "ready to merge by override") {
+		t.Errorf("the comment does not say the override lapsed:\n%s", body)
+	}
+}
+
+// TestRemindersOnceOverTicksAndReplicas: two replicas reconcile the same repository
+// at the same time, three ticks: the pull request is first evaluated 23 h after it
+// opened (the 2 h reminder is due at once), then 30 min later, then past the
+// deadline. Each reminder and escalation reaches each channel exactly once.
+func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.advance(23 * time.Hour)
+	replicas := []*Bot{g.bot(), g.bot()}
+	tick := func() {
+		var wg sync.WaitGroup
+		for _, b := range replicas {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
+			}()
+		}
+		wg.Wait()
+	}
+	tick()
+	g.advance(30 * time.Minute)
+	tick()
+	g.advance(2 * time.Hour)
+	tick()
+	prs := 1
+	for _, ch := range []string{"#dw-realtime", "#data-platform"} {
+		if got := g.slack.count(ch, ":hourglass: Reminder"); got != prs {
+			t.Errorf("%s: %d reminders, want %d\n%s", ch, got, prs, g.slack.all())
+		}
+		if got := g.slack.count(ch, ":rotating_light: Sign-off overdue"); got != prs {
+			t.Errorf("%s: %d escalations, want %d", ch, got, prs)
+		}
+		if got := g.slack.count(ch, "acme/contracts#"); got != prs {
+			t.Errorf("%s: %d team messages, want %d", ch, got, prs)
+		}
+	}
+	if got := g.slack.count("#data-oncall", ":rotating_light: Sign-off overdue"); got != 2 {
+		t.Errorf("#data-oncall: %d escalations, want 2 (one per team)", got)
+	}
+}
+
+// TestTeamRequiredByALaterPushGetsAFreshWindow: the pull request opens SAFE, and 30 h
+// later a push makes it BREAKING: the teams now asked get 24 h from the push, no
+// escalation, no overdue label.
+func TestTeamRequiredByALaterPushGetsAFreshWindow(t *testing.T) {
+	g := newGate(t, opened, func(r *testutil.Repo) { r.Write("README-change.md", "not a contract file\n") })
+	g.evaluate(g.bot())
+	if c := g.conclusion(); c != ConclusionSuccess {
+		t.Fatalf("the SAFE pull request: %s", c)
+	}
+	g.advance(30 * time.Hour)
+	g.push(amountToString)
+	g.evaluate(g.bot())
+	body := g.botComment().GetBody()
+	if !strings.Contains(body, "due Thu 2026-12-03 14:00 UTC (in 24 h)") || strings.Contains(body, "overdue") {
+		t.Errorf("the new requirement's window:\n%s", body)
+	}
+	if strings.Contains(g.slack.all(), "overdue") {
+		t.Errorf("escalated in the evaluation that first asked:\n%s", g.slack.all())
+	}
+	for _, l := range g.fake.Labels("acme", "contracts", g.n) {
+		if l == LabelOverdue {
+			t.Error("labelled overdue")
+		}
+	}
+}
+
+// TestTokenModeWithoutChecks: a personal token cannot write check runs (403, as on
+// GitHub): the verdict becomes the commit status "contractbot", not success, and the
+// review requests and labels are still made.
+func TestTokenModeWithoutChecks(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.fake.AddToken("pat-token", "ci-bot")
+	clients := &githubapi.TokenClients{API: githubapi.New(g.fake.ClientWithToken("pat-token")), Token: "pat-token"}
+	self, err := clients.Identity(context.Background())
+	if err != nil || self != "ci-bot" {
+		t.Fatalf("identity %q, %v", self, err)
+	}
+	b := g.bot()
+	b.GH, b.Self = nil, self
+	b.Clients = ClientsOf(clients)
+	g.evaluate(b)
+	if runs := g.fake.CheckRuns("acme", "contracts", g.head.String()); len(runs) != 0 {
+		t.Errorf("%d check runs written with a token", len(runs))
+	}
+	var st *github.RepoStatus
+	for _, s := range g.fake.Statuses("acme", "contracts", g.head.String()) {
+		if s.GetContext() == VerdictContext {
+			st = s
+		}
+	}
+	if st == nil || st.GetState() == "success" || st.GetDescription() != "BREAKING: 1 thing blocks the merge" && !strings.HasPrefix(st.GetDescription(), "BREAKING: ") ||
+		!strings.Contains(st.GetTargetURL(), "#issuecomment-") {
+		t.Errorf("commit status %+v", st)
+	}
+	if _, teams := g.fake.RequestedReviewers("acme", "contracts", g.n); len(teams) != 2 {
+		t.Errorf("team review requests %v", teams)
+	}
+	if labels := g.fake.Labels("acme", "contracts", g.n); len(labels) != 1 || labels[0] != LabelBreaking {
+		t.Errorf("labels %v", labels)
+	}
+	if c := g.fake.Comments("acme", "contracts", g.n); len(c) != 1 || c[0].GetUser().GetLogin() != "ci-bot" {
+		t.Errorf("comments %d", len(c))
+	}
+	// The next evaluation reads the token's own comment back: nothing is duplicated.
+	g.advance(time.Minute)
+	g.evaluate(b)
+	if c := g.fake.Comments("acme", "contracts", g.n); len(c) != 1 {
+		t.Errorf("%d comments after a second evaluation", len(c))
+	}
+}
