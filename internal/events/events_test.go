@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -171,7 +172,10 @@ func ReadLines(t *testing.T, path string) [][]byte {
 func TestHTTPSignsAndRetries(t *testing.T) {
 	secret := []byte("s3cret")
 	var calls atomic.Int32
-	var got []byte
+	var (
+		mu  sync.Mutex // handlers run on the server's goroutines, the timed-out one late
+		got []byte
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
 		body, _ := io.ReadAll(r.Body)
@@ -181,6 +185,7 @@ func TestHTTPSignsAndRetries(t *testing.T) {
 			return
 		case 2:
 			time.Sleep(300 * time.Millisecond) // longer than the attempt's timeout
+			return                             // the sender has given up on this one
 		}
 		if r.Header.Get("Content-Type") != MediaType || r.Header.Get("Ce-Id") == "" {
 			t.Errorf("headers %v", r.Header)
@@ -188,7 +193,9 @@ func TestHTTPSignsAndRetries(t *testing.T) {
 		if !Verify(secret, body, r.Header.Get(SignatureHeader)) {
 			t.Errorf("bad signature %q", r.Header.Get(SignatureHeader))
 		}
+		mu.Lock()
 		got = body
+		mu.Unlock()
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
@@ -199,6 +206,8 @@ func TestHTTPSignsAndRetries(t *testing.T) {
 	if calls.Load() != 3 {
 		t.Errorf("%d calls, want 3 (503, timeout, 202)", calls.Load())
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	var e Event
 	if err := json.Unmarshal(got, &e); err != nil || e.ID != sample().ID {
 		t.Errorf("posted %s (%v)", got, err)
