@@ -124,12 +124,13 @@ func (d *differ) messages(om, nm protoreflect.MessageDescriptor) *diffEntry {
 	defer func() { d.cur = outer }()
 
 	ofs, nfs := om.Fields(), nm.Fields()
+	oix, nix := indexFields(ofs), indexFields(nfs)
 	for i := 0; i < ofs.Len(); i++ {
 		of := ofs.Get(i)
 		oldPath := oldMark + string(of.Name())
-		nf := nfs.ByNumber(of.Number())
+		nf := nix.ByNumber(of.Number())
 		if nf == nil {
-			if moved := nfs.ByName(of.Name()); moved != nil {
+			if moved := nix.ByName(of.Name()); moved != nil {
 				d.add(checker.Change{Kind: checker.FieldRenumbered, Path: newMark + string(moved.Name()), OldPath: oldPath,
 					Old: fmt.Sprint(of.Number()), New: fmt.Sprint(moved.Number()), Effect: checker.Breaks,
 					Message: fmt.Sprintf("field %q moved from number %d to %d; readers of either version lose it. Keep the number.", of.Name(), of.Number(), moved.Number())}, of, moved)
@@ -143,10 +144,10 @@ func (d *differ) messages(om, nm protoreflect.MessageDescriptor) *diffEntry {
 	}
 	for i := 0; i < nfs.Len(); i++ {
 		nf := nfs.Get(i)
-		if ofs.ByNumber(nf.Number()) != nil {
+		if oix.ByNumber(nf.Number()) != nil {
 			continue
 		}
-		if of := ofs.ByName(nf.Name()); of != nil && nfs.ByNumber(of.Number()) == nil {
+		if of := oix.ByName(nf.Name()); of != nil && nix.ByNumber(of.Number()) == nil {
 			continue // reported as renumbered
 		}
 		path := newMark + string(nf.Name())

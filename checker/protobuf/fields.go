@@ -190,10 +190,15 @@ func sameNamedType(r *report, prev, cur protoreflect.FieldDescriptor) {
 
 // enumIsSubset reports whether every value of sub (name and number) is in super.
 func enumIsSubset(sub, super protoreflect.EnumDescriptor) bool {
-	vs := sub.Values()
+	vs, sv := sub.Values(), super.Values()
+	byName := make(map[protoreflect.Name]protoreflect.EnumNumber, sv.Len())
+	for i := 0; i < sv.Len(); i++ {
+		if _, dup := byName[sv.Get(i).Name()]; !dup {
+			byName[sv.Get(i).Name()] = sv.Get(i).Number()
+		}
+	}
 	for i := 0; i < vs.Len(); i++ {
-		v := super.Values().ByName(vs.Get(i).Name())
-		if v == nil || v.Number() != vs.Get(i).Number() {
+		if n, ok := byName[vs.Get(i).Name()]; !ok || n != vs.Get(i).Number() {
 			return false
 		}
 	}

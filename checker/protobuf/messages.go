@@ -85,10 +85,10 @@ var fieldNoDeleteUnlessNameReserved = rule{
 }
 
 func fieldNoDelete(r *report, prev, cur protoreflect.MessageDescriptor, byNumber bool) {
-	fs := prev.Fields()
+	fs, cix := prev.Fields(), indexFields(cur.Fields())
 	for i := 0; i < fs.Len(); i++ {
 		pf := fs.Get(i)
-		if cur.Fields().ByNumber(pf.Number()) != nil {
+		if cix.ByNumber(pf.Number()) != nil {
 			continue
 		}
 		if byNumber {

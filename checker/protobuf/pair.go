@@ -64,9 +64,9 @@ func pairUp(prev, next *Schema) *pairs {
 		}
 		prev := pm[name]
 		ps.messages = append(ps.messages, pair[protoreflect.MessageDescriptor]{prev, cur})
-		pfs := prev.Fields()
+		pfs, cix := prev.Fields(), indexFields(cur.Fields())
 		for i := 0; i < pfs.Len(); i++ {
-			if cf := cur.Fields().ByNumber(pfs.Get(i).Number()); cf != nil {
+			if cf := cix.ByNumber(pfs.Get(i).Number()); cf != nil {
 				ps.fields = append(ps.fields, pair[protoreflect.FieldDescriptor]{pfs.Get(i), cf})
 			}
 		}
