@@ -250,7 +250,24 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	sr.Changes = eng.Diff(old, next)
 	sr.Compatible = res.Compatible
 	sr.Findings = res.Findings
+	for i := range sr.Findings {
+		sr.Findings[i].File = repoPath(sr.Findings[i].File)
+	}
+	for i := range sr.Changes {
+		sr.Changes[i].File = repoPath(sr.Changes[i].File)
+	}
 	return nil
+}
+
+// repoPath names a file an engine reported by the name the tree's files use for each
+// other (a Protobuf import path, relative to contracts/) by its path in the
+// repository, as annotations and links need. The well-known Protobuf types are not in
+// the tree and keep their names.
+func repoPath(file string) string {
+	if file == "" || strings.HasPrefix(file, contract.ContractsDir+"/") || strings.HasPrefix(file, "google/protobuf/") {
+		return file
+	}
+	return contract.ContractsDir + "/" + file
 }
 
 // numbered is an earlier version of a schema with its version number.

@@ -46,6 +46,7 @@ func Annotations(r *Report) []Annotation {
 		out = append(out, a)
 	}
 	for _, s := range r.Subjects {
+		touched := touchedIndex(s.Affected)
 		for _, f := range s.Findings {
 			title := f.Rule
 			if f.Path != "" {
@@ -62,7 +63,7 @@ func Annotations(r *Report) []Annotation {
 			switch c.Effect {
 			case checker.Breaks:
 				level = LevelWarning
-				if readers(s.Affected, c) > 0 {
+				if touched[changeKeyOf(c)] != nil {
 					level = LevelFailure
 				}
 			case checker.ChangesMeaning:
@@ -74,7 +75,7 @@ func Annotations(r *Report) []Annotation {
 				title = fmt.Sprintf("%s %s -> %s", c.Kind, from, to)
 			}
 			add(Annotation{Path: c.File, StartLine: c.Line, StartColumn: c.Column, Level: level,
-				Title: title + ": " + effectWord(c.Effect), Message: c.Message + readersSentence(s.Affected, c)})
+				Title: title + ": " + effectWord(c.Effect), Message: c.Message + touched[changeKeyOf(c)].sentence()})
 		}
 	}
 	for _, d := range r.Lint {
@@ -112,38 +113,56 @@ func levelRank(l string) int {
 	return 0
 }
 
-// touchedBy returns the consumers a change reaches, direct ones first.
-func touchedBy(as []impact.Affected, c checker.Change) (direct, indirect []string) {
+// changeKey identifies a change among a subject's changes, as impact hits name it.
+type changeKey struct {
+	kind          checker.ChangeKind
+	path, oldPath string
+}
+
+func changeKeyOf(c checker.Change) changeKey { return changeKey{c.Kind, c.Path, c.OldPath} }
+
+// touched names the consumers one change reaches, direct ones first.
+type touched struct{ direct, indirect []string }
+
+// touchedIndex maps each change to the consumers it reaches, in one pass over the
+// hits (looking them up per change would cost changes x hits).
+func touchedIndex(as []impact.Affected) map[changeKey]*touched {
+	out := map[changeKey]*touched{}
 	for _, a := range as {
+		seen := map[changeKey]bool{}
 		for _, h := range a.Hits {
-			if h.Change.Kind == c.Kind && h.Change.Path == c.Path && h.Change.OldPath == c.OldPath {
-				name := a.Name + " (" + a.Owner + ")"
-				if a.Direct {
-					direct = append(direct, name)
-				} else {
-					indirect = append(indirect, name)
-				}
-				break
+			k := changeKeyOf(h.Change)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			t := out[k]
+			if t == nil {
+				t = &touched{}
+				out[k] = t
+			}
+			name := a.Name + " (" + a.Owner + ")"
+			if a.Direct {
+				t.direct = append(t.direct, name)
+			} else {
+				t.indirect = append(t.indirect, name)
 			}
 		}
 	}
-	return direct, indirect
+	return out
 }
 
-func readers(as []impact.Affected, c checker.Change) int {
-	d, i := touchedBy(as, c)
-	return len(d) + len(i)
-}
-
-// readersSentence names who a change reaches: " Read by a (t), b (u); indirectly by c (v)."
-func readersSentence(as []impact.Affected, c checker.Change) string {
-	direct, indirect := touchedBy(as, c)
-	var parts []string
-	if len(direct) > 0 {
-		parts = append(parts, "read by "+strings.Join(direct, ", "))
+// sentence names who a change reaches: " Read by a (t), b (u); indirectly by c (v)."
+func (t *touched) sentence() string {
+	if t == nil {
+		return ""
 	}
-	if len(indirect) > 0 {
-		parts = append(parts, "indirectly by "+strings.Join(indirect, ", "))
+	var parts []string
+	if len(t.direct) > 0 {
+		parts = append(parts, "read by "+strings.Join(t.direct, ", "))
+	}
+	if len(t.indirect) > 0 {
+		parts = append(parts, "indirectly by "+strings.Join(t.indirect, ", "))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -193,12 +212,12 @@ func GitHubActions(r *Report) string {
 	return b.String()
 }
 
-// escapeData escapes a workflow command's message: %, CR and LF.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+// dataEscaper escapes a workflow command's message: %, CR and LF.
+var dataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+
+func escapeData(s string) string { return dataEscaper.Replace(s) }
 
 // escapeProperty escapes a workflow command's property value: as data, plus : and ,.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+var propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

@@ -1,0 +1,158 @@
+package verdict
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/synth"
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+const paymentProto = "contracts/payments/payment-authorized/payment_authorized.proto"
+
+// Protobuf findings and changes name their file by its path in the repository, as
+// annotations need, not by its import path.
+func TestProtobufAnnotationsNameRepositoryPaths(t *testing.T) {
+	r := newScenarioRepo(t)
+	r.replace(paymentProto, "int64 user_id = 3;", "string user_id = 3;")
+	r.commit("retype user_id")
+	rep := Evaluate(r.input())
+	s := subjectOf(t, rep, "payments.payment-authorized-value")
+	if len(s.Findings) == 0 || len(s.Changes) == 0 {
+		t.Fatalf("no findings or changes: %+v", s)
+	}
+	for _, f := range s.Findings {
+		equal(t, "finding file", f.File, paymentProto)
+	}
+	for _, c := range s.Changes {
+		equal(t, "change file", c.File, paymentProto)
+	}
+	for _, a := range Annotations(rep) {
+		if !strings.HasPrefix(a.Path, "contracts/") && !strings.HasPrefix(a.Path, "calendar/") {
+			t.Errorf("annotation path %q is not a repository path", a.Path)
+		}
+	}
+}
+
+// A subject whose messages reuse each other 22 levels deep has its leaf retyped: the
+// evaluation lists at most checker.MaxChanges changes, counts the rest, and still
+// reaches the consumer reading a path through the reused messages, within a bounded
+// allocation.
+func TestDeepReuseEvaluationIsBounded(t *testing.T) {
+	r := newScenarioRepo(t)
+	dir := "contracts/hostile/deep"
+	r.write(dir+"/contract.yaml", "subject: hostile.deep-value\nformat: protobuf\nschema: deep.proto\ncompatibility: BACKWARD\nowner: payments\ntier: standard\n")
+	r.write(dir+"/deep.proto", synth.DeepProto(22, "int32"))
+	deep := strings.Repeat("b.a.", 11) + "x"
+	r.write(dir+"/consumers/reader.yaml", "name: reader\nowner: risk\nkind: service\nreads: ["+deep+"]\n")
+	r.commit("a deep subject")
+	r.write(dir+"/deep.proto", synth.DeepProto(22, "string"))
+	r.commit("retype its leaf")
+	in := r.input()
+	var rep *Report
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep = Evaluate(in)
+	out := GitHubActions(rep)
+	runtime.ReadMemStats(&after)
+	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 200 {
+		t.Errorf("the evaluation and its rendering allocated %d MB, over 200 MB", mb)
+	}
+	s := subjectOf(t, rep, "hostile.deep-value")
+	if len(s.Changes) != checker.MaxChanges+1 || s.Changes[0].Kind != checker.ChangesCut {
+		t.Fatalf("%d changes, the first %s; want %d with the cut first", len(s.Changes), s.Changes[0].Kind, checker.MaxChanges+1)
+	}
+	equal(t, "class", rep.Class, Breaking)
+	if len(s.Affected) != 1 || s.Affected[0].Name != "reader" || s.Affected[0].Effect != checker.Breaks {
+		t.Errorf("affected: %+v", s.Affected)
+	}
+	if n := strings.Count(out, "\n"); n > MaxActionsAnnotations+1 {
+		t.Errorf("%d lines of annotations", n)
+	}
+}
+
+// wideInput is an evaluation of a Protobuf subject of n fields all retyped from int32
+// to string, read whole by one consumer ("*") and field by field by another, with
+// one lineage hop: the cost of every stage per change.
+func wideInput(t testing.TB, n int) Input {
+	files := testutil.ExampleFiles(t)
+	dir := "contracts/hostile/wide"
+	files[dir+"/contract.yaml"] = []byte("subject: hostile.wide-value\nformat: protobuf\nschema: wide.proto\ncompatibility: BACKWARD\nowner: payments\ntier: core\n")
+	files[dir+"/consumers/all.yaml"] = []byte("name: all\nowner: risk\nkind: service\nreads: [\"*\"]\n")
+	files[dir+"/consumers/some.yaml"] = []byte("name: some\nowner: data-warehouse\nkind: flink-job\nreads: [f1, f2, f3]\nproduces:\n  dw.payment-detail-value:\n    payment_id: [f1]\n")
+	files[dir+"/wide.proto"] = []byte(synth.WideProto(n, "int32"))
+	base, err := contract.Load(contract.MemSource(files))
+	must2(t, err)
+	files[dir+"/wide.proto"] = []byte(synth.WideProto(n, "string"))
+	head, err := contract.Load(contract.MemSource(files))
+	must2(t, err)
+	return Input{Base: base, Head: head, Author: "olivia", OpenedAt: openedAt, Now: now}
+}
+
+func must2(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// renderAll evaluates and renders in every format, as check and the bot do.
+func renderAll(t testing.TB, in Input) *Report {
+	r := Evaluate(in)
+	_ = Markdown(r, goldenOptions)
+	_ = Text(r)
+	_ = GitHubActions(r)
+	_ = CheckRunOutput(r)
+	if _, err := JSON(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The cost of an evaluation grows with the number of changes, not faster: ten times
+// the fields allocate less than fifteen times as much (a budget on bytes, not on
+// time, so it does not flake on a loaded machine).
+func TestWideChangeCostIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 2 x 4,000-field schemas")
+	}
+	cost := func(n int) uint64 {
+		in := wideInput(t, n)
+		for _, s := range []*contract.Subject{in.Base.Subject("hostile.wide-value"), in.Head.Subject("hostile.wide-value")} {
+			_, _ = s.Schema() // parse outside the measure
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := renderAll(t, in)
+		runtime.ReadMemStats(&after)
+		if s := subjectOf(t, r, "hostile.wide-value"); len(s.Changes) != n || len(s.Affected) != 3 {
+			t.Fatalf("%d fields: %d changes, %d affected", n, len(s.Changes), len(s.Affected))
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := cost(400), cost(4000)
+	t.Logf("allocated %d KB for 400 fields, %d KB for 4,000", small>>10, large>>10)
+	if large > 15*small {
+		t.Errorf("10x the fields allocated %.1fx the bytes", float64(large)/float64(small))
+	}
+}
+
+// BenchmarkWideChange times an evaluation and its renderings per size:
+//
+//	go test ./internal/verdict -run '^$' -bench WideChange -benchtime 3x
+func BenchmarkWideChange(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			in := wideInput(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				renderAll(b, in)
+			}
+		})
+	}
+}
