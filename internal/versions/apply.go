@@ -55,7 +55,12 @@ func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (
 		}
 	}
 	if cy == nil {
-		return nf, "", nil // not a contract folder (e.g. shared protos)
+		if old != nil && old.Subject != "" {
+			// As for the loader, a subject folder without contract.yaml is broken, not
+			// deleted: a subject is deleted with its folder.
+			return nf, "the folder has no contract.yaml", nil
+		}
+		return nf, "", nil // never held a subject
 	}
 	nf.ContractBlob = cy.Hash.String()
 	if cy.Mode == filemode.Symlink || !cy.Mode.IsFile() {

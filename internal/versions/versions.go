@@ -22,8 +22,9 @@
 //   - contract.yaml is read by contract.DecodeHead, the loader's own decoder, so the
 //     index and the loader agree on what a subject is. A broken contract folder
 //     (contract.yaml over the YAML size limit, that does not parse, lacks a valid subject
-//     or schema, or names a schema file that is not in the folder or is over the schema
-//     size limit) is skipped at that commit with a Warning: the subject keeps the state
+//     or schema, names a schema file that is not in the folder or is over the schema
+//     size limit, or a subject's folder left without contract.yaml) is skipped at that
+//     commit with a Warning: the subject keeps the state
 //     it had before, and the folder is looked at again when it changes.
 //   - A subject whose folder disappears is deleted at that commit (Current reports false);
 //     its versions and ids stay. If it comes back, an earlier content is again an earlier

@@ -474,6 +474,7 @@ func TestIndexAgreesWithTheLoader(t *testing.T) {
 		"subject is a list":     {"subject: [a.one-value]\nformat: avro\nschema: s.avsc\n", avsc("x")},
 		"contract over 1 MiB":   {contractText("a.one-value", "s.avsc") + "#" + strings.Repeat("x", contract.MaxYAMLBytes) + "\n", avsc("x")},
 		"schema over the limit": {contractText("a.one-value", "s.avsc"), avsc("x") + strings.Repeat(" ", contract.MaxSchemaBytes)},
+		"no contract.yaml":      {"", avsc("x")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -481,6 +482,9 @@ func TestIndexAgreesWithTheLoader(t *testing.T) {
 			good := subjectFiles(nil, "a/one", "a.one-value", avsc("x"))
 			c1 := r.commit(good)
 			bad := map[string]string{"contracts/a/one/contract.yaml": tc.contract, "contracts/a/one/s.avsc": tc.schema}
+			if tc.contract == "" {
+				delete(bad, "contracts/a/one/contract.yaml")
+			}
 			c2 := r.commit(bad, c1)
 			ix := build(t, r, c2)
 			if len(ix.Warnings) != 1 || ix.Warnings[0].Path != "contracts/a/one" {
