@@ -26,8 +26,9 @@ type Job struct {
 	// Run does the work. An error or a panic is a failed attempt: it is logged,
 	// counted, told to Failed and retried with backoff up to the queue's attempts.
 	Run func(ctx context.Context) error
-	// Failed, when set, is told of each failed attempt; final says no attempt
-	// follows. The bot shows the failure on the pull request. It must not panic.
+	// Failed, when set, is told of each failed attempt while the key is still
+	// held, within 30 s; final says no attempt follows. The bot shows the failure on
+	// the pull request. A panic in it is recovered and logged.
 	Failed func(ctx context.Context, err error, final bool)
 }
 
