@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -50,6 +51,10 @@ type Bot struct {
 	Log *slog.Logger
 	// Metrics counts failed side effects (nil: not counted).
 	Metrics *Metrics
+	// Queue, when set, guards the evaluations the reconcile loop runs as it guards a
+	// delivery's (panics recovered, outcomes counted, failures shown): serve sets the
+	// server's queue.
+	Queue *server.Queue
 	// Notify, when set, receives the sign-off reminders and escalations (Slack).
 	Notify Notifier
 	// Publishing, when set, publishes pushes to the default branch.

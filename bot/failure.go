@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // What the pull request shows while the bot cannot evaluate it. The check stays
@@ -57,4 +58,17 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 			errors.Join(fmt.Errorf("check run: %w", checkErr), fmt.Errorf("commit status: %w", err)))
 	}
 	return nil
+}
+
+// runGuarded runs a job outside the webhook queue (the reconcile loop) with the
+// queue's guards when the bot has one (b.Queue): a panic is recovered, the outcome
+// counted and a failure shown on the pull request, as for a delivery's job.
+func (b *Bot) runGuarded(ctx context.Context, job *server.Job, log *slog.Logger) {
+	if b.Queue != nil {
+		b.Queue.RunNow(ctx, job) // logged, counted and shown there
+		return
+	}
+	if err := job.Run(ctx); err != nil {
+		log.Error("evaluation failed", "err", err)
+	}
 }

@@ -2,18 +2,20 @@ package bot
 
 import (
 	"context"
-	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
+	"github.com/contractbot/contractbot/internal/verdict"
 )
 
 // TestFailedEvaluationShowsOnThePullRequest: an evaluation that cannot fetch the
@@ -96,5 +98,65 @@ func TestShowFailureWithoutChecksAPI(t *testing.T) {
 	st := fake.Statuses("acme", "contracts", strings.Repeat("a", 40))
 	if len(st) != 1 || st[0].GetState() != "pending" || st[0].GetContext() != CheckName || st[0].GetDescription() != FailureRetrying {
 		t.Errorf("statuses: %v", st)
+	}
+}
+
+// panickyReviews panics when the reviews of pull request `bad` are read: a bug deep
+// in an evaluation.
+type panickyReviews struct {
+	GitHub
+	bad int
+}
+
+func (p panickyReviews) ListReviews(ctx context.Context, owner, repo string, n int) ([]verdict.Review, error) {
+	if n == p.bad {
+		var reviews map[int][]verdict.Review
+		reviews[n] = nil // a nil-map write: a runtime panic
+	}
+	return p.GitHub.ListReviews(ctx, owner, repo, n)
+}
+
+// TestReconcileSurvivesAPanic: the reconcile loop evaluates outside the webhook
+// queue but with its guards: a panic in one pull request's evaluation is recovered
+// and counted, that pull request shows the pending failure check, and the next pull
+// request is still evaluated.
+func TestReconcileSurvivesAPanic(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	fake.SetCloneURL("acme", "contracts", remote)
+	pr := githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"}
+	bad := fake.AddPullRequest("acme", "contracts", pr)
+	good := fake.AddPullRequest("acme", "contracts", pr)
+
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	srv := server.New(server.Config{Log: log})
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: panickyReviews{githubapi.New(fake.Client()), bad},
+		Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log, Queue: srv.Queue()}
+	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
+
+	if len(fake.Comments("acme", "contracts", good)) != 1 {
+		t.Errorf("the pull request after the panicking one was not evaluated")
+	}
+	if len(fake.Comments("acme", "contracts", bad)) != 0 {
+		t.Errorf("the panicking evaluation commented")
+	}
+	var titles []string
+	for _, r := range fake.CheckRuns("acme", "contracts", head.String()) {
+		titles = append(titles, r.GetStatus()+": "+r.GetOutput().GetTitle())
+	}
+	if !slices.Contains(titles, "in_progress: "+FailureRetrying) {
+		t.Errorf("check runs on the head commit %q lack the pending failure check", titles)
+	}
+	if !strings.Contains(logs.String(), "job panicked") || !strings.Contains(logs.String(), "failure_test.go") {
+		t.Errorf("the panic is not logged with its stack:\n%s", logs.String())
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), `contractbot_evaluations_total{outcome="panic"} 1`) {
+		t.Errorf("the panic is not counted")
 	}
 }

@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/server"
 )
 
 // Repository names a repository the bot watches.
@@ -28,9 +31,13 @@ func (b *Bot) Reconcile(ctx context.Context, repos []Repository) {
 				return
 			}
 			log := b.Log.With("repository", r.Owner+"/"+r.Name, "pull_request", n, "reconcile", true)
-			if err := b.Evaluate(ctx, r.Owner, r.Name, n, log); err != nil {
-				log.Error("reconcile: evaluation failed", "err", err)
-			}
+			owner, repo, n := r.Owner, r.Name, n
+			b.runGuarded(ctx, &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) error {
+				if err := b.Evaluate(ctx, owner, repo, n, log); err != nil {
+					return fmt.Errorf("reconcile pull request %s/%s#%d: %w", owner, repo, n, err)
+				}
+				return nil
+			}, Failed: b.showFailure(owner, repo, n, 0, log)}, log)
 		}
 	}
 }

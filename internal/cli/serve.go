@@ -143,6 +143,7 @@ Configuration comes from the environment:
 			srv := server.New(cfg)
 			if b != nil {
 				b.Metrics = bot.NewMetrics(srv.Metrics())
+				b.Queue = srv.Queue()
 			}
 			l, err := net.Listen("tcp", addr)
 			if err != nil {

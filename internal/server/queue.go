@@ -234,6 +234,19 @@ func (q *Queue) work(ctx context.Context) {
 	}
 }
 
+// RunNow runs j at once in the caller's goroutine with the guards of a worker's
+// attempt: a panic is recovered and logged with its stack, the outcome counted, a
+// failure logged and told to j.Failed (as not final: the caller comes back, as the
+// reconcile loop does). It neither waits for j's key nor retries.
+func (q *Queue) RunNow(ctx context.Context, j *Job) error {
+	e := &entry{job: j, attempt: 1}
+	err := q.attempt(ctx, e)
+	if err != nil {
+		q.failed(ctx, e, err, false)
+	}
+	return err
+}
+
 // attempt runs a job once, turning a panic into a *PanicError, and counts the outcome.
 func (q *Queue) attempt(ctx context.Context, e *entry) (err error) {
 	defer func() {
