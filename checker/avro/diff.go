@@ -185,7 +185,7 @@ func (d *differ) compareField(of, nf *fieldInfo) {
 	}
 
 	if od, nd := of.field.Doc(), nf.field.Doc(); od != nd {
-		if ou, nu := units(od), units(nd); !slices.Equal(ou, nu) {
+		if ou, nu := checker.DocUnits(od), checker.DocUnits(nd); !slices.Equal(ou, nu) {
 			d.add(checker.UnitChanged, path, "", strings.Join(ou, ","), strings.Join(nu, ","), checker.ChangesMeaning, d.next, at("/doc"),
 				fmt.Sprintf("the doc of field %q names another unit (%s before, %s now): check that readers scale the value.", path, orNone(ou), orNone(nu)))
 		} else {
@@ -229,51 +229,6 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-// unitWords are words in a doc that name a unit; a change among them changes meaning.
-var unitWords = map[string]string{
-	"ms": "milliseconds", "millis": "milliseconds", "millisecond": "milliseconds", "milliseconds": "milliseconds",
-	"us": "microseconds", "micros": "microseconds", "microsecond": "microseconds", "microseconds": "microseconds",
-	"ns": "nanoseconds", "nanos": "nanoseconds", "nanosecond": "nanoseconds", "nanoseconds": "nanoseconds",
-	"sec": "seconds", "secs": "seconds", "second": "seconds", "seconds": "seconds",
-	"minute": "minutes", "minutes": "minutes", "hour": "hours", "hours": "hours", "day": "days", "days": "days",
-	"cent": "cents", "cents": "cents", "dollar": "dollars", "dollars": "dollars", "usd": "usd", "eur": "eur",
-	"euro": "eur", "euros": "eur", "yuan": "cny", "cny": "cny", "rmb": "cny", "fen": "fen",
-	"byte": "bytes", "bytes": "bytes", "kb": "kilobytes", "kilobytes": "kilobytes", "mb": "megabytes", "megabytes": "megabytes",
-	"percent": "percent", "%": "percent", "basis": "basis points", "bps": "basis points",
-	"meter": "meters", "meters": "meters", "metres": "meters", "km": "kilometers", "kilometers": "kilometers", "mile": "miles", "miles": "miles",
-	"celsius": "celsius", "fahrenheit": "fahrenheit", "utc": "utc",
-}
-
-// units returns the sorted set of unit words in a doc string.
-func units(doc string) []string {
-	set := map[string]bool{}
-	word := strings.Builder{}
-	flush := func() {
-		if u, ok := unitWords[word.String()]; ok {
-			set[u] = true
-		}
-		word.Reset()
-	}
-	for _, r := range strings.ToLower(doc) {
-		switch {
-		case r == '%':
-			flush()
-			set["percent"] = true
-		case r >= 'a' && r <= 'z':
-			word.WriteRune(r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	out := make([]string, 0, len(set))
-	for u := range set {
-		out = append(out, u)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // typeKey is a short identity of a type for matching moved fields and union branches.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/avro"
+	"github.com/contractbot/contractbot/checker/jsonschema"
 	"github.com/contractbot/contractbot/checker/protobuf"
 )
 
@@ -20,6 +21,7 @@ import (
 var builtin = []checker.Engine{
 	avro.Engine{},
 	protobuf.Engine{},
+	jsonschema.Engine{},
 }
 
 // row is an engine of the table with its description, read once.

@@ -54,10 +54,7 @@ func decodeHead(o *object, domain, name string) Head {
 		}
 	}
 	if v, ok := o.str("format"); ok {
-		names := formats.Names()
-		if _, known := formats.Lookup(v); !known && (v == "json" || v == "jsonschema") {
-			f.report(o.valuePos("format"), CodeInvalidValue, "JSON Schema subjects are not supported yet; use %s.", oneOf(names))
-		} else if o.oneOfValue("format", v, names) {
+		if o.oneOfValue("format", v, formats.Names()) {
 			h.Format = v
 		}
 	}

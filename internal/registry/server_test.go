@@ -298,7 +298,7 @@ func TestErrors(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		"/mode":                             `{"mode":"READONLY"}`,
-		"/schemas/types":                    `["AVRO","PROTOBUF"]`,
+		"/schemas/types":                    `["AVRO","PROTOBUF","JSON"]`,
 		"/config":                           `{"compatibilityLevel":"BACKWARD","compatibility":"BACKWARD"}`,
 		"/config/nope?defaultToGlobal=true": `{"compatibilityLevel":"BACKWARD","compatibility":"BACKWARD"}`,
 		oc + "/versions":                    `[1,2]`,

@@ -1,0 +1,446 @@
+package jsonschema
+
+import (
+	"slices"
+	"strings"
+)
+
+// difference is one of the registry's difference types found between an original
+// schema and its update, at the registry's path ("#/properties/foo").
+type difference struct {
+	typ  string
+	path string
+	// orig and upd are the schemas the difference is about (either may be nil); key
+	// is the keyword under them it names ("maxLength"), or "".
+	orig, upd *node
+	key       string
+}
+
+// pairKey is a compared pair; comparisons are memoized by pair.
+type pairKey [2]*node
+
+// cmpState is shared by every context of one comparison.
+type cmpState struct {
+	memo       map[pairKey][]difference
+	inProgress map[pairKey]bool
+}
+
+// cmpCtx collects differences under a path, as the registry's Context does.
+type cmpCtx struct {
+	st    *cmpState
+	path  []string
+	diffs []difference
+}
+
+// differences compares an original schema with its update the way the Confluent
+// Schema Registry's SchemaDiff does and returns every difference found.
+func differences(orig, upd *node) []difference {
+	c := &cmpCtx{st: &cmpState{memo: map[pairKey][]difference{}, inProgress: map[pairKey]bool{}}}
+	compare(c, orig, upd)
+	return c.diffs
+}
+
+func (c *cmpCtx) sub() *cmpCtx { return &cmpCtx{st: c.st, path: slices.Clone(c.path)} }
+
+func (c *cmpCtx) enter(seg ...string) func() {
+	n := len(c.path)
+	c.path = append(c.path, seg...)
+	return func() { c.path = c.path[:n] }
+}
+
+func (c *cmpCtx) pathWith(seg string) string {
+	p := c.path
+	if seg != "" {
+		p = append(slices.Clone(p), seg)
+	}
+	return "#/" + strings.Join(p, "/")
+}
+
+// add records a difference at the current path (plus seg).
+func (c *cmpCtx) add(typ, seg string, o, u *node, key string) {
+	c.diffs = append(c.diffs, difference{typ: typ, path: c.pathWith(seg), orig: o, upd: u, key: key})
+}
+
+// addRebased adds differences found relative to a pair under the current path.
+func (c *cmpCtx) addRebased(ds []difference) {
+	if len(c.path) == 0 {
+		c.diffs = append(c.diffs, ds...)
+		return
+	}
+	prefix := c.pathWith("")
+	for _, d := range ds {
+		if len(d.path) > 2 {
+			d.path = prefix + "/" + d.path[2:]
+		} else {
+			d.path = prefix
+		}
+		c.diffs = append(c.diffs, d)
+	}
+}
+
+// compatible reports whether every difference so far is a compatible change.
+func (c *cmpCtx) compatible() bool {
+	for _, d := range c.diffs {
+		if !compatibleChange(d.typ) {
+			return false
+		}
+	}
+	return true
+}
+
+// compare is SchemaDiff.compare: absent schemas, then references followed, then the
+// pair compared once (a pair met again while being compared is a recursion, taken as
+// compatible).
+func compare(c *cmpCtx, o, u *node) {
+	switch {
+	case o == nil && u == nil:
+		return
+	case o == nil:
+		c.add(SchemaAdded, "", nil, u, "")
+		return
+	case u == nil:
+		c.add(SchemaRemoved, "", o, nil, "")
+		return
+	}
+	o, u = deref(o), deref(u)
+	if o == nil || u == nil {
+		return
+	}
+	key := pairKey{o, u}
+	if ds, ok := c.st.memo[key]; ok {
+		c.addRebased(ds)
+		return
+	}
+	if c.st.inProgress[key] {
+		return
+	}
+	c.st.inProgress[key] = true
+	s := &cmpCtx{st: c.st}
+	compareTypes(s, o, u)
+	delete(c.st.inProgress, key)
+	c.st.memo[key] = s.diffs
+	c.addRebased(s.diffs)
+}
+
+// compareTypes compares two dereferenced schemas: a schema against a combination
+// (the update widened to a sum, or the original narrowed from a product), then kinds,
+// annotations and the keywords of the kind.
+func compareTypes(c *cmpCtx, o, u *node) {
+	switch {
+	case o.kind != kCombined && u.kind == kCombined:
+		if len(u.subs) == 1 {
+			s := c.sub()
+			compare(s, o, u.subs[0])
+			if s.compatible() {
+				c.diffs = append(c.diffs, s.diffs...)
+				return
+			}
+		} else if u.crit == "anyOf" || u.crit == "oneOf" {
+			for _, sub := range u.subs {
+				s := c.sub()
+				compare(s, o, sub)
+				if s.compatible() {
+					c.diffs = append(c.diffs, s.diffs...)
+					c.add(SumTypeExtended, "", o, u, "")
+					return
+				}
+			}
+		}
+	case o.kind == kCombined && u.kind != kCombined:
+		if len(o.subs) == 1 {
+			s := c.sub()
+			compare(s, o.subs[0], u)
+			if s.compatible() {
+				c.diffs = append(c.diffs, s.diffs...)
+				return
+			}
+		} else if o.crit == "allOf" {
+			for _, sub := range o.subs {
+				s := c.sub()
+				compare(s, sub, u)
+				if s.compatible() {
+					c.diffs = append(c.diffs, s.diffs...)
+					c.add(ProductTypeNarrowed, "", o, u, "")
+					return
+				}
+			}
+		}
+	}
+	if o.kind != u.kind {
+		if o.kind == kFalse || u.isEmptyLike() {
+			return
+		}
+		c.add(TypeChanged, "", o, u, "")
+		return
+	}
+	if o.hasID != u.hasID || o.id != u.id {
+		c.add(IDChanged, "", o, u, idKeyword(u))
+	}
+	if o.hasTitle != u.hasTitle || o.title != u.title {
+		c.add(TitleChanged, "", o, u, "title")
+	}
+	if o.hasDesc != u.hasDesc || o.desc != u.desc {
+		c.add(DescriptionChanged, "", o, u, "description")
+	}
+	if o.hasDef != u.hasDef || o.def != u.def {
+		c.add(DefaultChanged, "", o, u, "default")
+	}
+	switch o.kind {
+	case kString:
+		compareString(c, o, u)
+	case kNumber:
+		compareNumber(c, o, u)
+	case kConst:
+		if o.constVal != u.constVal {
+			c.add(EnumArrayChanged, "const", o, u, "const")
+		}
+	case kEnum:
+		compareEnum(c, o, u)
+	case kCombined:
+		compareCombined(c, o, u)
+	case kNot:
+		s := c.sub()
+		done := s.enter("not")
+		compare(s, u.not, o.not) // reversed: the update may refuse less
+		done()
+		if s.compatible() {
+			c.add(NotTypeNarrowed, "not", o, u, "not")
+		} else {
+			c.add(NotTypeExtended, "not", o, u, "not")
+		}
+	case kObject:
+		compareObject(c, o, u)
+	case kArray:
+		compareArray(c, o, u)
+	}
+}
+
+func idKeyword(n *node) string {
+	if n.doc.draft == 4 {
+		return "id"
+	}
+	return "$id"
+}
+
+func compareString(c *cmpCtx, o, u *node) {
+	compareInt(c, "maxLength", o.maxLen, u.maxLen, o, u, MaxLengthAdded, MaxLengthRemoved, MaxLengthIncreased, MaxLengthDecreased)
+	compareInt(c, "minLength", o.minLen, u.minLen, o, u, MinLengthAdded, MinLengthRemoved, MinLengthIncreased, MinLengthDecreased)
+	switch {
+	case o.pattern == nil && u.pattern != nil:
+		c.add(PatternAdded, "pattern", o, u, "pattern")
+	case o.pattern != nil && u.pattern == nil:
+		c.add(PatternRemoved, "pattern", o, u, "pattern")
+	case o.pattern != nil && *o.pattern != *u.pattern:
+		c.add(PatternChanged, "pattern", o, u, "pattern")
+	}
+}
+
+// compareInt reports a change of an integer keyword: added, removed, increased or
+// decreased.
+func compareInt(c *cmpCtx, key string, a, b optInt, o, u *node, added, removed, increased, decreased string) {
+	switch {
+	case !a.ok && !b.ok:
+	case !a.ok:
+		c.add(added, key, o, u, key)
+	case !b.ok:
+		c.add(removed, key, o, u, key)
+	case a.v < b.v:
+		c.add(increased, key, o, u, key)
+	case a.v > b.v:
+		c.add(decreased, key, o, u, key)
+	}
+}
+
+func compareNum(c *cmpCtx, key string, a, b optNum, o, u *node, added, removed, increased, decreased string) {
+	switch {
+	case !a.ok() && !b.ok():
+	case !a.ok():
+		c.add(added, key, o, u, key)
+	case !b.ok():
+		c.add(removed, key, o, u, key)
+	case a.v.Cmp(b.v) < 0:
+		c.add(increased, key, o, u, key)
+	case a.v.Cmp(b.v) > 0:
+		c.add(decreased, key, o, u, key)
+	}
+}
+
+func compareNumber(c *cmpCtx, o, u *node) {
+	compareNum(c, "maximum", o.max, u.max, o, u, MaximumAdded, MaximumRemoved, MaximumIncreased, MaximumDecreased)
+	compareNum(c, "minimum", o.min, u.min, o, u, MinimumAdded, MinimumRemoved, MinimumIncreased, MinimumDecreased)
+	compareNum(c, "exclusiveMaximum", o.exMax, u.exMax, o, u, ExclusiveMaximumAdded, ExclusiveMaximumRemoved, ExclusiveMaximumIncreased, ExclusiveMaximumDecreased)
+	compareNum(c, "exclusiveMinimum", o.exMin, u.exMin, o, u, ExclusiveMinimumAdded, ExclusiveMinimumRemoved, ExclusiveMinimumIncreased, ExclusiveMinimumDecreased)
+	a, b := o.multiple, u.multiple
+	switch {
+	case !a.ok() && !b.ok():
+	case !a.ok():
+		c.add(MultipleOfAdded, "multipleOf", o, u, "multipleOf")
+	case !b.ok():
+		c.add(MultipleOfRemoved, "multipleOf", o, u, "multipleOf")
+	case a.v.Cmp(b.v) != 0:
+		// The registry compares the integer parts: the update a multiple of the
+		// original expands the constraint, a divisor of it reduces it.
+		ai, bi := truncInt(a), truncInt(b)
+		switch {
+		case ai != 0 && bi%ai == 0:
+			c.add(MultipleOfExpanded, "multipleOf", o, u, "multipleOf")
+		case bi != 0 && ai%bi == 0:
+			c.add(MultipleOfReduced, "multipleOf", o, u, "multipleOf")
+		default:
+			c.add(MultipleOfChanged, "multipleOf", o, u, "multipleOf")
+		}
+	}
+	if o.integer != u.integer {
+		if o.integer {
+			c.add(TypeExtended, "", o, u, "type")
+		} else {
+			c.add(TypeNarrowed, "", o, u, "type")
+		}
+	}
+}
+
+func truncInt(n optNum) int64 {
+	q := n.v.Num()
+	if n.v.IsInt() {
+		return q.Int64()
+	}
+	f, _ := n.v.Float64()
+	return int64(f)
+}
+
+func compareEnum(c *cmpCtx, o, u *node) {
+	if sameSet(o.values, u.values) {
+		return
+	}
+	switch {
+	case containsAll(u.values, o.values):
+		c.add(EnumArrayExtended, "enum", o, u, "enum")
+	case containsAll(o.values, u.values):
+		c.add(EnumArrayNarrowed, "enum", o, u, "enum")
+	default:
+		c.add(EnumArrayChanged, "enum", o, u, "enum")
+	}
+}
+
+func sameSet(a, b []string) bool { return containsAll(a, b) && containsAll(b, a) }
+
+func containsAll(set, sub []string) bool {
+	for _, s := range sub {
+		if !slices.Contains(set, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareCombined is CombinedSchemaDiff: the criteria, the number of distinct
+// subschemas, then a maximum matching of original subschemas to compatible update
+// subschemas; a matching that leaves a subschema of the smaller side unmatched is
+// COMBINED_TYPE_SUBSCHEMAS_CHANGED.
+func compareCombined(c *cmpCtx, o, u *node) {
+	typ := ""
+	switch {
+	case o.crit == u.crit:
+	case u.crit == "anyOf",
+		len(o.subs) == 1 && len(u.subs) == 1,
+		len(o.subs) == 1 && u.crit == "oneOf",
+		len(u.subs) == 1 && o.crit == "allOf":
+		typ = CombinedTypeExtended
+	default:
+		typ = CombinedTypeChanged
+	}
+	if typ != "" {
+		c.add(typ, "", o, u, u.crit)
+	}
+	if typ == CombinedTypeChanged {
+		return
+	}
+	os, us := distinct(o.subs), distinct(u.subs)
+	switch {
+	case len(os) < len(us):
+		if u.crit == "allOf" {
+			c.add(ProductTypeExtended, "", o, u, u.crit)
+		} else {
+			c.add(SumTypeExtended, "", o, u, u.crit)
+		}
+	case len(os) > len(us):
+		if o.crit == "anyOf" || o.crit == "oneOf" {
+			c.add(SumTypeNarrowed, "", o, u, u.crit)
+		} else {
+			c.add(ProductTypeNarrowed, "", o, u, u.crit)
+		}
+	}
+	edges := make([][][]difference, len(os))
+	adj := make([][]int, len(os))
+	for i, a := range os {
+		edges[i] = make([][]difference, len(us))
+		done := c.enter(o.crit + "/" + itoa(i))
+		for j, b := range us {
+			s := c.sub()
+			compare(s, a, b)
+			if s.compatible() {
+				edges[i][j] = s.diffs
+				adj[i] = append(adj[i], j)
+			}
+		}
+		done()
+	}
+	match := maxMatching(len(us), adj)
+	matched := 0
+	for i, j := range match {
+		if j >= 0 {
+			matched++
+			c.diffs = append(c.diffs, edges[i][j]...)
+		}
+	}
+	if matched < min(len(os), len(us)) {
+		c.add(CombinedTypeSubschemasChanged, "", o, u, u.crit)
+	}
+}
+
+// distinct drops subschemas whose text equals an earlier one's (the kinds one schema
+// object's keywords make share its text, so the kind is part of the key).
+func distinct(subs []*node) []*node {
+	var out []*node
+	seen := map[string]bool{}
+	for _, s := range subs {
+		k := label(s) + "|" + canonical(s.src)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// maxMatching returns, for each left vertex, its partner on the right in a maximum
+// matching of the bipartite graph adj (augmenting paths), or -1.
+func maxMatching(right int, adj [][]int) []int {
+	matchL := make([]int, len(adj))
+	matchR := make([]int, right)
+	for i := range matchL {
+		matchL[i] = -1
+	}
+	for j := range matchR {
+		matchR[j] = -1
+	}
+	var try func(i int, seen []bool) bool
+	try = func(i int, seen []bool) bool {
+		for _, j := range adj[i] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if matchR[j] < 0 || try(matchR[j], seen) {
+				matchL[i], matchR[j] = j, i
+				return true
+			}
+		}
+		return false
+	}
+	for i := range adj {
+		try(i, make([]bool, right))
+	}
+	return matchL
+}

@@ -1,0 +1,117 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	sv "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// memBase is the URL the documents of one Parse are known by to the validator.
+const memBase = "mem:///contracts/"
+
+var svDrafts = map[int]*sv.Draft{4: sv.Draft4, 6: sv.Draft6, 7: sv.Draft7, 2019: sv.Draft2019, 2020: sv.Draft2020}
+
+var printer = message.NewPrinter(language.English)
+
+// refuseLoader refuses every URL the documents did not bring: a schema is checked
+// with the files of the tree only, never the network.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(u string) (any, error) {
+	return nil, fmt.Errorf("%s is not a file of the tree", u)
+}
+
+// validate compiles the documents with santhosh-tekuri/jsonschema, which checks each
+// against its draft's meta-schema; what it refuses is reported at the place it names.
+func (b *builder) validate(main *document) {
+	c := sv.NewCompiler()
+	c.DefaultDraft(svDrafts[main.draft])
+	c.UseLoader(refuseLoader{})
+	byURL := map[string]*document{}
+	for _, d := range b.order {
+		u := memBase + (&url.URL{Path: d.name}).EscapedPath()
+		byURL[u] = d
+		if err := c.AddResource(u, toAny(d.text)); err != nil {
+			b.fail(d, 0, "the schema cannot be read: %v", err)
+			return
+		}
+	}
+	mainURL := memBase + (&url.URL{Path: main.name}).EscapedPath()
+	_, err := c.Compile(mainURL)
+	if err == nil {
+		return
+	}
+	var sve *sv.SchemaValidationError
+	if errors.As(err, &sve) {
+		d := byURL[strings.TrimSuffix(sve.URL, "#")]
+		if d == nil {
+			d = main
+		}
+		var ve *sv.ValidationError
+		if errors.As(sve.Err, &ve) {
+			leaf := ve
+			for len(leaf.Causes) > 0 {
+				leaf = leaf.Causes[0]
+			}
+			ptr := ""
+			for _, t := range leaf.InstanceLocation {
+				ptr += "/" + escapePointerToken(t)
+			}
+			n, off, _ := resolvePointer(d.text, ptr)
+			if n != nil && ptr != "" {
+				off = n.off
+			}
+			b.fail(d, off, "the schema does not follow the %s meta-schema at %s: %s", draftName(d.draft), orRoot(ptr), leaf.ErrorKind.LocalizedString(printer))
+			return
+		}
+	}
+	b.fail(main, 0, "the schema does not compile: %s", strings.ReplaceAll(err.Error(), memBase, ""))
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "the root"
+	}
+	return ptr
+}
+
+func draftName(d int) string {
+	switch d {
+	case 2019:
+		return "2019-09"
+	case 2020:
+		return "2020-12"
+	}
+	return fmt.Sprintf("draft-%02d", d)
+}
+
+// toAny turns a parsed value into what the validator reads (numbers as json.Number).
+func toAny(v *jnode) any {
+	switch v.kind {
+	case jObject:
+		m := make(map[string]any, len(v.members))
+		for _, mb := range v.members {
+			m[mb.key] = toAny(mb.val)
+		}
+		return m
+	case jArray:
+		a := make([]any, len(v.elems))
+		for i, el := range v.elems {
+			a[i] = toAny(el)
+		}
+		return a
+	case jString:
+		return v.str
+	case jNumber:
+		return json.Number(v.str)
+	case jBool:
+		return v.str == "true"
+	}
+	return nil
+}
