@@ -7,6 +7,10 @@
 //	calendar-entry.schema.json  calendar/<yyyy-mm-dd>-<slug>.yaml
 //	freezes.schema.json         calendar/freezes.yaml
 //
+// `contractbot init` writes them into a new repository's docs/schemas/ (the path every
+// file's `$schema=` line names) and `contractbot serve` serves them at
+// /schemas/<name>.schema.json.
+//
 // The schemas describe exactly the format of docs/contract-format.md. The loader in
 // internal/contract is the reference for cross-file rules the schemas cannot express
 // (owners exist, field paths exist in the schema, subjects are unique, end after start).

@@ -60,6 +60,7 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teams", p.teams)
 	mux.HandleFunc("GET /teams/{team}", p.team)
 	mux.HandleFunc("GET /signoffs", p.signOffs)
+	mux.HandleFunc("GET "+SchemasPath+"{name}", serveSchema)
 	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")

@@ -1,0 +1,101 @@
+package scaffold
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/contractbot/contractbot/docs/schemas"
+	"github.com/contractbot/contractbot/internal/calendar"
+	"github.com/contractbot/contractbot/internal/contract"
+)
+
+// TestFilesLintClean: on any day of a week the new repository loads with no
+// diagnostic, its planned change is usable (ahead, outside the weekend freeze), its
+// CODEOWNERS is the generated one, and every YAML file names its JSON Schema on the
+// first line, with a relative path to a file that is there, and validates against it.
+func TestFilesLintClean(t *testing.T) {
+	for day := range 7 {
+		now := time.Date(2026, 12, 1+day, 23, 30, 0, 0, time.UTC)
+		fs, err := Files(Options{Org: "acme", Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := contract.Load(contract.MemSource(fs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range tree.Diagnostics {
+			t.Errorf("%s: %s", now.Weekday(), d)
+		}
+		if len(tree.Subjects) != 1 || len(tree.Subjects[0].Consumers) != 1 || len(tree.Entries) != 1 || len(tree.Freezes) != 1 {
+			t.Fatalf("want one subject with one consumer, one entry, one freeze; got %d subjects, %d entries, %d freezes",
+				len(tree.Subjects), len(tree.Entries), len(tree.Freezes))
+		}
+		if e, problems := calendar.FindEntry(tree, tree.Subjects[0].Subject, now); e == nil {
+			t.Errorf("%s: the planned change cannot carry a change: %v", now.Weekday(), problems)
+		}
+		if got, want := fs[contract.CodeownersFile], contract.Codeowners(tree); !bytes.Equal(got, want) {
+			t.Errorf("CODEOWNERS is not the generated one:\n%s", got)
+		}
+	}
+}
+
+func TestFilesValidateAgainstTheirSchemas(t *testing.T) {
+	fs, err := Files(Options{Org: "acme", Now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, p := range Paths(fs) {
+		name := schemas.ForFile(p)
+		if name == "" {
+			continue
+		}
+		checked++
+		first, _, _ := strings.Cut(string(fs[p]), "\n")
+		ref, ok := strings.CutPrefix(first, "# yaml-language-server: $schema=")
+		if !ok {
+			t.Errorf("%s: the first line does not name the JSON Schema: %q", p, first)
+			continue
+		}
+		if target := path.Join(path.Dir(p), ref); target != SchemasDir+"/"+name || fs[target] == nil {
+			t.Errorf("%s: $schema=%s resolves to %s, want %s/%s (written)", p, ref, target, SchemasDir, name)
+		}
+		c := jsonschema.NewCompiler()
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(fs[SchemasDir+"/"+name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(name, doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := yaml.Unmarshal(fs[p], &v); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s does not validate against %s: %v", p, name, err)
+		}
+	}
+	if checked != 5 {
+		t.Errorf("%d YAML files checked against a schema, want 5", checked)
+	}
+}
+
+func TestFilesRefuseABadOrganisation(t *testing.T) {
+	for _, org := range []string{"", "acme/x", "@acme", "a b"} {
+		if _, err := Files(Options{Org: org}); err == nil {
+			t.Errorf("organisation %q accepted", org)
+		}
+	}
+}
