@@ -90,7 +90,7 @@ func allocated(f func()) uint64 {
 }
 
 func TestReadBlobRefusesPastTheLimitFromTheHeader(t *testing.T) {
-	const size = 24 << 20
+	const size = 12 << 20
 	dir, h := bigBlob(t, size)
 	for _, packed := range []bool{false, true} {
 		name := "loose"
@@ -131,7 +131,7 @@ func TestReadBlobRefusesPastTheLimitFromTheHeader(t *testing.T) {
 // whole when it is asked for it (what BlobObject and ReadBlob do), which is why Open
 // sets LargeObjectThreshold.
 func TestPlainOpenInflatesLooseObjects(t *testing.T) {
-	const size = 24 << 20
+	const size = 12 << 20
 	dir, h := bigBlob(t, size)
 	r, err := git.PlainOpen(dir)
 	if err != nil {
