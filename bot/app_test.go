@@ -38,7 +38,12 @@ func TestGitHubAppAuth(t *testing.T) {
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	apps := &githubapi.AppClients{AppID: 4242, PrivateKey: pemKey, BaseURL: fake.URL() + "/api/v3/"}
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	// The bot learns the login it writes as from GET /app, with the App's JWT.
+	self, err := apps.Identity(context.Background())
+	if err != nil || self != botLogin {
+		t.Fatalf("identity %q, %v; want %q", self, err, botLogin)
+	}
+	b := &Bot{Self: self, StateKey: testKey, ClaimSettle: testSettle, Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

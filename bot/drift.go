@@ -29,6 +29,8 @@ type DriftWatch struct {
 	// Channel receives the alerts (the platform team's).
 	Channel string
 	Log     *slog.Logger
+	// Now is the watch's clock (time.Now when nil).
+	Now func() time.Time
 
 	index *versions.Index
 }
@@ -58,7 +60,11 @@ func (w *DriftWatch) Check(ctx context.Context) error {
 	msg := slack.DriftMessage(report)
 	sum := sha256.Sum256([]byte(msg.Text))
 	key := "drift/" + hex.EncodeToString(sum[:8])
-	sent, err := w.Notify.Marked(ctx, w.Channel, key, time.Now().AddDate(0, 0, -7))
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	sent, err := w.Notify.Marked(ctx, w.Channel, key, now().AddDate(0, 0, -7))
 	if err != nil || sent {
 		return err
 	}

@@ -3,9 +3,13 @@ package bot
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,6 +22,7 @@ import (
 
 	"github.com/contractbot/contractbot/bot/githubapi"
 	botslack "github.com/contractbot/contractbot/bot/slack"
+	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -56,7 +61,7 @@ func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate 
 	g.base = base.Hash()
 	g.repo.Branch("change")
 	edit(g.repo)
-	g.head = g.repo.Commit("change")
+	g.head = g.repo.Commit("Change the order amount (#1)") // squash-merged as is, later
 	g.fake.AddRepo("acme", "contracts")
 	g.fake.SetCloneURL("acme", "contracts", g.repo.Dir)
 	g.n = g.fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: g.head.String(), BaseSHA: g.base.String(), BaseRef: "master"})
@@ -399,5 +404,64 @@ func TestTokenModeWithoutChecks(t *testing.T) {
 	g.evaluate(b)
 	if c := g.fake.Comments("acme", "contracts", g.n); len(c) != 1 {
 		t.Errorf("%d comments after a second evaluation", len(c))
+	}
+}
+
+// TestChangeEventsCarrySignOffsAndOverride: the pull request is signed off by one
+// team, overridden by an admin for the other, and merged: its change event says who
+// signed off when, and who overrode why and when.
+func TestChangeEventsCarrySignOffsAndOverride(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	b := g.bot()
+	g.evaluate(b)
+	g.advance(time.Hour)
+	g.fake.AddReview("acme", "contracts", g.n, "dana", "APPROVED", g.now)
+	g.advance(time.Minute)
+	g.say(b, "boss", "/contractbot override platform agreed on the phone")
+	if c := g.conclusion(); c != ConclusionSuccess {
+		t.Fatalf("after the override: %s", c)
+	}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	sink, err := events.OpenFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	b.Publishing = &Publishing{Sink: sink}
+	// The branch is merged as it is (its head commit names the pull request).
+	payload := fmt.Sprintf(`{"ref":"refs/heads/change","after":%q,"repository":{"name":"contracts","default_branch":"change","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, g.head, g.repo.Dir)
+	job, err := b.Route(server.Delivery{ID: "push", Event: "push", Payload: []byte(payload)})
+	if err != nil || job == nil {
+		t.Fatalf("route: %v %v", job, err)
+	}
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merged *events.Event
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e events.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Data.Subject == "orders.order-created-value" && e.Data.Version == 2 {
+			merged = &e
+		}
+	}
+	if merged == nil {
+		t.Fatalf("no event for version 2 of orders.order-created-value:\n%s", data)
+	}
+	want := []events.SignOff{
+		{Team: "data-warehouse", Status: "approved", ApprovedBy: "dana", At: opened.Add(time.Hour)},
+		{Team: "platform", Status: "pending"},
+	}
+	if got := merged.Data.SignOffs; !reflect.DeepEqual(got, want) {
+		t.Errorf("sign-offs %+v, want %+v", got, want)
+	}
+	if o := merged.Data.Override; o == nil || o.By != "boss" || o.Reason != "platform agreed on the phone" || !o.At.Equal(opened.Add(time.Hour+time.Minute)) {
+		t.Errorf("override %+v", o)
 	}
 }

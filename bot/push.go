@@ -120,10 +120,15 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 		},
 		Details: func(ctx context.Context, c *object.Commit) (publish.Details, error) {
 			var d publish.Details
-			if pr := publish.PullRequestOf(c.Message); pr != nil && t.html != "" {
-				pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(t.html, "/"), pr.Number)
-				d.PullRequest = pr
+			pr := publish.PullRequestOf(c.Message)
+			if pr == nil {
+				return d, nil
 			}
+			if t.html != "" {
+				pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(t.html, "/"), pr.Number)
+			}
+			d.PullRequest = pr
+			d.SignOffs, d.Override = b.mergedSignOffs(ctx, gh, t.owner, t.repo, pr.Number, log)
 			return d, nil
 		},
 	}
@@ -201,4 +206,28 @@ func (m *statusMarker) Mark(commit string, s publish.Summary) error {
 		desc = desc[:137] + "..."
 	}
 	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, githubapi.Status{State: "success", Context: StatusContext, Description: desc})
+}
+
+// mergedSignOffs reads the sign-offs and the override of a merged pull request from
+// the bot's verified comment, for its change events. A comment that does not verify
+// gives none: the event says nothing rather than something unverified.
+func (b *Bot) mergedSignOffs(ctx context.Context, gh comments, owner, repo string, n int, log *slog.Logger) ([]events.SignOff, *events.Override) {
+	all, err := gh.ListComments(ctx, owner, repo, n)
+	if err != nil {
+		log.Warn("could not read the merged pull request's comments; its events carry no sign-offs", "pull_request", n, "err", err)
+		return nil, nil
+	}
+	m := readMemory(all, b.Self, b.StateKey, PullRequest{Owner: owner, Repo: repo, Number: n}, log)
+	if m.state == nil {
+		return nil, nil
+	}
+	var out []events.SignOff
+	for _, so := range m.state.SignOffs {
+		out = append(out, events.SignOff{Team: so.Team, Status: so.Status, ApprovedBy: so.ApprovedBy, At: so.ApprovedAt})
+	}
+	var o *events.Override
+	if so := m.state.Override; so != nil {
+		o = &events.Override{By: so.By, Reason: so.Reason, At: so.At}
+	}
+	return out, o
 }
