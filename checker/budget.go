@@ -12,7 +12,14 @@ const (
 	// MaxChanges bounds the field changes an engine lists between two versions. Past
 	// it one change of kind ChangesCut counts the rest.
 	MaxChanges = 10_000
+	// MaxFindings bounds the findings of one check (all versions and directions). Past
+	// it one finding of rule RuleFindingsCut, at the first finding left out, counts the
+	// rest.
+	MaxFindings = 10_000
 )
+
+// RuleFindingsCut is the rule of the finding that says a list of findings stopped.
+const RuleFindingsCut = "FINDINGS_CUT"
 
 // ChangesCut is the kind of the change that closes a list cut at MaxChanges: New
 // holds how many changes were left out, Effect their worst effect, and Path is

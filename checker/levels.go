@@ -1,5 +1,7 @@
 package checker
 
+import "fmt"
+
 // Pairwise is what an engine gives the shared level loop: how it compares the new
 // schema with one earlier version.
 type Pairwise struct {
@@ -39,6 +41,7 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 	}
 	var seen map[Finding]bool
 	var seenPlace map[place]bool
+	left, firstLeft := 0, Finding{} // past MaxFindings
 	if p.OnePerPlace {
 		seenPlace = map[place]bool{}
 	} else {
@@ -57,6 +60,13 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 					continue
 				}
 				seen[f] = true
+			}
+			if len(res.Findings) >= MaxFindings {
+				if left == 0 {
+					firstLeft = f
+				}
+				left++
+				continue
 			}
 			res.Findings = append(res.Findings, f)
 		}
@@ -83,6 +93,11 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 			}
 			add(fs)
 		}
+	}
+	if left > 0 {
+		res.Findings = append(res.Findings, Finding{Rule: RuleFindingsCut, File: firstLeft.File, Line: firstLeft.Line, Column: firstLeft.Column,
+			Against: firstLeft.Against, Direction: firstLeft.Direction,
+			Message: fmt.Sprintf("%d more incompatibilities are not listed: the list stops at %d, before this one (%s). Fix the ones listed and check again.", left, MaxFindings, firstLeft.Rule)})
 	}
 	res.Compatible = len(res.Findings) == 0
 	res.Sort()

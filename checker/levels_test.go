@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,30 @@ func TestCheckLevel(t *testing.T) {
 	}
 	if res := CheckLevel(Full, versionsOf("v1"), nil, record(false, true)); !res.Compatible || len(res.Findings) != 0 {
 		t.Errorf("a missing new schema: %+v, want compatible with no findings", res)
+	}
+}
+
+// A check that finds more than MaxFindings incompatibilities lists MaxFindings and one
+// more finding that counts the rest, at the first one left out.
+func TestCheckLevelCutsFindings(t *testing.T) {
+	n := MaxFindings + 25
+	res := CheckLevel(Backward, versionsOf("v1"), stub("v2"), Pairwise{Compare: func(prev Schema, dir Direction, against int) []Finding {
+		out := make([]Finding, n)
+		for i := range out {
+			out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), File: "f", Line: i + 1, Column: 1, Against: against, Direction: dir}
+		}
+		return out
+	}})
+	if len(res.Findings) != MaxFindings+1 || res.Compatible {
+		t.Fatalf("%d findings", len(res.Findings))
+	}
+	var cut *Finding
+	for i := range res.Findings {
+		if res.Findings[i].Rule == RuleFindingsCut {
+			cut = &res.Findings[i]
+		}
+	}
+	if cut == nil || cut.Line != MaxFindings+1 || !strings.HasPrefix(cut.Message, "25 more incompatibilities") {
+		t.Errorf("the cut finding: %+v", cut)
 	}
 }

@@ -63,7 +63,7 @@ func compare(next *Schema) func(prev checker.Schema, dir checker.Direction, agai
 
 // RuleFindingsCut is the rule id of the finding that says a comparison stopped after
 // maxIssues incompatibilities.
-const RuleFindingsCut = "FINDINGS_CUT"
+const RuleFindingsCut = checker.RuleFindingsCut
 
 // cutFinding says, at the top of the new schema, that the comparison against a
 // version stopped listing incompatibilities.

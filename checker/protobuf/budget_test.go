@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -98,4 +99,49 @@ promoted meaning vat.units 4:17
 	if got != want {
 		t.Errorf("Diff:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// A file with more declarations than MaxDeclarations is refused before it is
+// compiled, at the first declaration past the limit; so is a file whose imports bring
+// the total over it.
+func TestDeclarationBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("syntax = \"proto3\";\n// a comment; with { braces\nmessage Wide {\n")
+	for i := 1; i <= MaxDeclarations; i++ {
+		fmt.Fprintf(&b, "  string f%d = %d [json_name = \"a;b{\"];\n", i, i+20000)
+	}
+	b.WriteString("}\n")
+	var ie *checker.InputError
+	bytes := allocated(func() {
+		_, err := Parse("wide.proto", mapResolver(map[string]string{"wide.proto": b.String()}), "")
+		if !errors.As(err, &ie) {
+			t.Fatalf("Parse: %v", err)
+		}
+	})
+	// syntax (1), message (2), fields from line 4: the first declaration past the
+	// limit is field MaxDeclarations-1, on line MaxDeclarations+2.
+	if ie.File != "wide.proto" || ie.Line != MaxDeclarations+2 || ie.Column != 3 || !strings.Contains(ie.Message, fmt.Sprintf("more than %d declarations", MaxDeclarations)) {
+		t.Errorf("refusal: %+v", ie)
+	}
+	if bytes > 16<<20 {
+		t.Errorf("refusing allocated %d MB", bytes>>20)
+	}
+
+	half := strings.Replace(WideProtoText(MaxDeclarations/2+10), "package w;", "package a;", 1)
+	main := "syntax = \"proto3\";\nimport \"a.proto\";\n" + strings.Replace(WideProtoText(MaxDeclarations/2+10), "syntax = \"proto3\";\n", "", 1)
+	_, err := Parse("main.proto", mapResolver(map[string]string{"main.proto": main, "a.proto": half}), "")
+	if !errors.As(err, &ie) || !strings.Contains(ie.Message, "declarations") {
+		t.Errorf("imports over the budget: %v", err)
+	}
+}
+
+// WideProtoText is a file of package w with one message of n string fields.
+func WideProtoText(n int) string {
+	var b strings.Builder
+	b.WriteString("syntax = \"proto3\";\npackage w;\nmessage Wide" + fmt.Sprint(n) + " {\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "  string f%d = %d;\n", i, i+20000)
+	}
+	b.WriteString("}\n")
+	return b.String()
 }

@@ -102,7 +102,7 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 		return nil // keep going: report every error, not only the first
 	}, nil)
 	comp := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve)),
+		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve, names)),
 		SourceInfoMode: protocompile.SourceInfoStandard,
 		Reporter:       rep,
 	}
@@ -128,8 +128,10 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 	return s, nil
 }
 
-// sourceResolver adapts a Resolver to protocompile, enforcing MaxSchemaBytes.
-func sourceResolver(resolve Resolver) protocompile.Resolver {
+// sourceResolver adapts a Resolver to protocompile, enforcing MaxSchemaBytes per file
+// and MaxDeclarations over the files of one compilation (files named by names).
+func sourceResolver(resolve Resolver, names *fileNames) protocompile.Resolver {
+	budget := &declarationBudget{}
 	return protocompile.ResolverFunc(func(name string) (protocompile.SearchResult, error) {
 		if err := CheckImportPath(name); err != nil {
 			return protocompile.SearchResult{}, err
@@ -140,6 +142,9 @@ func sourceResolver(resolve Resolver) protocompile.Resolver {
 		}
 		if len(data) > MaxSchemaBytes {
 			return protocompile.SearchResult{}, fmt.Errorf("%s is %d bytes, over the limit of %d bytes (MaxSchemaBytes); split the schema into smaller files", name, len(data), MaxSchemaBytes)
+		}
+		if err := budget.take(names.name(name), data); err != nil {
+			return protocompile.SearchResult{}, err
 		}
 		return protocompile.SearchResult{Source: bytes.NewReader(data)}, nil
 	})
@@ -152,7 +157,10 @@ func inputErrors(names *fileNames, errs []error) error {
 	for _, err := range errs {
 		ie := &checker.InputError{File: names.display, Message: err.Error()}
 		var ewp reporter.ErrorWithPos
-		if errors.As(err, &ewp) {
+		var own *checker.InputError
+		if errors.As(err, &own) {
+			ie = own // already located (the declaration budget)
+		} else if errors.As(err, &ewp) {
 			pos := ewp.GetPosition()
 			ie.File = names.name(pos.Filename)
 			ie.Line, ie.Column = pos.Line, pos.Col

@@ -121,7 +121,10 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 			return nil, err
 		}
 	}
-	l := &loader{src: src, index: index}
+	l := &loader{src: src, index: index, keep: map[string]bool{}}
+	for _, d := range dirs {
+		l.keep[d] = true
+	}
 	t := &Tree{bySubject: map[string]*Subject{}, resolve: l.resolveProto, Partial: true}
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams

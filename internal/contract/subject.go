@@ -247,8 +247,12 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		sort.Strings(s.fieldPaths)
 	}
 	// The parsed schema is dropped here and parsed again on demand (Subject.Schema):
-	// most callers need only the field paths of most subjects.
+	// most callers need only the field paths of most subjects. The folders a partial
+	// load was asked for keep theirs.
 	s.parse = parse
+	if l.keep[s.Dir] {
+		s.once.Do(func() { s.schema = sch })
+	}
 }
 
 // schemaError turns an engine's input error into diagnostics on the right file.

@@ -1,0 +1,78 @@
+package protobuf
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/contractbot/contractbot/checker"
+)
+
+// MaxDeclarations bounds the declarations (statements ending in ';' and bodies opened
+// by '{': fields, enum values, options, messages, ...) of the files one Parse compiles,
+// the checked file and its imports together. The compiler keeps about 2 KB per
+// declaration with its source positions, so the byte limit alone would let an 8 MiB
+// file of short declarations take gigabytes; 50,000 keep a schema under about 100 MB.
+const MaxDeclarations = 50_000
+
+// declarationBudget counts declarations across the files of one compilation; the
+// compiler reads imports from several goroutines.
+type declarationBudget struct{ used atomic.Int64 }
+
+// take counts the declarations of one file and returns a located error when the total
+// passes MaxDeclarations, naming the file by display.
+func (b *declarationBudget) take(display string, data []byte) error {
+	n, line, col := countDeclarations(data, MaxDeclarations+1)
+	total := b.used.Add(int64(n))
+	if total <= MaxDeclarations {
+		return nil
+	}
+	if n <= MaxDeclarations && line == 0 {
+		line, col = 1, 1 // over only with the files read before it
+	}
+	return &checker.InputError{File: display, Line: line, Column: col, Message: fmt.Sprintf(
+		"the schema has more than %d declarations (fields, enum values, options, messages) in this file and its imports; the checker refuses it here, at the first one past the limit, rather than use gigabytes of memory. Split it into several subjects.",
+		MaxDeclarations)}
+}
+
+// countDeclarations counts the ';' and '{' of a Protobuf text outside comments and
+// string literals, and returns the 1-based line and column where the line of the
+// limit-th one starts (0 when there are fewer).
+func countDeclarations(data []byte, limit int) (n, line, col int) {
+	ln, lineStart := 1, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			ln, lineStart = ln+1, i+1
+		case '/':
+			if i+1 < len(data) && data[i+1] == '/' {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+				i-- // the newline is counted above
+			} else if i+1 < len(data) && data[i+1] == '*' {
+				for i += 2; i < len(data) && !(data[i] == '*' && i+1 < len(data) && data[i+1] == '/'); i++ {
+					if data[i] == '\n' {
+						ln, lineStart = ln+1, i+1
+					}
+				}
+				i++
+			}
+		case '"', '\'':
+			for i++; i < len(data) && data[i] != c && data[i] != '\n'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case ';', '{':
+			n++
+			if n == limit {
+				start := lineStart // the line's first non-blank character
+				for start < i && (data[start] == ' ' || data[start] == '\t') {
+					start++
+				}
+				line, col = ln, start-lineStart+1
+			}
+		}
+	}
+	return n, line, col
+}
