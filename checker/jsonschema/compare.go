@@ -42,11 +42,14 @@ func differences(orig, upd *node) []difference {
 
 func (c *cmpCtx) sub() *cmpCtx { return &cmpCtx{st: c.st, path: slices.Clone(c.path)} }
 
-func (c *cmpCtx) enter(seg ...string) func() {
+// push enters path segments and returns the depth to pop back to.
+func (c *cmpCtx) push(seg ...string) int {
 	n := len(c.path)
 	c.path = append(c.path, seg...)
-	return func() { c.path = c.path[:n] }
+	return n
 }
+
+func (c *cmpCtx) pop(n int) { c.path = c.path[:n] }
 
 func (c *cmpCtx) pathWith(seg string) string {
 	p := c.path
@@ -104,6 +107,11 @@ func compare(c *cmpCtx, o, u *node) {
 	}
 	o, u = deref(o), deref(u)
 	if o == nil || u == nil {
+		return
+	}
+	if o.leaf() && u.leaf() {
+		// Nothing below a leaf can lead back to it: compare in place.
+		compareTypes(c, o, u)
 		return
 	}
 	key := pairKey{o, u}
@@ -200,9 +208,8 @@ func compareTypes(c *cmpCtx, o, u *node) {
 		compareCombined(c, o, u)
 	case kNot:
 		s := c.sub()
-		done := s.enter("not")
+		s.push("not")
 		compare(s, u.not, o.not) // reversed: the update may refuse less
-		done()
 		if s.compatible() {
 			c.add(NotTypeNarrowed, "not", o, u, "not")
 		} else {
@@ -374,7 +381,7 @@ func compareCombined(c *cmpCtx, o, u *node) {
 	adj := make([][]int, len(os))
 	for i, a := range os {
 		edges[i] = make([][]difference, len(us))
-		done := c.enter(o.crit + "/" + itoa(i))
+		depth := c.push(o.crit + "/" + itoa(i))
 		for j, b := range us {
 			s := c.sub()
 			compare(s, a, b)
@@ -383,7 +390,7 @@ func compareCombined(c *cmpCtx, o, u *node) {
 				adj[i] = append(adj[i], j)
 			}
 		}
-		done()
+		c.pop(depth)
 	}
 	match := maxMatching(len(us), adj)
 	matched := 0

@@ -23,49 +23,50 @@ func compareObject(c *cmpCtx, o, u *node) {
 }
 
 func compareRequired(c *cmpCtx, o, u *node) {
-	for _, p := range o.props {
-		up := u.property(p.name)
-		if up == nil {
+	if len(o.required) == 0 && len(u.required) == 0 {
+		return
+	}
+	for i, p := range o.props {
+		q := u.propertyAt(i, p.name)
+		if q == nil {
 			continue
 		}
+		up := q.n
 		was, is := o.required[p.name], u.required[p.name]
-		seg := "required/" + p.name
 		switch {
 		case was && !is:
-			c.add(RequiredAttributeRemoved, seg, o, u, "required")
+			c.add(RequiredAttributeRemoved, "required/"+p.name, o, u, "required")
 		case !was && is && up.hasDef:
-			c.add(RequiredAttributeWithDefaultAdded, seg, o, u, "required")
+			c.add(RequiredAttributeWithDefaultAdded, "required/"+p.name, o, u, "required")
 		case !was && is:
-			c.add(RequiredAttributeAdded, seg, o, u, "required")
+			c.add(RequiredAttributeAdded, "required/"+p.name, o, u, "required")
 		}
 	}
 }
 
-// propertyNames lists the names of both objects' properties, sorted.
-func propertyNames(o, u *node) []string {
-	names := map[string]bool{}
-	for _, p := range o.props {
-		names[p.name] = true
-	}
-	for _, p := range u.props {
-		names[p.name] = true
-	}
-	return slices.Sorted(maps.Keys(names))
-}
-
+// compareProperties compares the properties of both objects: the original's in its
+// order, then those only the update has (findings are sorted afterwards).
 func compareProperties(c *cmpCtx, o, u *node) {
-	for _, name := range propertyNames(o, u) {
-		op, up := o.property(name), u.property(name)
-		done := c.enter("properties", name)
-		switch {
-		case up == nil:
-			propertyRemoved(c, name, op, u)
-		case op == nil:
-			propertyAdded(c, name, o, up, u)
-		default:
-			compare(c, op, up)
+	for i := range o.props {
+		p := &o.props[i]
+		q := u.propertyAt(i, p.name)
+		if q != nil && p.sig != 0 && p.sig == q.sig {
+			continue // the same leaf schema
 		}
-		done()
+		depth := c.push("properties", p.name)
+		if q == nil {
+			propertyRemoved(c, p.name, p.n, u)
+		} else {
+			compare(c, p.n, q.n)
+		}
+		c.pop(depth)
+	}
+	for i, p := range u.props {
+		if o.propertyAt(i, p.name) == nil {
+			depth := c.push("properties", p.name)
+			propertyAdded(c, p.name, o, p.n, u)
+			c.pop(depth)
+		}
 	}
 }
 
@@ -172,9 +173,9 @@ func compareDependencies(c *cmpCtx, o, u *node) {
 		case a == nil:
 			c.add(DependencySchemaAdded, seg, o, u, "dependencies")
 		default:
-			done := c.enter("dependencies", k)
+			depth := c.push("dependencies", k)
 			compare(c, a, b)
-			done()
+			c.pop(depth)
 		}
 	}
 }
@@ -182,8 +183,7 @@ func compareDependencies(c *cmpCtx, o, u *node) {
 // compareAdditional compares additionalProperties or additionalItems: permitted or
 // not, then with a schema or without, then the schemas.
 func compareAdditional(c *cmpCtx, key string, permitO, permitU bool, a, b, o, u *node, added, removed, narrowed, extended string) {
-	done := c.enter(key)
-	defer done()
+	defer c.pop(c.push(key))
 	switch {
 	case permitO != permitU && permitU:
 		c.add(added, "", o, u, key)
@@ -203,8 +203,7 @@ func compareUnevaluated(c *cmpCtx, key string, a, b, o, u *node, added, removed,
 	if a == nil && b == nil {
 		return
 	}
-	done := c.enter(key)
-	defer done()
+	defer c.pop(c.push(key))
 	isFalse := func(n *node) bool { return n != nil && n.kind == kFalse }
 	isEmpty := func(n *node) bool { return n != nil && n.isEmptyLike() }
 	switch {
@@ -232,9 +231,9 @@ func compareUnevaluated(c *cmpCtx, key string, a, b, o, u *node, added, removed,
 // compareArray is ArraySchemaDiff: the schema of all items, the schemas by position
 // against the content model, additional and unevaluated items, then the counts.
 func compareArray(c *cmpCtx, o, u *node) {
-	done := c.enter("items")
+	depth := c.push("items")
 	compare(c, o.items, u.items)
-	done()
+	c.pop(depth)
 	compareItemList(c, o, u)
 	compareAdditional(c, "additionalItems", !o.addlItemsClosed, !u.addlItemsClosed, o.addlItems, u.addlItems, o, u,
 		AdditionalItemsAdded, AdditionalItemsRemoved, AdditionalItemsNarrowed, AdditionalItemsExtended)
@@ -256,7 +255,7 @@ func compareArray(c *cmpCtx, o, u *node) {
 func compareItemList(c *cmpCtx, o, u *node) {
 	n := max(len(o.itemList), len(u.itemList))
 	for i := range n {
-		done := c.enter("items/" + itoa(i))
+		depth := c.push("items/" + itoa(i))
 		switch {
 		case i < len(o.itemList) && i < len(u.itemList):
 			compare(c, o.itemList[i], u.itemList[i])
@@ -265,7 +264,7 @@ func compareItemList(c *cmpCtx, o, u *node) {
 		default:
 			itemAdded(c, o, u.itemList[i])
 		}
-		done()
+		c.pop(depth)
 	}
 }
 

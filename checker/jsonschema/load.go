@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/big"
 	"regexp"
 	"slices"
@@ -234,7 +235,8 @@ func (b *builder) object(n *node, v *jnode) *node {
 		p.propIdx = make(map[string]int, len(props.members))
 		for _, m := range props.members {
 			p.propIdx[m.key] = len(p.props)
-			p.props = append(p.props, prop{m.key, b.load(doc, m.val, ptr+"/properties/"+escapePointerToken(m.key))})
+			pn := b.load(doc, m.val, ptr+"/properties/"+escapePointerToken(m.key))
+			p.props = append(p.props, prop{m.key, pn, leafSig(pn)})
 		}
 	}
 	if req := v.get("required"); req != nil && req.kind == jArray {
@@ -295,6 +297,17 @@ func (b *builder) additional(doc *document, x *jnode, ptr string, closed *bool, 
 	default:
 		*schema = b.load(doc, x, ptr)
 	}
+}
+
+// leafSig hashes the canonical text of a leaf schema (FNV-1a, 64 bits); 0 for a
+// schema that holds others, or one a $ref stands for.
+func leafSig(n *node) uint64 {
+	if n.src == nil || n.kind == kRef || !n.leaf() {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(canonical(n.src)))
+	return h.Sum64() | 1
 }
 
 func hasAny(v *jnode, keys []string) bool {
