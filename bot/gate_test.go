@@ -256,6 +256,7 @@ func TestWritersEditOfTheBotsComment(t *testing.T) {
 	if _, err := ParseState(testKey, "acme/contracts#"+fmt.Sprint(g.n), body); err != nil {
 		t.Errorf("the bot did not write a signed state again: %v", err)
 	}
+	golden(t, "gate-rebuilt.md", readable(body))
 	// The deadline still runs from the bot's review request (9 h ago), not from now.
 	if !strings.Contains(body, "Wed 2026-12-02 08:00 UTC") {
 		t.Errorf("the rebuilt clock does not come from the review request:\n%s", body)
@@ -293,6 +294,7 @@ func TestOverrideLapsesOnADifferentBreakingPush(t *testing.T) {
 	if !strings.Contains(body, "no longer applies") || strings.Contains(body, "ready to merge by override") {
 		t.Errorf("the comment does not say the override lapsed:\n%s", body)
 	}
+	golden(t, "gate-override-lapsed.md", readable(body))
 }
 
 // TestRemindersOnceOverTicksAndReplicas: two replicas reconcile the same repository
@@ -386,10 +388,11 @@ func TestTokenModeWithoutChecks(t *testing.T) {
 			st = s
 		}
 	}
-	if st == nil || st.GetState() == "success" || st.GetDescription() != "BREAKING: 1 thing blocks the merge" && !strings.HasPrefix(st.GetDescription(), "BREAKING: ") ||
+	if st == nil || st.GetState() != "pending" || !strings.HasPrefix(st.GetDescription(), "BREAKING: ") ||
 		!strings.Contains(st.GetTargetURL(), "#issuecomment-") {
-		t.Errorf("commit status %+v", st)
+		t.Fatalf("commit status %+v", st)
 	}
+	golden(t, "gate-token-status.txt", fmt.Sprintf("state: %s\ndescription: %s\ntarget: %s\n", st.GetState(), st.GetDescription(), st.GetTargetURL()))
 	if _, teams := g.fake.RequestedReviewers("acme", "contracts", g.n); len(teams) != 2 {
 		t.Errorf("team review requests %v", teams)
 	}

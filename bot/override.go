@@ -34,7 +34,7 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 	if ev.mem.rebuilt {
 		for _, c := range ev.comments {
 			if cmd, ok := ParseCommand(c.Body); ok && cmd.Name == "override" && !strings.EqualFold(c.Login, b.Self) {
-				notice("A /contractbot override comment by @%s exists, but contractbot cannot tell what it waived (its memory of this pull request could not be verified), so it is not applied. An admin can override again with `/contractbot override <reason>`.", c.Login)
+				notice("A /contractbot override comment by @%s exists, but contractbot cannot tell what it waived (its memory of this pull request could not be verified), so it is not applied. An admin can override again: /contractbot override <reason>.", c.Login)
 				break
 			}
 		}
@@ -45,12 +45,12 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 	}
 	o := ev.mem.state.Override
 	if why := b.overrideGone(ctx, ev, o); why != "" {
-		notice("The override by @%s is no longer in force: %s. An admin can override again with `/contractbot override <reason>`.", o.By, why)
+		notice("The override by @%s is no longer in force: %s. An admin can override again: /contractbot override <reason>.", o.By, why)
 		ev.log.Warn("override no longer in force", "by", o.By, "why", why)
 		return nil
 	}
 	if !maps.Equal(o.Waived, waived) {
-		notice("The override by @%s (%s) was given for commit %s; commit %s changes what it waived (%s), so it no longer applies. An admin can override again with `/contractbot override <reason>`.",
+		notice("The override by @%s (%s) was given for commit %s; commit %s changes what it waived (%s), so it no longer applies. An admin can override again: /contractbot override <reason>.",
 			o.By, o.Reason, shortSHA(o.Head), shortSHA(ev.pr.HeadSHA), describeChanged(o.Waived, waived))
 		ev.log.Info("override lapsed", "by", o.By, "given_on", o.Head)
 		return nil
