@@ -2,7 +2,8 @@
 // Confluent Schema Registry's meaning of compatibility.
 //
 //   - Parse reads one schema and the files its $ref values name (through
-//     Source.Resolve, relative to the file's own name, as Protobuf imports are read):
+//     Source.Resolve, by their names from contracts/, as Protobuf imports and the
+//     registry's schema references name them):
 //     JSON with the position of every value (a small parser that keeps offsets and
 //     refuses text over MaxSchemaBytes or nesting past MaxNestingDepth), the draft its
 //     $schema declares (4, 6, 7, 2019-09, 2020-12; none means draft 7, as the registry

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 
@@ -138,7 +139,8 @@ func (Engine) Diff(old, next checker.Schema) []checker.Change {
 var refPattern = regexp.MustCompile(`"\$ref"\s*:\s*"([^"#]+)(?:#[^"]*)?"`)
 
 // Imports lists the other files a schema text's $ref values name (the part before
-// '#'), as written, sorted; references with a scheme (https://...) are left out.
+// '#', a name from contracts/), sorted; references with a scheme (https://...) are
+// left out.
 func (Engine) Imports(text []byte) []string {
 	var out []string
 	for _, m := range refPattern.FindAllSubmatch(text, -1) {
@@ -166,7 +168,8 @@ func containsScheme(ref string) bool {
 
 // Compat parses the inputs, checks next against previous (oldest first) at
 // opts.Level, and lists the field changes from the last previous version to next. A
-// $ref to another file is read from the directory of the file that names it.
+// $ref to another file is read from the first of opts.ImportPaths that has it, else
+// from the working directory.
 func (Engine) Compat(previous []checker.Input, next checker.Input, opts checker.Options) (*checker.Result, error) {
 	level := opts.Level
 	if level == "" {
@@ -175,14 +178,14 @@ func (Engine) Compat(previous []checker.Input, next checker.Input, opts checker.
 	var errs []error
 	prev := make([]*Schema, len(previous))
 	for i, in := range previous {
-		s, err := Parse(fileSource(in))
+		s, err := Parse(fileSource(in, opts.ImportPaths))
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		prev[i] = s
 	}
-	cur, err := Parse(fileSource(next))
+	cur, err := Parse(fileSource(next, opts.ImportPaths))
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -222,7 +225,14 @@ func (s *Schema) Format() checker.Format { return Format }
 func (s *Schema) Dependencies() []string { return s.deps }
 
 // fileSource is a file given on the command line; the files its $ref values name are
-// read from disk, relative to it.
-func fileSource(in checker.Input) checker.Source {
-	return checker.Source{Input: in, Resolve: func(name string) ([]byte, error) { return os.ReadFile(name) }}
+// read from disk, under the first import path that has them, else as named.
+func fileSource(in checker.Input, importPaths []string) checker.Source {
+	return checker.Source{Input: in, Resolve: func(name string) ([]byte, error) {
+		for _, dir := range importPaths {
+			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				return data, nil
+			}
+		}
+		return os.ReadFile(name)
+	}}
 }

@@ -74,7 +74,8 @@ func (b *builder) fail(doc *document, off int, format string, args ...any) {
 }
 
 // Parse reads one JSON Schema file and the files its $ref values name (through
-// src.Resolve, by names relative to the file's own name). Unusable input (invalid
+// src.Resolve; the part before '#' names the file from contracts/, as a registry
+// schema reference's name and a Protobuf import do). Unusable input (invalid
 // JSON, an unknown $schema, a schema the draft's meta-schema refuses, a $ref to
 // nothing, a cycle of bare $ref, nesting past MaxNestingDepth) is a
 // *checker.InputError with the file, line and column, or several joined.
@@ -222,7 +223,11 @@ func (b *builder) refDoc(n *node, docPart string) *document {
 		b.fail(n.doc, refOffset(n), "$ref %q points outside the repository; add that schema as a file of the tree and refer to it by its file name", n.ref)
 		return nil
 	}
-	name := path.Clean(path.Join(path.Dir(n.doc.name), docPart))
+	name := path.Clean(docPart)
+	if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+		b.fail(n.doc, refOffset(n), "$ref %q reaches outside contracts/; name the other file from contracts/ (domain/subject/file.json), as the registry's schema references name it", n.ref)
+		return nil
+	}
 	if d := b.docs[name]; d != nil {
 		return d
 	}

@@ -50,6 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"self $ref", `{"$ref": "#"}`, 1, 10, "cycle"},
 		{"missing file", `{"$ref": "customer.json"}`, 1, 10, "does not exist"},
 		{"remote $ref", `{"$ref": "https://example.com/x.json"}`, 1, 10, "outside the repository"},
+		{"$ref past contracts/", `{"$ref": "../../x.json"}`, 1, 10, "outside contracts/"},
 		{"10,000-deep nesting", deep, 1, 2305, "deeper than 256"},
 		{"meta-schema", "{\n  \"type\": \"object\",\n  \"properties\": {\"a\": {\"type\": \"strng\"}}\n}", 3, 32, "meta-schema"},
 		{"bad minLength", "{\"type\": \"string\", \"minLength\": -1}", 1, 33, "meta-schema"},
@@ -103,14 +104,14 @@ func diffSet(old, next *Schema) []string {
 }
 
 // TestReferencesToOtherFiles: a $ref to another subject's file is read through
-// Resolve (relative to the referring file), listed in Dependencies and Imports, and a
+// Resolve (by its name from contracts/), listed in Dependencies and Imports, and a
 // change inside it is a change of the schema.
 func TestReferencesToOtherFiles(t *testing.T) {
 	const main = `{
   "type": "object",
   "properties": {
     "order_id": {"type": "string"},
-    "customer": {"$ref": "../customer/customer.json#/$defs/Customer"}
+    "customer": {"$ref": "shop/customer/customer.json#/$defs/Customer"}
   },
   "required": ["order_id"]
 }`
@@ -123,7 +124,7 @@ func TestReferencesToOtherFiles(t *testing.T) {
 	if got := old.Dependencies(); !slices.Equal(got, []string{"shop/customer/customer.json"}) {
 		t.Errorf("dependencies %v", got)
 	}
-	if got := (Engine{}).Imports([]byte(main)); !slices.Equal(got, []string{"../customer/customer.json"}) {
+	if got := (Engine{}).Imports([]byte(main)); !slices.Equal(got, []string{"shop/customer/customer.json"}) {
 		t.Errorf("imports %v", got)
 	}
 	if got := old.FieldPaths(); !slices.Equal(got, []string{"customer", "customer.id", "order_id"}) {
@@ -142,9 +143,14 @@ func TestReferencesToOtherFiles(t *testing.T) {
 	if f.Rule != TypeChanged || f.Path != "#/properties/customer/properties/id" || f.File != "shop/customer/customer.json" || f.Line != 1 || f.Column != 58 {
 		t.Errorf("finding %+v, want TYPE_CHANGED in customer.json at 1:58", f)
 	}
-	delete(files, "shop/customer/customer.json")
+	files["shop/customer/customer.json"] = "{\"$defs\": {\"Customer\": {\"type\": \"objekt\"}}}"
 	_, err = Parse(s1)
 	var ie *checker.InputError
+	if !errors.As(err, &ie) || ie.File != "shop/customer/customer.json" || ie.Line != 1 || ie.Column != 33 || !strings.Contains(ie.Message, "meta-schema") {
+		t.Errorf("a referenced file the meta-schema refuses: %v, want shop/customer/customer.json:1:33", err)
+	}
+	delete(files, "shop/customer/customer.json")
+	_, err = Parse(s1)
 	if !errors.As(err, &ie) || ie.File != "shop/order/order.json" || ie.Line != 5 || ie.Column != 26 {
 		t.Errorf("a missing referenced file: %v, want shop/order/order.json:5:26", err)
 	}

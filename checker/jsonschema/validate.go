@@ -19,12 +19,33 @@ var svDrafts = map[int]*sv.Draft{4: sv.Draft4, 6: sv.Draft6, 7: sv.Draft7, 2019:
 
 var printer = message.NewPrinter(language.English)
 
-// refuseLoader refuses every URL the documents did not bring: a schema is checked
-// with the files of the tree only, never the network.
-type refuseLoader struct{}
+// treeLoader serves the documents Parse read, and refuses every other URL: a schema is
+// checked with the files of the tree only, never the network. A $ref names another
+// file from contracts/, while the validator resolves it against the referring file's
+// URL, so a URL is matched by the document name it ends with.
+type treeLoader struct{ b *builder }
 
-func (refuseLoader) Load(u string) (any, error) {
-	return nil, fmt.Errorf("%s is not a file of the tree", u)
+func (l treeLoader) Load(u string) (any, error) {
+	if d := l.b.docForURL(u); d != nil {
+		return toAny(d.text), nil
+	}
+	return nil, fmt.Errorf("%s is not a file of the tree", strings.TrimPrefix(u, memBase))
+}
+
+// docForURL finds the document a validator URL stands for, or nil.
+func (b *builder) docForURL(u string) *document {
+	u, _, _ = strings.Cut(u, "#")
+	p, err := url.PathUnescape(strings.TrimPrefix(u, memBase))
+	if err != nil {
+		return nil
+	}
+	var best *document
+	for _, d := range b.order {
+		if (p == d.name || strings.HasSuffix(p, "/"+d.name)) && (best == nil || len(d.name) > len(best.name)) {
+			best = d
+		}
+	}
+	return best
 }
 
 // validate compiles the documents with santhosh-tekuri/jsonschema, which checks each
@@ -32,16 +53,7 @@ func (refuseLoader) Load(u string) (any, error) {
 func (b *builder) validate(main *document) {
 	c := sv.NewCompiler()
 	c.DefaultDraft(svDrafts[main.draft])
-	c.UseLoader(refuseLoader{})
-	byURL := map[string]*document{}
-	for _, d := range b.order {
-		u := memBase + (&url.URL{Path: d.name}).EscapedPath()
-		byURL[u] = d
-		if err := c.AddResource(u, toAny(d.text)); err != nil {
-			b.fail(d, 0, "the schema cannot be read: %v", err)
-			return
-		}
-	}
+	c.UseLoader(treeLoader{b})
 	mainURL := memBase + (&url.URL{Path: main.name}).EscapedPath()
 	_, err := c.Compile(mainURL)
 	if err == nil {
@@ -49,9 +61,13 @@ func (b *builder) validate(main *document) {
 	}
 	var sve *sv.SchemaValidationError
 	if errors.As(err, &sve) {
-		d := byURL[strings.TrimSuffix(sve.URL, "#")]
+		base, frag, _ := strings.Cut(sve.URL, "#")
+		d := b.docForURL(base)
 		if d == nil {
 			d = main
+		}
+		if f, err := url.PathUnescape(frag); err == nil {
+			frag = f
 		}
 		var ve *sv.ValidationError
 		if errors.As(sve.Err, &ve) {
@@ -59,7 +75,7 @@ func (b *builder) validate(main *document) {
 			for len(leaf.Causes) > 0 {
 				leaf = leaf.Causes[0]
 			}
-			ptr := ""
+			ptr := strings.TrimSuffix(frag, "/")
 			for _, t := range leaf.InstanceLocation {
 				ptr += "/" + escapePointerToken(t)
 			}
