@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/contractbot/contractbot/internal/calendar"
@@ -44,9 +45,7 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 				for _, p := range problems {
 					cc.Problems = append(cc.Problems, p.Message)
 				}
-				owner := sr.Owner
-				sug := calendar.Suggest(in.Head, []string{sr.Subject}, owner, in.Now, 0)
-				cc.SuggestionFile, cc.Suggestion = sug.File, sug.Content
+				// the suggestion waits for the sign-offs: see suggestEntries
 			}
 		}
 		if w := calendar.MergeBlocked(in.Head, sr.Subject, in.Now); w != nil && sr.Class == Breaking {
@@ -57,6 +56,32 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 		}
 	}
 	return out
+}
+
+// suggestEntries writes, for each calendar check that still needs an entry, the next
+// free window that starts after the sign-off deadlines of the subject's consumers (and
+// after now): a change cannot be scheduled before the teams it needs have had their
+// time to answer. It runs when the sign-offs are settled.
+func suggestEntries(in Input, r *Report) {
+	for _, cc := range r.Calendar {
+		if !cc.Required || cc.Entry != "" {
+			continue
+		}
+		notBefore := in.Now
+		for _, so := range r.SignOffs {
+			if so.Deadline.After(notBefore) && slices.ContainsFunc(so.For, func(c ConsumerRef) bool { return c.Subject == cc.Subject }) {
+				notBefore = so.Deadline
+			}
+		}
+		owner := ""
+		if s := in.Head.Subject(cc.Subject); s != nil {
+			owner = s.Owner
+		} else if s := in.Base.Subject(cc.Subject); s != nil {
+			owner = s.Owner
+		}
+		sug := calendar.Suggest(in.Head, []string{cc.Subject}, owner, notBefore, 0)
+		cc.SuggestionFile, cc.Suggestion = sug.File, sug.Content
+	}
 }
 
 // blockers says in words everything that keeps the change from merging.

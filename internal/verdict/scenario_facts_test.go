@@ -231,6 +231,16 @@ func TestScenarioRegistryFailsNoCalendarEntry(t *testing.T) {
 	if cc.SuggestionFile == "" || !strings.Contains(cc.Suggestion, "users.user-profile-value") {
 		t.Errorf("no suggested entry: %+v", cc)
 	}
+	// The suggested window starts after engagement's sign-off deadline (issue 18: it
+	// proposed a slot a day before the sign-offs were due).
+	_, after, _ := strings.Cut(cc.Suggestion, "start: \"")
+	start, err := time.ParseInLocation("2006-01-02T15:04", strings.SplitN(after, "\"", 2)[0], berlin(t))
+	if err != nil {
+		t.Fatalf("the suggestion's start does not parse: %v\n%s", err, cc.Suggestion)
+	}
+	if deadline := signOffOf(t, r, "engagement").Deadline; !start.After(deadline) {
+		t.Errorf("the suggested window starts at %s, before the sign-off deadline %s", start, deadline)
+	}
 	if !strings.Contains(Markdown(r, MarkdownOptions{}), "```yaml\n  # yaml-language-server") {
 		t.Error("the suggested entry is not shown as a YAML block")
 	}
@@ -361,4 +371,13 @@ func TestScenarioDeadline(t *testing.T) {
 		t.Errorf("Markdown does not say overdue by 2 h:\n%s", md)
 	}
 	writeGoldens(t, "j-deadline", r)
+}
+
+func berlin(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }
