@@ -9,6 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 // repoFlags are the flags of every command that reads a contract tree.
@@ -33,16 +36,24 @@ func (r *repoFlags) source() (contract.Source, error) {
 func newLintCmd() *cobra.Command {
 	var rf repoFlags
 	var format string
+	var withHistory bool
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check every file of the contract repository and report all problems at once",
 		Long: `lint loads contracts/ and calendar/ and checks them: YAML syntax and keys, schemas
 that parse, owners that exist, reads and lineage fields that exist in their schemas,
 paths that stay inside the repository, and size limits. Every problem is reported with
-file:line:column and what to write instead. Exit status 1 when there is any error.`,
+file:line:column and what to write instead. Exit status 1 when there is any error.
+
+With --history, lint also checks the default branch's history (origin/HEAD, origin/main,
+origin/master, main or master; HEAD when none exists): every version of every subject
+against the version(s) its compatibility level reached at the commit where it appeared,
+as a registry would have. A commit that broke its subject's level went around the bot;
+it is named in a warning (history-broke-level), since history cannot be rewritten.`,
 		Example: `  contractbot lint
   contractbot lint --repo ../contracts --rev origin/main
-  contractbot lint --format github    # annotations in GitHub Actions`,
+  contractbot lint --format github    # annotations in GitHub Actions
+  contractbot lint --history          # and the commits that broke their subject's level`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src, err := rf.source()
@@ -52,6 +63,14 @@ file:line:column and what to write instead. Exit status 1 when there is any erro
 			tree, err := contract.Load(src)
 			if err != nil {
 				return err
+			}
+			if withHistory {
+				ds, err := historyDiagnostics(rf.repo)
+				if err != nil {
+					return err
+				}
+				tree.Diagnostics = append(tree.Diagnostics, ds...)
+				tree.Diagnostics.Sort()
 			}
 			if err := writeDiagnostics(cmd.OutOrStdout(), format, tree); err != nil {
 				return err
@@ -64,7 +83,44 @@ file:line:column and what to write instead. Exit status 1 when there is any erro
 	}
 	rf.add(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github (GitHub Actions ::error lines)")
+	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
+}
+
+// historyDiagnostics audits the default branch of the repository at dir.
+func historyDiagnostics(dir string) (contract.Diagnostics, error) {
+	bs, err := auditHistory(dir)
+	if err != nil {
+		return nil, err
+	}
+	return history.Diagnostics(bs), nil
+}
+
+// auditHistory builds the versions index of the default branch of the repository at
+// dir (HEAD when it has none) and audits it.
+func auditHistory(dir string) ([]history.Break, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	defer repo.Close()
+	branch, err := gitrepo.DefaultBranch(repo.Repository)
+	if err != nil {
+		branch = "HEAD"
+	}
+	head, err := gitrepo.ResolveBranch(repo.Repository, branch)
+	if err != nil {
+		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	ix, err := versions.Build(repo.Repository, head)
+	if err != nil {
+		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	bs, err := history.Audit(repo.Storer, ix)
+	if err != nil {
+		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	return bs, nil
 }
 
 // writeDiagnostics prints a tree's diagnostics in one of the lint formats.

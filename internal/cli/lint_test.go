@@ -67,3 +67,28 @@ func TestCodeownersCheck(t *testing.T) {
 		t.Errorf("after writing, --check exits %d", code)
 	}
 }
+
+// lint --history names the commit of the default branch that broke its subject's
+// level: the example tree's own dws.gmv-1min-value long -> int at BACKWARD (issue 18).
+// A warning: the exit status stays 0.
+func TestLintHistory(t *testing.T) {
+	r := testutil.NewRepo(t)
+	testutil.CopyExample(t, r.Dir)
+	gmv := "contracts/dws/gmv-1min/gmv_1min.avsc"
+	r.Edit(gmv, `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	r.Commit("example tree")
+	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
+	h := r.Commit("gmv order_count is an int in the example")
+	out, errOut, code := runCLI(t, "lint", "--repo", r.Dir, "--history")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, h.String()[:12]) {
+		t.Errorf("the commit %s is not named:\n%s", h, out)
+	}
+	// The commit's hash follows the example tree's content: not pinned.
+	lintGolden(t, "history.txt", strings.ReplaceAll(out, h.String()[:12], "<commit>"))
+	if out, _, _ := runCLI(t, "lint", "--repo", r.Dir); strings.Contains(out, "history-broke-level") {
+		t.Errorf("lint without --history audits the history:\n%s", out)
+	}
+}

@@ -1,0 +1,220 @@
+// Package history audits the default branch's history: which commits made a subject's
+// new version that its own compatibility level refuses. A registry would have refused
+// those versions, and the bot, had the change gone through a pull request, would have
+// called them BREAKING; history that went around the bot is named here, for
+// `contractbot lint --history` and `contractbot report`.
+//
+// It reads the versions index (internal/versions) and Git objects, and checks each
+// version with its format's engine (checker/formats) against the version(s) the level
+// reaches at the commit where it appeared: the latest earlier version, or every
+// earlier one for a _TRANSITIVE level, as a Confluent registry checks a registration.
+package history
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// Break is one version whose level refused it when it was committed.
+type Break struct {
+	Subject string `json:"subject"`
+	// Version is the version that broke the level; Against lists the earlier versions
+	// it could not be checked against successfully.
+	Version int   `json:"version"`
+	Against []int `json:"against"`
+	// Level is the compatibility level contract.yaml declared at that commit.
+	Level string `json:"level"`
+	// Commit, Time and Summary name the commit (its first message line).
+	Commit  string    `json:"commit"`
+	Time    time.Time `json:"time"`
+	Summary string    `json:"summary"`
+	// Path is the schema file at that commit.
+	Path     string            `json:"path"`
+	Findings []checker.Finding `json:"findings"`
+}
+
+// Message says in a sentence what the commit did.
+func (b Break) Message() string {
+	against := make([]string, len(b.Against))
+	for i, v := range b.Against {
+		against[i] = fmt.Sprint(v)
+	}
+	rules := []string{}
+	for _, f := range b.Findings {
+		r := f.Rule
+		if f.Path != "" {
+			r += " at " + f.Path
+		}
+		if len(rules) < 3 && !slices.Contains(rules, r) {
+			rules = append(rules, r)
+		}
+	}
+	return fmt.Sprintf("commit %.12s (%s, %q) made version %d of %s, which its level %s refuses against version %s (%s); a registry would have refused it and the bot would have called it BREAKING. History cannot be rewritten: tell the consumers, and send schema changes through pull requests.",
+		b.Commit, b.Time.UTC().Format("2006-01-02"), shorten(b.Summary, 72), b.Version, b.Subject, b.Level, strings.Join(against, ", "), strings.Join(rules, "; "))
+}
+
+// Audit checks every version of every subject of the index against its level at the
+// commit where it appeared, and returns the versions that broke it, by subject and
+// version. A version whose text (or an earlier one's) no longer parses is skipped:
+// the loader reported it when it was committed.
+func Audit(s storer.EncodedObjectStorer, ix *versions.Index) ([]Break, error) {
+	r := &reader{s: s, trees: map[string]*object.Tree{}}
+	var out []Break
+	for _, subject := range ix.Subjects() {
+		vs := ix.Versions(subject)
+		for i := 1; i < len(vs); i++ {
+			b, err := r.check(vs[:i], vs[i])
+			if err != nil {
+				return nil, fmt.Errorf("audit %s version %d: %w", subject, vs[i].Version, err)
+			}
+			if b != nil {
+				out = append(out, *b)
+			}
+		}
+	}
+	return out, nil
+}
+
+// reader reads versions' texts and the files they import at their commits.
+type reader struct {
+	s     storer.EncodedObjectStorer
+	trees map[string]*object.Tree
+}
+
+// check returns the break of v against the earlier versions its level reaches, or nil.
+func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, error) {
+	level, err := checker.ParseLevel(v.Compatibility)
+	if err != nil || level == checker.None {
+		return nil, nil //nolint:nilerr // an invalid level was a lint error at the time
+	}
+	eng, ok := formats.Lookup(v.Format)
+	if !ok {
+		return nil, nil
+	}
+	if !level.Transitive() {
+		earlier = earlier[len(earlier)-1:]
+	}
+	prev := make([]checker.Version, 0, len(earlier))
+	for _, e := range earlier {
+		if e.Format != v.Format {
+			continue // a change of format is a new start, as FORMAT_CHANGED says at the time
+		}
+		sc, err := r.parse(eng, e)
+		if err != nil {
+			if errors.Is(err, errSkip) {
+				continue
+			}
+			return nil, err
+		}
+		prev = append(prev, checker.Version{Schema: sc, Number: e.Version})
+	}
+	if len(prev) == 0 {
+		return nil, nil
+	}
+	next, err := r.parse(eng, v)
+	if err != nil {
+		if errors.Is(err, errSkip) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	res := eng.Check(prev, next, level, "")
+	if res.Compatible {
+		return nil, nil
+	}
+	b := &Break{Subject: v.Subject, Version: v.Version, Level: string(level), Commit: v.Commit, Time: v.Time, Path: v.Path, Findings: res.Findings}
+	for _, f := range res.Findings { // Against is the version number (CheckLevel)
+		if !slices.Contains(b.Against, f.Against) {
+			b.Against = append(b.Against, f.Against)
+		}
+	}
+	slices.Sort(b.Against)
+	if c, err := object.GetCommit(r.s, plumbing.NewHash(v.Commit)); err == nil {
+		b.Summary, _, _ = strings.Cut(strings.TrimSpace(c.Message), "\n")
+	}
+	return b, nil
+}
+
+// errSkip marks a version that cannot be parsed: not audited.
+var errSkip = errors.New("version does not parse")
+
+func (r *reader) parse(eng checker.Engine, v versions.Version) (checker.Schema, error) {
+	data, err := gitrepo.ReadBlob(r.s, plumbing.NewHash(v.Blob), contract.MaxSchemaBytes)
+	if err != nil {
+		return nil, fmt.Errorf("read %s version %d: %w", v.Subject, v.Version, err)
+	}
+	sc, err := eng.Parse(checker.Source{
+		Input: checker.Input{Path: v.Path, Data: data},
+		Name:  strings.TrimPrefix(v.Path, contract.ContractsDir+"/"),
+		Resolve: func(name string) ([]byte, error) {
+			return r.readAt(v.Commit, contract.ContractsDir+"/"+name)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errSkip, err)
+	}
+	return sc, nil
+}
+
+// readAt reads a file of the tree at a commit (an imported schema file).
+func (r *reader) readAt(commit, path string) ([]byte, error) {
+	t := r.trees[commit]
+	if t == nil {
+		c, err := object.GetCommit(r.s, plumbing.NewHash(commit))
+		if err != nil {
+			return nil, err
+		}
+		if t, err = c.Tree(); err != nil {
+			return nil, err
+		}
+		r.trees[commit] = t
+	}
+	e, err := t.FindEntry(path)
+	if err != nil || !e.Mode.IsFile() {
+		return nil, fmt.Errorf("%s not found at %.12s: %w", path, commit, object.ErrFileNotFound)
+	}
+	return gitrepo.ReadBlob(r.s, e.Hash, contract.MaxSchemaBytes)
+}
+
+// Diagnostics turns breaks into lint warnings on the schema file as it is named at the
+// commit, at the first finding's place in it.
+func Diagnostics(bs []Break) contract.Diagnostics {
+	var out contract.Diagnostics
+	for _, b := range bs {
+		d := contract.Diagnostic{File: b.Path, Line: 1, Column: 1, Severity: contract.Warning, Code: CodeBrokeLevel, Message: b.Message()}
+		for _, f := range b.Findings {
+			if f.Line > 0 && (f.File == "" || strings.HasSuffix(b.Path, f.File)) {
+				d.Line, d.Column = f.Line, max(f.Column, 1)
+				break
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// CodeBrokeLevel is the lint code of a version on the default branch that its level
+// refused (`lint --history`).
+const CodeBrokeLevel = "history-broke-level"
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

@@ -1,0 +1,111 @@
+package history
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/testutil"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+const (
+	gmv   = "contracts/dws/gmv-1min/gmv_1min.avsc"
+	order = "contracts/orders/order-created/order_created.avsc"
+	fraud = "contracts/risk/fraud-score/fraud_score.proto"
+)
+
+// audit indexes the repository's HEAD and audits it.
+func audit(t *testing.T, r *testutil.Repo) []Break {
+	t.Helper()
+	repo, err := gitrepo.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := versions.Build(repo.Repository, head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Audit(repo.Storer, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+type brk struct {
+	Subject string
+	Version int
+	Against []int
+	Level   string
+	Rules   []string
+}
+
+func summary(bs []Break) []brk {
+	out := []brk{}
+	for _, b := range bs {
+		var rules []string
+		for _, f := range b.Findings {
+			if !slices.Contains(rules, f.Rule+"@"+f.Path) {
+				rules = append(rules, f.Rule+"@"+f.Path)
+			}
+		}
+		out = append(out, brk{b.Subject, b.Version, b.Against, b.Level, rules})
+	}
+	return out
+}
+
+// The example tree's own history: dws.gmv-1min-value went from long to int at BACKWARD
+// in a commit straight to main (issue 18). Beside it: a compatible change that is not
+// named, a break under NONE that is not named, a break that only a _TRANSITIVE level
+// sees (against version 1, not 2), and a Protobuf break found through the formats table.
+func TestAuditNamesTheCommitsThatBrokeTheirLevel(t *testing.T) {
+	r := testutil.NewRepo(t)
+	testutil.CopyExample(t, r.Dir)
+	r.Edit(gmv, `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	r.Commit("example tree")
+	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
+	broke := r.Commit("gmv order_count is an int in the example")
+
+	// Compatible: a field with a default (order-created version 2).
+	r.Edit(order, `"fields": [`, `"fields": [{"name": "note", "type": "string", "default": ""},`)
+	r.Commit("order-created: a note with a default")
+	// BACKWARD_TRANSITIVE: dropping the default reads version 2's data but not
+	// version 1's (version 3).
+	r.Edit(order, `{"name": "note", "type": "string", "default": ""}`, `{"name": "note", "type": "string"}`)
+	r.Commit("order-created: note without a default")
+	// NONE: anything goes.
+	r.Edit("contracts/users/user-profile/contract.yaml", "compatibility: FULL_TRANSITIVE", "compatibility: NONE")
+	r.Edit("contracts/users/user-profile/user_profile.avsc", `"name": "email",
+      "type": "string",`, `"name": "email",
+      "type": "int",`)
+	r.Commit("user-profile: NONE")
+	// Protobuf: a scalar changes kind.
+	r.Edit(fraud, "double score = 4;", "string score = 4;")
+	r.Commit("fraud score as text")
+
+	bs := audit(t, r)
+	got := summary(bs)
+	want := []brk{
+		{"dws.gmv-1min-value", 2, []int{1}, "BACKWARD", []string{"TYPE_MISMATCH@order_count"}},
+		{"orders.order-created-value", 3, []int{1}, "BACKWARD_TRANSITIVE", []string{"READER_FIELD_MISSING_DEFAULT_VALUE@note"}},
+		{"risk.fraud-score-value", 2, []int{1}, "BACKWARD_TRANSITIVE", []string{"FIELD_SCALAR_KIND_CHANGED@#/FraudScore/4"}},
+	}
+	if !slices.EqualFunc(got, want, func(a, b brk) bool {
+		return a.Subject == b.Subject && a.Version == b.Version && slices.Equal(a.Against, b.Against) && a.Level == b.Level && slices.Equal(a.Rules, b.Rules)
+	}) {
+		t.Fatalf("breaks:\n got %+v\nwant %+v", got, want)
+	}
+	if bs[0].Commit != broke.String() || bs[0].Summary != "gmv order_count is an int in the example" || bs[0].Path != gmv {
+		t.Errorf("the gmv break names commit %s %q in %s, want %s", bs[0].Commit, bs[0].Summary, bs[0].Path, broke)
+	}
+	ds := Diagnostics(bs[:1])
+	if d := ds[0]; d.File != gmv || d.Line != 11 || d.Code != CodeBrokeLevel {
+		t.Errorf("diagnostic at %s:%d [%s], want %s:11 [%s]", d.File, d.Line, d.Code, gmv, CodeBrokeLevel)
+	}
+}
