@@ -1,0 +1,547 @@
+package protobuf
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bufbuild/protocompile/ast"
+	"github.com/bufbuild/protocompile/parser"
+	"github.com/bufbuild/protocompile/reporter"
+)
+
+// Canonical returns the text the Confluent Schema Registry stores for a .proto file
+// (ProtobufSchema.canonicalString): the parsed file printed again with comments and
+// layout gone, two-space indentation, messages before enums at every level, a
+// message's parts in a fixed order (reserved ranges, options, fields, oneofs,
+// groups, extension ranges, nested messages, nested enums), `default` and `json_name`
+// after a field's other options, and names, types and option values as written (a
+// type is not resolved: `Money` and `.shop.Money` stay different, as they do in the
+// registry). Only the file's own text is read; imports are not resolved.
+func (Engine) Canonical(text []byte) ([]byte, error) {
+	h := reporter.NewHandler(nil)
+	file, err := parser.Parse("schema.proto", bytes.NewReader(text), h)
+	if err != nil {
+		return nil, fmt.Errorf("protobuf: %w", err)
+	}
+	c := canon{file: file}
+	return []byte(c.file_()), nil
+}
+
+// canon prints one parsed file in Confluent's canonical form.
+type canon struct{ file *ast.FileNode }
+
+// indented indents every line of s by two spaces, as Confluent's printer does (trailing
+// empty lines dropped, inner empty lines indented too).
+func indented(sb *strings.Builder, s string) {
+	lines := strings.Split(s, "\n")
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for _, l := range lines {
+		sb.WriteString("  ")
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+}
+
+func (c canon) file_() string {
+	var sb strings.Builder
+	var imports, public []string
+	var options []*ast.OptionNode
+	var messages, enums []ast.Node
+	var extends []*ast.ExtendNode
+	var services []*ast.ServiceNode
+	if c.file.Syntax != nil {
+		sb.WriteString(`syntax = "` + c.file.Syntax.Syntax.AsString() + "\";\n")
+	} else if c.file.Edition != nil {
+		sb.WriteString(`edition = "` + c.file.Edition.Edition.AsString() + "\";\n")
+	}
+	for _, d := range c.file.Decls {
+		switch d := d.(type) {
+		case *ast.PackageNode:
+			sb.WriteString("package " + string(d.Name.AsIdentifier()) + ";\n")
+		case *ast.ImportNode:
+			if d.Public != nil {
+				public = append(public, d.Name.AsString())
+			} else {
+				imports = append(imports, d.Name.AsString())
+			}
+		case *ast.OptionNode:
+			options = append(options, d)
+		case *ast.MessageNode:
+			messages = append(messages, d)
+		case *ast.EnumNode:
+			enums = append(enums, d)
+		case *ast.ExtendNode:
+			extends = append(extends, d)
+		case *ast.ServiceNode:
+			services = append(services, d)
+		}
+	}
+	if len(imports)+len(public) > 0 {
+		sb.WriteByte('\n')
+		for _, f := range imports {
+			sb.WriteString(`import "` + f + "\";\n")
+		}
+		for _, f := range public {
+			sb.WriteString(`import public "` + f + "\";\n")
+		}
+	}
+	if len(options) > 0 {
+		sb.WriteByte('\n')
+		for _, o := range options {
+			sb.WriteString("option " + c.option(o) + ";\n")
+		}
+	}
+	if len(messages)+len(enums) > 0 {
+		sb.WriteByte('\n')
+		for _, m := range messages {
+			sb.WriteString(c.message(m.(*ast.MessageNode)))
+		}
+		for _, e := range enums {
+			sb.WriteString(c.enum(e.(*ast.EnumNode)))
+		}
+	}
+	if len(extends) > 0 {
+		sb.WriteByte('\n')
+		for _, e := range extends {
+			sb.WriteString(c.extend(e))
+		}
+	}
+	if len(services) > 0 {
+		sb.WriteByte('\n')
+		for _, s := range services {
+			sb.WriteString(c.service(s))
+		}
+	}
+	return sb.String()
+}
+
+func (c canon) message(m *ast.MessageNode) string {
+	return c.messageBody("message "+m.Name.Val, m.Decls)
+}
+
+func (c canon) messageBody(head string, decls []ast.MessageElement) string {
+	var reserved, options, fields, oneofs, groups, extensions, messages, enums []string
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ast.ReservedNode:
+			if s := c.reserved(d); s != "" {
+				reserved = append(reserved, s)
+			}
+		case *ast.OptionNode:
+			options = append(options, "option "+c.option(d)+";\n")
+		case *ast.FieldNode:
+			fields = append(fields, c.field(d))
+		case *ast.MapFieldNode:
+			fields = append(fields, c.mapField(d))
+		case *ast.OneofNode:
+			oneofs = append(oneofs, c.oneof(d))
+		case *ast.GroupNode:
+			groups = append(groups, c.group(d))
+		case *ast.ExtensionRangeNode:
+			extensions = append(extensions, c.extensions(d))
+		case *ast.MessageNode:
+			messages = append(messages, c.message(d))
+		case *ast.EnumNode:
+			enums = append(enums, c.enum(d))
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString(head + " {")
+	for _, part := range [][]string{reserved, options, fields, oneofs, groups, extensions, append(messages, enums...)} {
+		if len(part) == 0 {
+			continue
+		}
+		sb.WriteByte('\n')
+		for _, s := range part {
+			indented(&sb, s)
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+func (c canon) enum(e *ast.EnumNode) string {
+	var options, values []string
+	for _, d := range e.Decls {
+		switch d := d.(type) {
+		case *ast.OptionNode:
+			options = append(options, "option "+c.option(d)+";\n")
+		case *ast.EnumValueNode:
+			s := d.Name.Val + " = " + c.intValue(d.Number)
+			if opts := c.compact(d.Options, nil); opts != "" {
+				s += " " + opts
+			}
+			values = append(values, s+";\n")
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("enum " + e.Name.Val + " {")
+	if len(options)+len(values) > 0 {
+		sb.WriteByte('\n')
+	}
+	for _, s := range append(options, values...) {
+		indented(&sb, s)
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+func (c canon) extend(e *ast.ExtendNode) string {
+	var sb strings.Builder
+	sb.WriteString("extend " + string(e.Extendee.AsIdentifier()) + " {")
+	var fields []string
+	for _, d := range e.Decls {
+		switch d := d.(type) {
+		case *ast.FieldNode:
+			fields = append(fields, c.field(d))
+		case *ast.GroupNode:
+			fields = append(fields, c.group(d))
+		}
+	}
+	if len(fields) > 0 {
+		sb.WriteByte('\n')
+		for _, f := range fields {
+			indented(&sb, f)
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+func (c canon) service(s *ast.ServiceNode) string {
+	var options, rpcs []string
+	for _, d := range s.Decls {
+		switch d := d.(type) {
+		case *ast.OptionNode:
+			options = append(options, "option "+c.option(d)+";\n")
+		case *ast.RPCNode:
+			rpcs = append(rpcs, c.rpc(d))
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("service " + s.Name.Val + " {")
+	for _, part := range [][]string{options, rpcs} {
+		if len(part) == 0 {
+			continue
+		}
+		sb.WriteByte('\n')
+		for _, x := range part {
+			indented(&sb, x)
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+func (c canon) rpc(r *ast.RPCNode) string {
+	typ := func(t *ast.RPCTypeNode) string {
+		if t.Stream != nil {
+			return "stream " + string(t.MessageType.AsIdentifier())
+		}
+		return string(t.MessageType.AsIdentifier())
+	}
+	s := "rpc " + r.Name.Val + " (" + typ(r.Input) + ") returns (" + typ(r.Output) + ")"
+	var options []string
+	for _, d := range r.Decls {
+		if o, ok := d.(*ast.OptionNode); ok {
+			options = append(options, "option "+c.option(o)+";\n")
+		}
+	}
+	if len(options) > 0 {
+		var sb strings.Builder
+		sb.WriteString(" {\n")
+		for _, o := range options {
+			indented(&sb, o)
+		}
+		sb.WriteByte('}')
+		s += sb.String()
+	}
+	return s + ";\n"
+}
+
+func (c canon) oneof(o *ast.OneofNode) string {
+	var options, fields, groups []string
+	for _, d := range o.Decls {
+		switch d := d.(type) {
+		case *ast.OptionNode:
+			options = append(options, "option "+c.option(d)+";\n")
+		case *ast.FieldNode:
+			fields = append(fields, c.field(d))
+		case *ast.GroupNode:
+			groups = append(groups, c.group(d))
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("oneof " + o.Name.Val + " {")
+	for _, part := range [][]string{options, fields, groups} {
+		if len(part) == 0 {
+			continue
+		}
+		sb.WriteByte('\n')
+		for _, x := range part {
+			indented(&sb, x)
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+func label(l ast.FieldLabel) string {
+	if l.KeywordNode == nil {
+		return ""
+	}
+	return l.Val + " "
+}
+
+func (c canon) field(f *ast.FieldNode) string {
+	typ := string(f.FldType.AsIdentifier())
+	s := label(f.Label) + typ + " " + f.Name.Val + " = " + c.intValue(f.Tag)
+	if opts := c.compact(f.Options, &typ); opts != "" {
+		s += " " + opts
+	}
+	return s + ";\n"
+}
+
+func (c canon) mapField(f *ast.MapFieldNode) string {
+	typ := "map<" + f.MapType.KeyType.Val + ", " + string(f.MapType.ValueType.AsIdentifier()) + ">"
+	s := typ + " " + f.Name.Val + " = " + c.intValue(f.Tag)
+	if opts := c.compact(f.Options, &typ); opts != "" {
+		s += " " + opts
+	}
+	return s + ";\n"
+}
+
+func (c canon) group(g *ast.GroupNode) string {
+	head := label(g.Label) + "group " + g.Name.Val + " = " + c.intValue(g.Tag)
+	if opts := c.compact(g.Options, nil); opts != "" {
+		head += " " + opts
+	}
+	return c.messageBody(head, g.Decls)
+}
+
+func (c canon) reserved(r *ast.ReservedNode) string {
+	var vals []string
+	for _, rg := range r.Ranges {
+		vals = append(vals, c.rangeText(rg, "536870911"))
+	}
+	for _, n := range r.Names {
+		vals = append(vals, `"`+n.AsString()+`"`)
+	}
+	for _, n := range r.Identifiers {
+		vals = append(vals, `"`+n.Val+`"`)
+	}
+	if len(vals) == 0 {
+		return ""
+	}
+	return "reserved " + strings.Join(vals, ", ") + ";\n"
+}
+
+func (c canon) extensions(e *ast.ExtensionRangeNode) string {
+	var vals []string
+	for _, rg := range e.Ranges {
+		vals = append(vals, c.rangeText(rg, "max"))
+	}
+	s := "extensions " + strings.Join(vals, ", ")
+	if opts := c.compact(e.Options, nil); opts != "" {
+		s += " " + opts
+	}
+	return s + ";\n"
+}
+
+// rangeText prints a range as "a", or "a to b" (max written as given).
+func (c canon) rangeText(r *ast.RangeNode, max string) string {
+	start := c.intValue(r.StartVal)
+	switch {
+	case r.Max != nil:
+		return start + " to " + max
+	case r.EndVal != nil:
+		return start + " to " + c.intValue(r.EndVal)
+	}
+	return start
+}
+
+// intValue prints a tag, an enum number or a range bound in decimal.
+func (c canon) intValue(n ast.Node) string {
+	switch v := n.(type) {
+	case *ast.UintLiteralNode:
+		return strconv.FormatUint(v.Val, 10)
+	case *ast.NegativeIntLiteralNode:
+		return strconv.FormatInt(v.Val, 10)
+	}
+	return c.raw(n)
+}
+
+// raw is a node's text as written, without white space.
+func (c canon) raw(n ast.Node) string {
+	return strings.Join(strings.Fields(c.file.NodeInfo(n).RawText()), "")
+}
+
+// compact prints `[a = 1]` or, for several options, one per line; a field's `default`
+// and `json_name` come after its other options (fieldType is the field's type, nil
+// for things that are not fields).
+func (c canon) compact(opts *ast.CompactOptionsNode, fieldType *string) string {
+	if opts == nil || len(opts.Options) == 0 {
+		return ""
+	}
+	var out, special []string
+	var def, jsonName *ast.OptionNode
+	for _, o := range opts.Options {
+		name := c.optionName(o.Name)
+		switch {
+		case fieldType != nil && name == "default":
+			def = o
+		case fieldType != nil && name == "json_name":
+			jsonName = o
+		default:
+			out = append(out, c.option(o))
+		}
+	}
+	if def != nil {
+		special = append(special, "default = "+c.defaultValue(def.Val, *fieldType))
+	}
+	if jsonName != nil {
+		if s, ok := jsonName.Val.(ast.StringValueNode); ok {
+			special = append(special, `json_name = "`+escapeChars(s.AsString())+`"`)
+		}
+	}
+	out = append(out, special...)
+	if len(out) == 1 {
+		return "[" + out[0] + "]"
+	}
+	var sb strings.Builder
+	sb.WriteString("[\n")
+	for i, o := range out {
+		if i < len(out)-1 {
+			o += ","
+		}
+		indented(&sb, o)
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}
+
+// defaultValue prints a field's default: quoted for string fields, as written for
+// numbers, bools and enum values (the registry does not quote bytes defaults either).
+func (c canon) defaultValue(v ast.ValueNode, fieldType string) string {
+	if s, ok := v.(ast.StringValueNode); ok {
+		if fieldType == "string" {
+			return `"` + escapeChars(s.AsString()) + `"`
+		}
+		return s.AsString()
+	}
+	return c.raw(v)
+}
+
+func (c canon) optionName(n *ast.OptionNameNode) string {
+	parts := make([]string, len(n.Parts))
+	for i, p := range n.Parts {
+		parts[i] = p.Value()
+	}
+	return strings.Join(parts, ".")
+}
+
+// option prints `name = value` (without "option" and ";").
+func (c canon) option(o *ast.OptionNode) string {
+	return c.optionName(o.Name) + " = " + c.value(o.Val)
+}
+
+func (c canon) value(v ast.ValueNode) string {
+	switch v := v.(type) {
+	case ast.StringValueNode:
+		return `"` + escapeChars(v.AsString()) + `"`
+	case *ast.MessageLiteralNode:
+		var sb strings.Builder
+		sb.WriteString("{\n")
+		c.messageLiteral(&sb, v)
+		sb.WriteByte('}')
+		return sb.String()
+	case *ast.ArrayLiteralNode:
+		var sb strings.Builder
+		sb.WriteString("[\n")
+		for i, e := range v.Elements {
+			s := c.value(e)
+			if i < len(v.Elements)-1 {
+				s += ","
+			}
+			indented(&sb, s)
+		}
+		sb.WriteByte(']')
+		return sb.String()
+	}
+	return c.raw(v)
+}
+
+// messageLiteral prints the members of a message literal one per line, "key: value",
+// separated by commas; a key given more than once holds the list of its values, as
+// the registry's parser collects them.
+func (c canon) messageLiteral(sb *strings.Builder, m *ast.MessageLiteralNode) {
+	var keys []string
+	vals := map[string][]string{}
+	for _, e := range m.Elements {
+		k := e.Name.Value()
+		if e.Name.IsExtension() {
+			k = "[" + string(e.Name.Name.AsIdentifier()) + "]"
+		}
+		if _, ok := vals[k]; !ok {
+			keys = append(keys, k)
+		}
+		vals[k] = append(vals[k], c.value(e.Val))
+	}
+	for i, k := range keys {
+		v := vals[k]
+		s := v[0]
+		if len(v) > 1 {
+			var lb strings.Builder
+			lb.WriteString("[\n")
+			for j, x := range v {
+				if j < len(v)-1 {
+					x += ","
+				}
+				indented(&lb, x)
+			}
+			lb.WriteByte(']')
+			s = lb.String()
+		}
+		line := k + ": " + s
+		if i < len(keys)-1 {
+			line += ","
+		}
+		indented(sb, line)
+	}
+}
+
+// escapeChars escapes a string value as the registry's printer does.
+func escapeChars(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`\'`)
+		case '"':
+			b.WriteString(`\"`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
