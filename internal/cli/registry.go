@@ -141,7 +141,9 @@ func newRegistryDiffCmd() *cobra.Command {
 		Long: `diff lists what differs between Git (the source of truth) and a live registry: versions
 in Git that are not registered, versions registered behind Git's back, subjects the
 registry has and Git never had, and compatibility levels that differ. Versions are
-matched by schema text, not by number or id. Exit status 1 when anything differs.
+matched by canonical form (layout, comments and the order of the keys a format reads do
+not count, as in a Confluent registry), not by number or id. Exit status 1 when anything
+differs.
 
 Credentials come from the environment: CONTRACTBOT_REGISTRY_USER and
 CONTRACTBOT_REGISTRY_PASSWORD (basic auth) or CONTRACTBOT_REGISTRY_TOKEN (bearer).`,

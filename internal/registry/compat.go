@@ -46,7 +46,7 @@ func (s *Server) compatibility(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Subject '%s' holds %s schemas; the request's schemaType is %s.", se.name, prev[len(prev)-1].typ, typ))
 		return
 	}
-	eng, ok := engineOf(typ)
+	eng, ok := EngineOf(typ)
 	if !ok {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Schema type %s is not served here; use %s.", typ, typeNames()))
 		return

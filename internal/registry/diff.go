@@ -50,8 +50,9 @@ type DriftReport struct {
 }
 
 // Diff compares the versions index ix of repo (Git, the source of truth) with the
-// registry c talks to. Versions are matched by schema text (after the normalisation
-// the embedded registry's look-up uses), not by version number or id: a registry
+// registry c talks to. Versions are matched by canonical form (checker.Canonical, as
+// the embedded registry's look-up and a Confluent registry match them: layout and
+// the order of the keys a format reads do not count), not by version number or id: a registry
 // that was populated by other means numbers them its own way. A subject without its
 // own level in the registry is compared at the registry's global level.
 func Diff(ctx context.Context, c *Client, repo *git.Repository, ix *versions.Index) (*DriftReport, error) {
@@ -126,7 +127,7 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 		}
 		return out, nil
 	}
-	// The registry's texts of this subject, by normalised text.
+	// The registry's texts of this subject, by canonical form.
 	reg := map[string]bool{}
 	if registered {
 		nums, err := c.Versions(ctx, name)
@@ -142,7 +143,7 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 			if err != nil {
 				return nil, err
 			}
-			k := normalise(sc.Type(), []byte(sc.Schema))
+			k, _ := canonical(sc.Type(), []byte(sc.Schema))
 			reg[k] = true
 			if !gitTexts[k] {
 				out = append(out, Drift{Kind: Unregistered, Subject: name, Version: n, ID: sc.ID,

@@ -205,8 +205,9 @@ func readRequest(w http.ResponseWriter, r *http.Request) (schemaRequest, bool) {
 	return req, true
 }
 
-// lookUp answers POST /subjects/{subject}: the version of the subject whose text
-// equals the given schema after normalise (exact bytes win when several match).
+// lookUp answers POST /subjects/{subject}: the version of the subject whose canonical
+// form is the given schema's (exact bytes win when several match); 42201 when the
+// schema does not parse, as Confluent answers.
 func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	_, se := s.subject(w, r)
 	if se == nil {
@@ -220,7 +221,12 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	if typ == "" {
 		typ = Avro
 	}
-	cands := se.lookup[normalise(typ, []byte(req.Schema))]
+	key, ok := canonical(typ, []byte(req.Schema))
+	if !ok {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Invalid schema: the request's schema does not parse as %s.", typ))
+		return
+	}
+	cands := se.lookup[key]
 	var hit *versionEntry
 	for _, c := range cands {
 		if c.typ != typ {

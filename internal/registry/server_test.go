@@ -322,19 +322,18 @@ func TestErrors(t *testing.T) {
 	if err := c.SetConfig(ctx, "", "NONE"); !IsNotPermitted(err) {
 		t.Errorf("SetConfig: %v", err)
 	}
-	// Look-up is whitespace-insensitive for Avro.
+	// Look-up matches canonical forms: the version re-marshalled (keys sorted, no
+	// white space) is found; a schema that does not parse is 42201, as Confluent says.
 	g, _ := c.GetVersion(ctx, "orders.order-created-value", 1)
 	var v any
 	_ = json.Unmarshal([]byte(g.Schema), &v)
-	compact, _ := json.Marshal(v) // re-marshalled: key order changes, so compact the text instead
-	_ = compact
-	var buf strings.Builder
-	for _, line := range strings.Split(g.Schema, "\n") {
-		buf.WriteString(strings.TrimSpace(line))
-	}
-	found, err := c.LookUp(ctx, "orders.order-created-value", buf.String(), Avro, nil)
+	sorted, _ := json.Marshal(v)
+	found, err := c.LookUp(ctx, "orders.order-created-value", string(sorted), Avro, nil)
 	if err != nil || found.Version != 1 || found.ID != g.ID {
-		t.Errorf("look-up of the compacted version 1: %+v %v", found, err)
+		t.Errorf("look-up of version 1 with its keys sorted: %+v %v", found, err)
+	}
+	if _, err := c.LookUp(ctx, "orders.order-created-value", `{"type":"record",`, Avro, nil); !IsInvalidSchema(err) {
+		t.Errorf("look-up of a schema that does not parse: %v, want 42201", err)
 	}
 	// A backward-incompatible Avro change: a new field without a default.
 	latest, _ := c.GetLatest(ctx, "orders.order-created-value")

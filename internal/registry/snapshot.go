@@ -1,11 +1,11 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
 
+	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -34,7 +34,7 @@ type subjectEntry struct {
 	versions     []*versionEntry // versions[i].v.Version == i+1
 	versionsBody []byte
 	configBody   []byte
-	lookup       map[string][]*versionEntry // normalised text -> versions, ascending
+	lookup       map[string][]*versionEntry // canonical form -> versions, ascending
 	current      int                        // the index's Current (for reuse)
 }
 
@@ -45,7 +45,7 @@ type versionEntry struct {
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
 	body       []byte // GET /subjects/{s}/versions/{v}
-	norm       string // normalise(typ, text): the look-up key
+	norm       string // canonical(typ, text): the look-up key
 }
 
 type idEntry struct {
@@ -121,7 +121,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					ve.refs = b.references(ix, v, imports())
 				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
-				ve.norm = normalise(ve.typ, ve.text)
+				ve.norm, _ = canonical(ve.typ, ve.text)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -243,24 +243,18 @@ func (b *builder) references(ix *versions.Index, v versions.Version, importSubje
 
 func importPathOf(p string) string { return strings.TrimPrefix(p, versions.ContractsDir+"/") }
 
-// normalise is the key a looked-up schema is matched by: Avro and JSON Schema texts
-// with insignificant whitespace removed (json.Compact; key order and everything else
-// is kept), Protobuf texts with line endings made LF and trailing blanks dropped from
-// every line and from the end. Texts that do not parse as JSON are used trimmed.
-func normalise(t SchemaType, text []byte) string {
-	if t != Protobuf {
-		var buf bytes.Buffer
-		if json.Compact(&buf, text) == nil {
-			return buf.String()
-		}
-		return string(bytes.TrimSpace(text))
+// canonical is the key a schema text is matched by: its canonical form in the format
+// of its type (checker.Canonical), as a Confluent registry identifies schemas, so
+// texts that differ in layout only (white space, comments, the order of the keys
+// Avro reads) are one schema. ok is false when the text does not parse in that
+// format; the key is then the text itself behind a prefix no canonical form has.
+func canonical(t SchemaType, text []byte) (key string, ok bool) {
+	eng, _ := EngineOf(t)
+	c, err := checker.Canonical(eng, text)
+	if err != nil {
+		return "\x00unparsable\x00" + string(text), false
 	}
-	s := strings.ReplaceAll(string(text), "\r\n", "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t\r")
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return string(c), true
 }
 
 func levelBody(level string) []byte {

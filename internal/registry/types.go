@@ -90,8 +90,8 @@ func TypeOf(format string) SchemaType {
 	return Avro
 }
 
-// engineOf finds the engine of a schema type in the table of formats.
-func engineOf(t SchemaType) (checker.Engine, bool) {
+// EngineOf finds the engine of a schema type in the table of formats.
+func EngineOf(t SchemaType) (checker.Engine, bool) {
 	for _, e := range formats.All() {
 		if strings.EqualFold(e.Describe().RegistryType, string(t)) {
 			return e, true

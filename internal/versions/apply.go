@@ -178,23 +178,28 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	}
 	f := ix.Folders[folders[0]]
 	h.Folder = folders[0]
+	key, data, err := ix.canonicalKey(w, f)
+	if err != nil {
+		return fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
+	}
 	for _, v := range h.Versions {
-		if v.Blob == f.SchemaBlob {
+		if v.Canonical == key {
 			h.Current = v.Version
 			return nil
 		}
 	}
-	id, ok := ix.idOf(f.SchemaBlob)
+	id, ok := ix.idOf(key)
 	if !ok {
 		id = len(ix.Schemas) + 1
-		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: f.SchemaBlob})
-		ix.blobID[f.SchemaBlob] = id
+		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: f.SchemaBlob, Canonical: key})
+		ix.keyID[key] = id
 	}
 	v := Version{
 		Subject:       subject,
 		Version:       len(h.Versions) + 1,
 		ID:            id,
 		Blob:          f.SchemaBlob,
+		Canonical:     key,
 		Path:          folders[0] + "/" + f.Schema,
 		Format:        f.Format,
 		Compatibility: f.Compatibility,
@@ -202,9 +207,10 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 		Time:          c.Committer.When.UTC(),
 	}
 	if eng := importer(f.Format, f.Schema); eng != nil {
-		data, err := gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes)
-		if err != nil {
-			return fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
+		if data == nil {
+			if data, err = gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes); err != nil {
+				return fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
+			}
 		}
 		v.Imports = eng.Imports(data)
 	}
@@ -212,4 +218,47 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	h.Current = v.Version
 	ix.Schemas[id-1].Uses = append(ix.Schemas[id-1].Uses, SubjectVersion{Subject: subject, Version: v.Version})
 	return nil
+}
+
+// canonicalKey returns the key of a folder's schema as the index compares versions:
+// the checker.CanonicalKey of its canonical form in its format (contract.yaml's
+// `format:`, else the file's extension), or "blob:<hash>" when the text does not parse
+// in it. A blob's key is computed once; data is its text when it had to be read.
+func (ix *Index) canonicalKey(w *walker, f *FolderState) (key string, data []byte, err error) {
+	if ix.canon == nil {
+		ix.canon = map[string]string{}
+		for _, h := range ix.BySubject {
+			for _, v := range h.Versions {
+				ix.canon[v.Blob] = v.Canonical
+			}
+		}
+	}
+	if key, ok := ix.canon[f.SchemaBlob]; ok && key != "" {
+		return key, nil, nil
+	}
+	data, err = gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes)
+	if err != nil {
+		return "", nil, err
+	}
+	key = CanonicalKey(f.Format, f.Schema, data)
+	if key == "" {
+		key = "blob:" + f.SchemaBlob
+	}
+	ix.canon[f.SchemaBlob] = key
+	return key, data, nil
+}
+
+// CanonicalKey is the key under which the index identifies a schema text of a format
+// (contract.yaml's `format:`, else schemaFile's extension names the engine):
+// checker.CanonicalKey of its checker.Canonical form; "" when the text does not parse.
+func CanonicalKey(format, schemaFile string, text []byte) string {
+	eng, ok := formats.Lookup(format)
+	if !ok {
+		eng, _ = formats.ByExtension(schemaFile)
+	}
+	canon, err := checker.Canonical(eng, text)
+	if err != nil {
+		return ""
+	}
+	return checker.CanonicalKey(canon)
 }

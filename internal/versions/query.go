@@ -86,15 +86,15 @@ func (ix *Index) ensureMaps() {
 	}
 }
 
-// idOf returns the id of a content, building the blob -> id map on first use.
-func (ix *Index) idOf(blob string) (int, bool) {
-	if ix.blobID == nil {
-		ix.blobID = make(map[string]int, len(ix.Schemas))
+// idOf returns the id of a canonical form, building the key -> id map on first use.
+func (ix *Index) idOf(key string) (int, bool) {
+	if ix.keyID == nil {
+		ix.keyID = make(map[string]int, len(ix.Schemas))
 		for _, e := range ix.Schemas {
-			ix.blobID[e.Blob] = e.ID
+			ix.keyID[e.Canonical] = e.ID
 		}
 	}
-	id, ok := ix.blobID[blob]
+	id, ok := ix.keyID[key]
 	return id, ok
 }
 

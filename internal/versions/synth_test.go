@@ -50,7 +50,10 @@ func TestSyntheticRepository(t *testing.T) {
 		seen := map[string]bool{}
 		for _, line := range strings.Split(c.Message, "\n") {
 			subj, what, ok := strings.Cut(line, ": ")
-			if ok && (strings.HasPrefix(what, "add optional field") || strings.HasPrefix(what, "reword the record doc")) && !seen[subj] {
+			// A Protobuf record's doc is a comment: rewording it changes the layout
+			// only, which is no version (the canonical form has no comments).
+			docIsSchema := len(ix.Versions(subj)) > 0 && ix.Versions(subj)[0].Format != "protobuf"
+			if ok && (strings.HasPrefix(what, "add optional field") || docIsSchema && strings.HasPrefix(what, "reword the record doc")) && !seen[subj] {
 				seen[subj] = true
 				want[subj]++
 			}

@@ -8,15 +8,19 @@
 //   - A subject is the `subject:` of contracts/<domain>/<name>/contract.yaml; its schema
 //     is the file named by `schema:` in that folder. The folder may move (rename); the
 //     subject keeps its history because it is identified by name, not by path.
-//   - Version N of a subject is the N-th distinct content of its schema file. Content is
-//     compared byte for byte (Git blob hash). A content that returns to an earlier text
-//     is NOT a new version: the subject's current version becomes that earlier version,
-//     exactly as a Confluent registry returns the existing version when an already
-//     registered schema is registered again. Latest is the highest version number;
-//     Current is the version whose content is at Head (they differ after a revert).
+//   - Version N of a subject is the N-th distinct canonical form of its schema file
+//     (checker.Canonical, the text a Confluent registry stores: Avro printed from the
+//     parsed schema, Protobuf without comments and layout). A change of layout only
+//     (white space, comments, key order) is not a version; a version keeps the text
+//     (blob) of the commit where its form first appeared. A text that does not parse
+//     is identified by its bytes. A form that returns to an earlier one is NOT a new
+//     version: the subject's current version becomes that earlier version, exactly as
+//     a Confluent registry returns the existing version when an already registered
+//     schema is registered again. Latest is the highest version number; Current is the
+//     version whose form is at Head (they differ after a revert).
 //   - Global schema ids start at 1 and are assigned in order of first appearance over the
-//     whole history; within one commit, in subject-name order. The same content under
-//     two subjects shares one id (as in a Confluent registry). Ids never change.
+//     whole history; within one commit, in subject-name order. The same canonical form
+//     under two subjects shares one id (as in a Confluent registry). Ids never change.
 //   - Only the first parent of each commit is followed: changes made on a side branch
 //     appear at the merge commit that brings them in.
 //   - contract.yaml is read by contract.DecodeHead, the loader's own decoder, so the
@@ -63,7 +67,8 @@ type Version struct {
 	Subject       string    `json:"subject"`
 	Version       int       `json:"version"`           // 1-based, per subject
 	ID            int       `json:"id"`                // global schema id, 1-based
-	Blob          string    `json:"blob"`              // Git blob hash of the schema content
+	Blob          string    `json:"blob"`              // Git blob hash of the schema text where the version first appeared
+	Canonical     string    `json:"canonical"`         // checker.CanonicalKey of its canonical form (or "blob:<hash>" when it does not parse)
 	Path          string    `json:"path"`              // schema file path where it first appeared
 	Format        string    `json:"format"`            // contract.yaml `format:` at that commit
 	Compatibility string    `json:"compatibility"`     // contract.yaml `compatibility:` at that commit
@@ -100,9 +105,10 @@ type SubjectVersion struct {
 
 // SchemaEntry is one global schema id: its content and every subject version using it.
 type SchemaEntry struct {
-	ID   int              `json:"id"`
-	Blob string           `json:"blob"`
-	Uses []SubjectVersion `json:"uses"`
+	ID        int              `json:"id"`
+	Blob      string           `json:"blob"`
+	Canonical string           `json:"canonical"`
+	Uses      []SubjectVersion `json:"uses"`
 }
 
 // FolderState is what the index remembers of one contract folder at Head, so that
@@ -132,7 +138,8 @@ type Index struct {
 	Folders   map[string]*FolderState    `json:"folders"`
 	Warnings  []Warning                  `json:"warnings,omitempty"`
 
-	blobID map[string]int // derived from Schemas on first need
+	keyID map[string]int    // canonical key -> id, derived from Schemas on first need
+	canon map[string]string // schema blob -> canonical key, derived from the versions on first need
 }
 
 // New returns an empty index.

@@ -5,27 +5,42 @@ package publishtest
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/registry"
 )
 
-// Registry answers the writes publishing makes: PUT /config/{s}, POST /subjects/{s}
-// (look-up by exact text) and POST /subjects/{s}/versions (register; the same text
-// under the same subject is not a new version, the same text anywhere has one id).
-// Anything else answers 404. It is an http.Handler; serve it with httptest.
+// Registry stores schemas as the Confluent Schema Registry does: by their canonical
+// form (checker.Canonical of the request's schemaType, what Confluent's
+// canonicalString prints), so a text that differs from a registered one in layout
+// only is that schema. It answers the writes publishing makes, PUT /config/{s},
+// POST /subjects/{s} (look-up) and POST /subjects/{s}/versions (register; the same
+// form under the same subject is not a new version, the same form anywhere has one
+// id; a schema that does not parse is 42201), and the reads `registry diff` makes:
+// GET /subjects, /subjects/{s}/versions, /subjects/{s}/versions/{v} (the stored,
+// canonical text), /config and /config/{s}. Anything else answers 404. It is an
+// http.Handler; serve it with httptest.
 type Registry struct {
 	mu       sync.Mutex
-	ids      map[string]int
-	subjects map[string][]string
-	levels   map[string]string
+	ids      map[string]int              // canonical form -> id
+	subjects map[string][]stored         // subject -> versions, version i+1 at i
+	levels   map[string]string           // subject -> level
 	posts    int
+	bodies   map[string][]map[string]any // subject -> registration bodies as sent
+}
+
+type stored struct {
+	text string // canonical form
+	typ  registry.SchemaType
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}}
+	return &Registry{ids: map[string]int{}, subjects: map[string][]stored{}, levels: map[string]string{}, bodies: map[string][]map[string]any{}}
 }
 
 // Registrations counts POST /subjects/{s}/versions requests.
@@ -49,47 +64,125 @@ func (f *Registry) Level(subject string) string {
 	return f.levels[subject]
 }
 
+// Bodies returns the bodies of the registrations of subject, as decoded JSON.
+func (f *Registry) Bodies(subject string) []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.bodies[subject])
+}
+
+// canonicalOf is the form a schema is stored and matched by.
+func canonicalOf(typ registry.SchemaType, text string) (string, bool) {
+	eng, _ := registry.EngineOf(typ)
+	c, err := checker.Canonical(eng, []byte(text))
+	return string(c), err == nil
+}
+
 func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w.Header().Set("Content-Type", registry.ContentType)
+	var raw map[string]any
 	var body struct {
-		Schema        string `json:"schema"`
-		Compatibility string `json:"compatibility"`
+		Schema        string              `json:"schema"`
+		SchemaType    registry.SchemaType `json:"schemaType"`
+		Compatibility string              `json:"compatibility"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	if r.Body != nil && (r.Method == http.MethodPost || r.Method == http.MethodPut) {
+		dec := json.NewDecoder(r.Body)
+		_ = dec.Decode(&raw)
+		data, _ := json.Marshal(raw)
+		_ = json.Unmarshal(data, &body)
+	}
+	if body.SchemaType == "" {
+		body.SchemaType = registry.Avro
+	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	enc := json.NewEncoder(w)
+	fail := func(status, code int, msg string) {
+		w.WriteHeader(status)
+		_ = enc.Encode(map[string]any{"error_code": code, "message": msg})
+	}
 	switch {
 	case r.Method == http.MethodPut && len(parts) == 2 && parts[0] == "config":
 		f.levels[parts[1]] = body.Compatibility
 		_ = enc.Encode(map[string]string{"compatibility": body.Compatibility})
+	case r.Method == http.MethodGet && len(parts) == 1 && parts[0] == "config":
+		_ = enc.Encode(map[string]string{"compatibilityLevel": "BACKWARD"})
+	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "config":
+		if l := f.levels[parts[1]]; l != "" {
+			_ = enc.Encode(map[string]string{"compatibilityLevel": l})
+			return
+		}
+		fail(http.StatusNotFound, registry.CodeSubjectLevelNotFound, "Subject '"+parts[1]+"' does not have subject-level compatibility configured")
+	case r.Method == http.MethodGet && len(parts) == 1 && parts[0] == "subjects":
+		names := []string{}
+		for s := range f.subjects {
+			names = append(names, s)
+		}
+		slices.Sort(names)
+		_ = enc.Encode(names)
+	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "subjects" && parts[2] == "versions":
+		vs := f.subjects[parts[1]]
+		if len(vs) == 0 {
+			fail(http.StatusNotFound, registry.CodeSubjectNotFound, "Subject '"+parts[1]+"' not found.")
+			return
+		}
+		nums := make([]int, len(vs))
+		for i := range vs {
+			nums[i] = i + 1
+		}
+		_ = enc.Encode(nums)
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[0] == "subjects" && parts[2] == "versions":
+		vs := f.subjects[parts[1]]
+		n, err := strconv.Atoi(parts[3])
+		if parts[3] == "latest" {
+			n, err = len(vs), nil
+		}
+		if err != nil || n < 1 || n > len(vs) {
+			fail(http.StatusNotFound, registry.CodeVersionNotFound, "Version "+parts[3]+" not found.")
+			return
+		}
+		v := vs[n-1]
+		_ = enc.Encode(registry.Schema{Subject: parts[1], Version: n, ID: f.ids[v.text], SchemaType: typeForResponse(v.typ), Schema: v.text})
 	case r.Method == http.MethodPost && len(parts) == 2 && parts[0] == "subjects":
+		c, ok := canonicalOf(body.SchemaType, body.Schema)
+		if !ok {
+			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
+			return
+		}
 		for i, s := range f.subjects[parts[1]] {
-			if s == body.Schema {
-				_ = enc.Encode(registry.Schema{Subject: parts[1], Version: i + 1, ID: f.ids[s], Schema: s})
+			if s.text == c {
+				_ = enc.Encode(registry.Schema{Subject: parts[1], Version: i + 1, ID: f.ids[c], SchemaType: typeForResponse(s.typ), Schema: s.text})
 				return
 			}
 		}
-		w.WriteHeader(http.StatusNotFound)
-		_ = enc.Encode(map[string]any{"error_code": registry.CodeSchemaNotFound, "message": "Schema not found"})
+		fail(http.StatusNotFound, registry.CodeSchemaNotFound, "Schema not found")
 	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "subjects" && parts[2] == "versions":
 		f.posts++
-		id, ok := f.ids[body.Schema]
+		f.bodies[parts[1]] = append(f.bodies[parts[1]], raw)
+		c, ok := canonicalOf(body.SchemaType, body.Schema)
+		if !ok {
+			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
+			return
+		}
+		id, ok := f.ids[c]
 		if !ok {
 			id = len(f.ids) + 1
-			f.ids[body.Schema] = id
+			f.ids[c] = id
 		}
-		known := false
-		for _, s := range f.subjects[parts[1]] {
-			known = known || s == body.Schema
-		}
-		if !known {
-			f.subjects[parts[1]] = append(f.subjects[parts[1]], body.Schema)
+		if !slices.ContainsFunc(f.subjects[parts[1]], func(s stored) bool { return s.text == c }) {
+			f.subjects[parts[1]] = append(f.subjects[parts[1]], stored{c, body.SchemaType})
 		}
 		_ = enc.Encode(map[string]int{"id": id})
 	default:
-		w.WriteHeader(http.StatusNotFound)
-		_ = enc.Encode(map[string]any{"error_code": 404, "message": "not served by this fake"})
+		fail(http.StatusNotFound, 404, "not served by this fake")
 	}
+}
+
+func typeForResponse(t registry.SchemaType) registry.SchemaType {
+	if t == registry.Avro {
+		return ""
+	}
+	return t
 }
