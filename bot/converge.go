@@ -66,10 +66,16 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		b.Metrics.failed(effect)
 		ev.log.Warn(effect+" failed; the others go on, and the next evaluation tries again", append(args, "err", err)...)
 	}
-	comment, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown)
-	if err != nil {
+	var comment Comment
+	if ev.commentDeferred {
+		if ev.mem.comment != nil {
+			comment = *ev.mem.comment
+		}
+	} else if c, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown); err != nil {
 		fail("comment", err)
 		errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
+	} else {
+		comment = c
 	}
 	if err := upsertCheckRun(ctx, ev.gh, pr, r); err != nil {
 		if !githubapi.IsForbidden(err) {

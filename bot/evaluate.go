@@ -42,6 +42,9 @@ type evaluation struct {
 	markdown string
 	// next is the Slack memory to keep (reminders, threads, announcements, claim).
 	next State
+	// commentDeferred: another evaluation claimed this moment's Slack messages and
+	// writes the comment once it has sent them; this one leaves the comment alone.
+	commentDeferred bool
 	log  *slog.Logger
 }
 

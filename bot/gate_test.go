@@ -336,6 +336,17 @@ func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 	if got := g.slack.count("#data-oncall", ":rotating_light: Sign-off overdue"); got != 2 {
 		t.Errorf("#data-oncall: %d escalations, want 2 (one per team)", got)
 	}
+	// The comment knows where each team's message went (so it is edited in place and
+	// reminders thread under it): no replica's write undid the sender's.
+	st, err := ParseState(testKey, "acme/contracts#1", g.botComment().GetBody())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, team := range []string{"data-warehouse", "platform"} {
+		if th := st.Slack[team]; th.TS == "" || th.Channel == "" {
+			t.Errorf("team %s's message is not recorded: %+v", team, th)
+		}
+	}
 }
 
 // TestTeamRequiredByALaterPushGetsAFreshWindow: the pull request opens SAFE, and 30 h

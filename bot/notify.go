@@ -170,7 +170,13 @@ func (b *Bot) markClaims(st *State, r *verdict.Report, out outbox) {
 // claimed messages; false means another evaluation sends them.
 func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 	// What another replica claimed since this evaluation read the comment is theirs.
-	if fresh := b.reread(ctx, ev); fresh != nil {
+	priorClaim := ""
+	if ev.mem.state != nil {
+		priorClaim = ev.mem.state.Claim
+	}
+	if m := b.reread(ctx, ev); m.state != nil {
+		fresh := m.state
+		othersClaimed := fresh.Claim != "" && fresh.Claim != priorClaim
 		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
 		ev.next.Claim = fresh.Claim // a claim in flight stays where its evaluation reads it back
 		for k, marks := range fresh.Reminded {
@@ -183,6 +189,9 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 		}
 		*out = b.plan(ev, evalOptions{})
 		if !out.claims() {
+			// Another evaluation claimed all of it and writes the comment when it
+			// has sent: writing it here too could undo what it records.
+			ev.deferComment(othersClaimed, m)
 			return true
 		}
 	}
@@ -206,28 +215,36 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 		return false
 	case <-t.C:
 	}
-	fresh := b.reread(ctx, ev)
-	if fresh == nil || fresh.Claim != token {
-		ev.log.Info("another evaluation claimed the Slack messages; it sends them")
+	m := b.reread(ctx, ev)
+	if fresh := m.state; fresh == nil || fresh.Claim != token {
+		ev.log.Info("another evaluation claimed the Slack messages; it sends them and writes the comment")
 		if fresh != nil {
 			ev.next.Reminded, ev.next.Slack, ev.next.Announced, ev.next.Claim = fresh.Reminded, fresh.Slack, fresh.Announced, fresh.Claim
 		}
+		ev.deferComment(true, m)
 		return false
 	}
 	ev.next = claimed
 	return true
 }
 
-// reread reads the bot's comment again, past the evaluation's cache; nil when it has
-// no verified state.
-func (b *Bot) reread(ctx context.Context, ev *evaluation) *State {
+// reread reads the bot's comment again, past the evaluation's cache.
+func (b *Bot) reread(ctx context.Context, ev *evaluation) memory {
 	ev.gh.forget()
 	all, err := ev.gh.ListComments(ctx, ev.pr.Owner, ev.pr.Repo, ev.pr.Number)
 	if err != nil {
 		ev.log.Warn("could not read the comment back", "err", err)
-		return nil
+		return memory{}
 	}
-	return readMemory(all, b.Self, b.StateKey, *ev.pr, ev.log).state
+	return readMemory(all, b.Self, b.StateKey, *ev.pr, ev.log)
+}
+
+// deferComment leaves the comment to the evaluation that claimed the Slack messages
+// (when defer is true); m is the comment as last read.
+func (ev *evaluation) deferComment(deferred bool, m memory) {
+	if deferred {
+		ev.commentDeferred, ev.mem.comment = true, m.comment
+	}
 }
 
 func newToken() string {

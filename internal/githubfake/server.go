@@ -1,7 +1,9 @@
 // Package githubfake is an in-memory HTTP fake of the parts of GitHub's REST API
 // that contractbot's bot calls: pull requests and their reviews, issue comments,
-// labels, check runs, commit statuses, team memberships, GitHub App installation
-// tokens and rate limits.
+// labels, check runs, commit statuses, team memberships, the review requests of an
+// issue's timeline, GitHub App installation tokens, who a credential is (GET /app,
+// GET /user) and rate limits. Like GitHub, it refuses check runs to credentials that
+// are not an App's (403 "Resource not accessible by integration").
 //
 // It answers like GitHub does (JSON shapes, status codes, pagination with Link
 // headers, 404 and 422 bodies, rate-limit headers and errors, ETags and 304)

@@ -52,6 +52,9 @@ func TestRebuiltMemory(t *testing.T) {
 		t.Error("data-warehouse's approval of an older commit was not reported as dropped")
 	}
 	equal(t, "platform approved at", pl.ApprovedAt, openedAt.Add(30*time.Minute))
+	// What a person reads: the note under the verdict, the dropped approval.
+	in.Notices = []string{"contractbot could not verify its memory of this pull request <edited>, so it rebuilt it from GitHub."}
+	writeGoldens(t, "k-rebuilt", Evaluate(in))
 }
 
 // TestDroppedOnlyForTeamsThatApproved: a changed requirement says "earlier approval

@@ -63,7 +63,7 @@ func normalized(r *Report) *Report {
 			ref.Fields = list(nonEmpty(ref.Fields))
 			sc.For[j] = ref
 		}
-		sc.RequestedAt, sc.Deadline = utc(so.RequestedAt), utc(so.Deadline)
+		sc.RequestedAt, sc.Deadline, sc.ApprovedAt = utc(so.RequestedAt), utc(so.Deadline), utc(so.ApprovedAt)
 		c.SignOffs[i] = &sc
 	}
 	c.Calendar = make([]*CalendarCheck, len(r.Calendar))
