@@ -226,6 +226,9 @@ func (w *walker) fields(p pair) []issue {
 	ri, wi := p.r.doc.recordInfo(rrec), p.w.doc.recordInfo(wrec)
 	rfields, wfields := rrec.Fields(), wrec.Fields()
 	for i, name := range ri.names {
+		if w.count >= maxIssues {
+			return out // the list is full: nothing further would be kept
+		}
 		j := -1
 		if i < len(wi.names) && wi.names[i] == name {
 			j = i // the common case: the field kept its place

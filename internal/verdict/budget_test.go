@@ -73,6 +73,10 @@ func TestDeepReuseEvaluationIsBounded(t *testing.T) {
 	if n := strings.Count(out, "\n"); n > MaxActionsAnnotations+1 {
 		t.Errorf("%d lines of annotations", n)
 	}
+	// What a person reads: the cut change, the first 50 changes, the consumer's
+	// fields capped at ten.
+	golden(t, "deep-reuse.txt", []byte(Text(rep)))
+	golden(t, "deep-reuse.md", []byte(Markdown(rep, goldenOptions)))
 }
 
 // wideInput is an evaluation of a Protobuf subject of n fields all retyped from int32

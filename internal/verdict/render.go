@@ -23,7 +23,18 @@ const (
 	maxConsumers = 50
 	maxChains    = 3
 	maxLint      = 50
+	// maxFields caps the fields named per consumer (a consumer reading "*" of a
+	// subject with 10,000 changed fields would otherwise fill the comment).
+	maxFields = 10
 )
+
+// some joins at most maxFields items and counts the rest: "a, b and 9,998 more".
+func some(items []string) string {
+	if len(items) <= maxFields {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:maxFields], ", ") + fmt.Sprintf(" and %s more", thousands(len(items)-maxFields))
+}
 
 // escapeMarkdown makes text from schemas and contract files (field names, docs,
 // messages, consumer names, reasons) inert in GitHub Markdown: every character that can
@@ -145,6 +156,8 @@ func effectWord(e checker.Effect) string {
 // changeWords renders a field change's values: "int -> long", "was long", "new: string".
 func changeWords(c checker.Change) string {
 	switch {
+	case c.Kind == checker.ChangesCut:
+		return c.New + " more changes, not listed"
 	case c.Old != "" && c.New != "":
 		return c.Old + " -> " + c.New
 	case c.Old != "":

@@ -230,7 +230,8 @@ func (m *mdWriter) affected(s *SubjectReport) {
 // `amount`".
 func mdReads(a impact.Affected) string {
 	var parts []string
-	for _, rd := range reads(a) {
+	rds := reads(a)
+	for _, rd := range rds[:min(len(rds), maxFields+1)] {
 		switch {
 		case rd.Field == impact.WholeSubject:
 			parts = append(parts, "the whole subject")
@@ -242,6 +243,9 @@ func mdReads(a impact.Affected) string {
 	}
 	if len(parts) == 1 && parts[0] == "the whole subject" {
 		return parts[0]
+	}
+	if len(rds) > maxFields {
+		parts = append(parts[:maxFields], fmt.Sprintf("and %s more", thousands(len(rds)-maxFields)))
 	}
 	return "fields " + strings.Join(parts, ", ")
 }
@@ -275,10 +279,10 @@ func (m *mdWriter) signOffs() {
 		for _, ref := range so.For {
 			m.f("  - %s on %s", code(ref.Consumer), code(ref.Subject))
 			if fs := nonEmpty(ref.Fields); len(fs) > 0 {
-				for i, f := range fs {
+				for i, f := range fs[:min(len(fs), maxFields)] {
 					fs[i] = code(f)
 				}
-				m.f(" (%s)", strings.Join(fs, ", "))
+				m.f(" (%s)", some(fs))
 			}
 			m.f(": %s\n", escapeMarkdown(ref.Reason))
 		}

@@ -61,6 +61,9 @@ func Text(r *Report) string {
 			}
 			from, to := changePath(c)
 			what := to
+			if to == impact.WholeSubject {
+				what = "the whole subject"
+			}
 			if from != "" {
 				what = from + " -> " + to
 			}
@@ -104,7 +107,7 @@ func Text(r *Report) string {
 		for _, ref := range so.For {
 			f("      %s on %s", plain(ref.Consumer), plain(ref.Subject))
 			if fs := nonEmpty(ref.Fields); len(fs) > 0 {
-				f(" (%s)", plain(strings.Join(fs, ", ")))
+				f(" (%s)", plain(some(fs)))
 			}
 			f(": %s\n", plain(ref.Reason))
 		}
@@ -177,7 +180,8 @@ func textConsumers(b *strings.Builder, label string, as []impact.Affected) {
 			fmt.Fprintf(b, ", %s", count(a.Hops, "hop", "hops"))
 		}
 		var fields []string
-		for _, rd := range reads(a) {
+		rds := reads(a)
+		for _, rd := range rds[:min(len(rds), maxFields+1)] {
 			switch {
 			case rd.Field == impact.WholeSubject:
 				fields = append(fields, "the whole subject")
@@ -186,6 +190,9 @@ func textConsumers(b *strings.Builder, label string, as []impact.Affected) {
 			default:
 				fields = append(fields, rd.Field+" (reads "+rd.Read+")")
 			}
+		}
+		if len(rds) > maxFields {
+			fields = append(fields[:maxFields], fmt.Sprintf("and %s more", thousands(len(rds)-maxFields)))
 		}
 		fmt.Fprintf(b, ": %s: %s\n", effectWord(a.Effect), plain(strings.Join(fields, ", ")))
 		cs := chains(a)
