@@ -532,7 +532,7 @@ func TestJSONSchemaTreeSchemasParse(t *testing.T) {
 		}
 	}
 
-	// The demo's lineage chain, three hops deep: subject -> consumer -> subject ...
+	// The demo's lineage chain, two produces steps (2 hops) deep: subject -> consumer -> subject ...
 	chain := [][3]string{
 		{"orders.order-created-value", "dwd-order-detail", "dw.order-detail-value"},
 		{"dw.order-detail-value", "dws-gmv-1min", "dws.gmv-1min-value"},

@@ -79,9 +79,18 @@ func plural(n int, one, many string) string {
 
 // span renders an item's time on the day it is listed: "10:00-16:00" within the day,
 // "18:00 to Mon 12-07 08:00" across days (with the year when it changes), "ongoing,
-// to Mon 12-07 08:00" for an item already under way when the view begins.
+// to Mon 12-07 08:00" for an item already under way when the view begins, "ended Mon
+// 12-07 07:00" for one that began before the view and is over now, and a trailing
+// "(ended)" for one that began in the view and is over.
 func span(it Item, loc *time.Location) string {
 	s, e := it.Start.In(loc), it.End.In(loc)
+	if it.Ended && it.Ongoing {
+		return "ended " + e.Format("Mon 01-02 15:04")
+	}
+	if it.Ended {
+		it.Ended = false
+		return span(it, loc) + " (ended)"
+	}
 	start := s.Format("15:04")
 	if it.Ongoing {
 		start = "ongoing,"

@@ -44,6 +44,8 @@ type Item struct {
 	Title string    `json:"title"`
 	// Ongoing is true when the item began before the day it is listed on.
 	Ongoing bool `json:"ongoing,omitempty"`
+	// Ended is true when the item was over at the view's now (WithNow).
+	Ended bool `json:"ended,omitempty"`
 
 	// Entry fields.
 	File        string   `json:"file,omitempty"`
@@ -71,7 +73,16 @@ type Item struct {
 // AgendaOption changes what Agenda computes.
 type AgendaOption func(*agendaConfig)
 
-type agendaConfig struct{ affected func(string) []string }
+type agendaConfig struct {
+	affected func(string) []string
+	now      time.Time
+}
+
+// WithNow marks the items over at now as Ended: a view that starts at midnight lists
+// a freeze that ended at 07:00 as ended, not as under way.
+func WithNow(now time.Time) AgendaOption {
+	return func(c *agendaConfig) { c.now = now }
+}
 
 // WithAffected sets the consumers a change to a subject affects, for conflicts
 // (default: DirectConsumers).
@@ -152,6 +163,7 @@ func Agenda(tree *contract.Tree, from, to time.Time, team string, opts ...Agenda
 			day = from
 			it.Ongoing = true
 		}
+		it.Ended = !cfg.now.IsZero() && !it.End.After(cfg.now)
 		date := day.In(loc).Format("2006-01-02")
 		if n := len(v.Days); n == 0 || v.Days[n-1].Date != date {
 			v.Days = append(v.Days, Day{Date: date})

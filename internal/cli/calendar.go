@@ -84,7 +84,7 @@ otherwise. --format ics writes an RFC 5545 calendar to import or subscribe to.`,
 			if !end.After(start) {
 				return fmt.Errorf("--to (%s) is before --from (%s); give a later --to", end.AddDate(0, 0, -1).Format("2006-01-02"), start.Format("2006-01-02"))
 			}
-			view := calendar.Agenda(tree, start, end, team)
+			view := calendar.Agenda(tree, start, end, team, calendar.WithNow(clock))
 			w := cmd.OutOrStdout()
 			switch format {
 			case "text":
@@ -104,7 +104,6 @@ otherwise. --format ics writes an RFC 5545 calendar to import or subscribe to.`,
 	f.StringVar(&team, "team", "", "only what concerns this team: its entries, its subjects and the subjects it consumes")
 	f.StringVar(&format, "format", "text", "output format: text, json or ics")
 	f.StringVar(&tz, "tz", "", "display time zone, an IANA name (default: the team's zone with --team, else UTC)")
-	f.StringVar(&now, "now", "", "the current time, RFC 3339 (for tests)")
-	_ = f.MarkHidden("now")
+	f.StringVar(&now, "now", "", "show the calendar as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: what is ongoing, ended or ahead, and the default --from")
 	return cmd
 }

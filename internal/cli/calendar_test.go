@@ -27,6 +27,9 @@ func TestCalendarGolden(t *testing.T) {
 		{"to before from", []string{"--from", "2026-12-10", "--to", "2026-12-01"}, 2, "to-before-from.stderr"},
 		{"bad zone", []string{"--tz", "Mars/Olympus"}, 2, "bad-zone.stderr"},
 		{"bad format", []string{"--format", "xml"}, 2, "bad-format.stderr"},
+		// Monday 09:00: the weekend freeze ended at 08:00 (ended, not ongoing); the
+		// window of the day's entry is still ahead.
+		{"ended this morning", []string{"--now", "2026-12-07T09:00:00+01:00", "--tz", "Europe/Berlin", "--to", "2026-12-08"}, 0, "ended.txt"},
 		// A small tree with a conflict and an entry inside a freeze.
 		{"conflicts text", []string{"--repo", conflictsTree, "--from", "2026-12-07", "--to", "2026-12-13", "--tz", "Europe/Berlin"}, 0, "conflicts.txt"},
 		{"conflicts json", []string{"--repo", conflictsTree, "--from", "2026-12-08", "--to", "2026-12-11", "--format", "json"}, 0, "conflicts.json"},

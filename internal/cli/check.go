@@ -29,6 +29,10 @@ would post on the pull request: the class (SAFE, COMPATIBLE, BREAKING), the regi
 findings with their lines, every consumer the change touches down to the field and
 across lineage hops, the sign-offs it needs and the calendar entry it needs.
 
+Sign-off deadlines count from now (the bot counts from when it first asked a team):
+now plus the subject's signoff_hours, 24 by default. --now fixes the moment, so the
+output can be reproduced.
+
 Only the subjects that changed, and the subjects their lineage reaches, are loaded, so
 the time grows with the change, not with the repository.
 
@@ -36,7 +40,8 @@ Exit status 1 when the change is BREAKING and lacks what it needs, or when the c
 files have errors; 0 otherwise.`,
 		Example: `  contractbot check                          # working tree vs the merge base with main
   contractbot check --against HEAD~1 --rev HEAD
-  contractbot check --overlay examples/changes/remove-order-amount   # a proposed change
+  contractbot check --overlay examples/changes/amount-to-decimal     # a proposed change
+  contractbot check --now 2026-12-01T09:00:00Z   # as of a moment: deadlines, freezes, windows
   contractbot check --format markdown        # the pull-request comment
   contractbot check --format github          # annotations in GitHub Actions`,
 		Args: cobra.NoArgs,
@@ -67,8 +72,7 @@ files have errors; 0 otherwise.`,
 	cmd.Flags().StringVar(&against, "against", "", "the base revision (default: the merge base with the default branch)")
 	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, json or github")
-	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339), for reproducible output")
-	_ = cmd.Flags().MarkHidden("now")
+	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: sign-off deadlines (the request time plus signoff_hours), freezes and calendar windows depend on it; for reproducible output")
 	return cmd
 }
 

@@ -20,7 +20,7 @@ func TestImpactTreeGolden(t *testing.T) {
 		checkGolden(t, filepath.Join("..", "impact", tc.golden), out)
 	}
 	if !strings.Contains(mustRun(t, "impact", "--repo", "../..", "orders.order-created-value:amount"), "gmv-dashboard (dashboard, team analytics) reads gmv_cents") {
-		t.Error("the dashboard three hops down is missing")
+		t.Error("the dashboard 2 hops down is missing")
 	}
 }
 

@@ -51,7 +51,13 @@ func (l *loader) loadCalendar(t *Tree) ([]*Entry, []*Freeze) {
 		case p == FreezesFile:
 			freezes = l.loadFreezes(f, t)
 		case e.Dir || !strings.HasSuffix(e.Name, ".yaml"):
-			if !isDoc(e.Name) {
+			switch {
+			case isDoc(e.Name):
+			case !e.Dir && misnamed(e.Name, "freezes.yaml"):
+				f.report(Pos{1, 1}, CodeFileName, "%s", renameTo(p, FreezesFile))
+			case !e.Dir && strings.HasSuffix(e.Name, ".yml"):
+				f.report(Pos{1, 1}, CodeFileName, "%s", renameTo(p, strings.TrimSuffix(p, ".yml")+".yaml"))
+			default:
 				f.report(Pos{1, 1}, CodeFileName, "calendar/ holds freezes.yaml and entries named <yyyy-mm-dd>-<slug>.yaml; %s is neither.", e.Name)
 			}
 		default:

@@ -74,7 +74,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 			c.Reads = append(c.Reads, r.val)
 			c.ReadPos = append(c.ReadPos, r.pos)
 			if r.val != "*" && paths != nil && !s.HasFieldPath(r.val) {
-				f.report(r.pos, CodeUnknownField, "reads field %q, which does not exist in %s.%s", r.val, s.SchemaFile, didYouMean(r.val, paths))
+				f.report(r.pos, CodeUnknownField, "reads field %q, which does not exist in %s.%s", r.val, s.SchemaFile, fieldHint(r.val, paths))
 			}
 		}
 	}
@@ -106,7 +106,7 @@ func (l *loader) loadProduces(f *file, o *object, s *Subject, c *Consumer, paths
 			for _, in := range inputs {
 				mapping[out] = append(mapping[out], in.val)
 				if paths != nil && !s.HasFieldPath(in.val) {
-					f.report(in.pos, CodeUnknownField, "lineage input %q does not exist in %s.%s", in.val, s.SchemaFile, didYouMean(in.val, paths))
+					f.report(in.pos, CodeUnknownField, "lineage input %q does not exist in %s.%s", in.val, s.SchemaFile, fieldHint(in.val, paths))
 				}
 			}
 		}

@@ -169,11 +169,14 @@ func (l *loader) subjectDirs() []subjectDir {
 		return nil
 	}
 	var out []subjectDir
+	hasTeams := slices.ContainsFunc(top, func(d DirEntry) bool { return d.Name == "teams.yaml" })
 	for _, d := range top {
 		p := ContractsDir + "/" + d.Name
 		switch {
 		case d.Symlink && p == TeamsFile:
 			// reported when teams.yaml is read
+		case !d.Dir && !hasTeams && misnamed(d.Name, "teams.yaml"):
+			// reported when teams.yaml is looked for
 		case d.Symlink:
 			l.layout(p, CodeSymlink, "%s is a symbolic link; the loader never follows links. Replace it with the real file or folder.", p)
 		case !d.Dir:
@@ -284,7 +287,7 @@ func (l *loader) crossCheck(t *Tree) {
 		}
 		for _, o := range p.outputs {
 			if !target.HasFieldPath(o.val) {
-				f.report(o.pos, CodeUnknownOutput, "output field %q does not exist in %s (%s).%s", o.val, p.target, target.SchemaFile, didYouMean(o.val, paths))
+				f.report(o.pos, CodeUnknownOutput, "output field %q does not exist in %s (%s).%s", o.val, p.target, target.SchemaFile, fieldHint(o.val, paths))
 			}
 		}
 	}

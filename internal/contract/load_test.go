@@ -88,7 +88,8 @@ func TestLoadExampleTree(t *testing.T) {
 }
 
 // longestLineage counts the consumer steps of the longest chain: ODS subject ->
-// job -> DWD subject -> job -> DWS subject -> dashboard is three hops.
+// job -> DWD subject -> job -> DWS subject -> dashboard is three consumer steps (check
+// says 2 hops: it counts the produces steps).
 func longestLineage(t *Tree) int {
 	var depth func(s *Subject, seen map[string]bool) int
 	depth = func(s *Subject, seen map[string]bool) int {

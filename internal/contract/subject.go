@@ -46,6 +46,12 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 		has[e.Name] = e
 	}
 	if _, ok := has[ContractFile]; !ok {
+		for _, e := range sd.entries {
+			if !e.Dir && misnamed(e.Name, ContractFile) {
+				(&file{path: sd.dir + "/" + e.Name, diags: ds}).report(Pos{1, 1}, CodeFileName, "%s", renameTo(sd.dir+"/"+e.Name, cpath))
+				return nil
+			}
+		}
 		f.report(Pos{1, 1}, CodeMissingFile, "the folder %s has no contract.yaml; add one (subject, format, schema, compatibility, owner) or remove the folder.", sd.dir)
 		return nil
 	}
@@ -104,7 +110,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
 			if !s.HasFieldPath(k.val) {
-				f.report(k.pos, CodeUnknownField, "field %q in fields: does not exist in %s.%s", k.val, s.SchemaFile, didYouMean(k.val, paths))
+				f.report(k.pos, CodeUnknownField, "field %q in fields: does not exist in %s.%s", k.val, s.SchemaFile, fieldHint(k.val, paths))
 			}
 		}
 	}

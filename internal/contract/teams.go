@@ -21,6 +21,15 @@ func (l *loader) loadTeams() map[string]*Team {
 	f := &file{path: TeamsFile, diags: &ds}
 	data, found, ok := l.read(f, TeamsFile, MaxYAMLBytes)
 	if !found {
+		if entries, err := l.src.ReadDir(ContractsDir); err == nil {
+			for _, e := range entries {
+				if !e.Dir && misnamed(e.Name, "teams.yaml") {
+					p := ContractsDir + "/" + e.Name
+					(&file{path: p, diags: &ds}).report(Pos{1, 1}, CodeFileName, "%s", renameTo(p, TeamsFile))
+					return nil
+				}
+			}
+		}
 		f.report(Pos{1, 1}, CodeMissingFile, "there is no %s; create it with the teams that own subjects and consumers (see docs/contract-format.md).", TeamsFile)
 		return nil
 	}

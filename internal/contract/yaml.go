@@ -20,6 +20,7 @@ import (
 type file struct {
 	path  string
 	diags *Diagnostics
+	data  []byte // the text parsed, for hints that quote a line
 }
 
 func (f *file) report(p Pos, code, format string, args ...any) {
@@ -44,6 +45,7 @@ var reYAMLLine = regexp.MustCompile(`line (\d+):\s*(.*)`)
 // the line and column of every node; when a file does not parse, goccy/go-yaml parses
 // it again to find the column of the offending token, which yaml/v3 does not report.
 func (f *file) parse(data []byte) *object {
+	f.data = data
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -86,18 +88,30 @@ func (f *file) syntaxError(data []byte, err error) {
 	if _, gerr := goccyparser.ParseBytes(data, 0); gerr != nil {
 		var se *goccy.SyntaxError
 		if errors.As(gerr, &se) && se.Token != nil {
-			f.report(Pos{se.Token.Position.Line, se.Token.Position.Column}, CodeYAMLSyntax,
-				"YAML syntax error: %s. Check the indentation and quoting on this line.", se.Message)
+			line := se.Token.Position.Line
+			f.report(Pos{line, se.Token.Position.Column}, CodeYAMLSyntax,
+				"YAML syntax error: %s.%s", se.Message, orCheckQuoting(f.quoteHintAt(line)))
 			return
 		}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	p := Pos{1, 1}
+	p, hint := Pos{1, 1}, ""
 	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		hint = f.quoteHintAt(p.Line)
+	} else if hp, h := f.firstQuoteHint(); h != "" {
+		p, hint = hp, h // no line from YAML ("unknown anchor"): the first line that explains it
 	}
-	f.report(p, CodeYAMLSyntax, "YAML syntax error: %s. Check the indentation and quoting on this line.", msg)
+	f.report(p, CodeYAMLSyntax, "YAML syntax error: %s.%s", msg, orCheckQuoting(hint))
+}
+
+// orCheckQuoting is hint, or the general advice when there is none.
+func orCheckQuoting(hint string) string {
+	if hint != "" {
+		return hint
+	}
+	return " Check the indentation and quoting on this line."
 }
 
 // object is a YAML mapping whose keys have been checked.
@@ -116,7 +130,11 @@ func isNull(n *yaml.Node) bool {
 // every value is where it is read); nil means reported.
 func (f *file) unwrap(n *yaml.Node) *yaml.Node {
 	if n != nil && n.Kind == yaml.AliasNode {
-		f.report(posOf(n), CodeAlias, "YAML aliases (*name) are not allowed in contract files; write the value out in full.")
+		f.report(posOf(n), CodeAlias, "YAML aliases (*name) are not allowed in contract files; write the value out in full.%s", f.quoteHintAt(n.Line))
+		return nil
+	}
+	if n != nil && n.Anchor != "" {
+		f.report(posOf(n), CodeAlias, "YAML anchors (&%s) are not allowed in contract files; remove it.%s", n.Anchor, f.quoteHintAt(n.Line))
 		return nil
 	}
 	return n
@@ -200,17 +218,23 @@ func (o *object) expect(what string, required, optional []string) {
 	for _, k := range all {
 		known[k] = true
 	}
+	misspelt := map[string]bool{} // required keys written with a typo: one error, not two
 	for _, k := range o.names() {
 		if !known[k] {
 			hint := didYouMean(k, all)
 			if hint == "" {
 				hint = fmt.Sprintf(" Allowed keys: %s.", strings.Join(all, ", "))
 			}
+			for _, r := range required {
+				if _, ok := o.vals[r]; !ok && hint == didYouMean(k, []string{r}) {
+					misspelt[r] = true
+				}
+			}
 			o.f.report(o.keys[k], CodeUnknownKey, "unknown key %q in %s.%s", k, what, hint)
 		}
 	}
 	for _, k := range required {
-		if _, ok := o.vals[k]; !ok {
+		if _, ok := o.vals[k]; !ok && !misspelt[k] {
 			o.f.report(o.pos, CodeMissingKey, "%s has no %q key; add `%s:` (it is required).", what, k, k)
 		}
 	}
@@ -252,8 +276,8 @@ func (o *object) str(key string) (string, bool) {
 	}
 	s, ok := scalar(n)
 	if !ok {
-		hint := ""
-		if n.Kind == yaml.ScalarNode && !isNull(n) {
+		hint := o.f.quoteHintAt(o.keys[key].Line)
+		if hint == "" && n.Kind == yaml.ScalarNode && !isNull(n) {
 			hint = fmt.Sprintf(" Quote it: %s: %q.", key, n.Value)
 		}
 		o.f.report(o.valuePos(key), CodeWrongType, "%q must be a string, found %s.%s", key, kindName(n), hint)
@@ -337,7 +361,7 @@ func (o *object) strList(key string) ([]item, bool) {
 		}
 		s, isStr := scalar(v)
 		if !isStr {
-			o.f.report(posOf(v), CodeWrongType, "every entry of %q must be a string, found %s.", key, kindName(v))
+			o.f.report(posOf(v), CodeWrongType, "every entry of %q must be a string, found %s.%s", key, kindName(v), o.f.quoteHintAt(v.Line))
 			good = false
 			continue
 		}

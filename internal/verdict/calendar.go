@@ -24,8 +24,8 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 		return conflicts
 	}
 	for _, sr := range subjects {
-		if sr.Class == Safe {
-			continue
+		if sr.Class == Safe || sr.Error != "" {
+			continue // a subject not evaluated asks for nothing until it can be
 		}
 		tier := sr.Tier
 		if s := in.Base.Subject(sr.Subject); s != nil && s.Tier == "core" {

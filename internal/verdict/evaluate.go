@@ -142,6 +142,16 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		}
 		return
 	}
+	if n := contractErrors(in.Head, h); n > 0 {
+		// A mistake in contract.yaml (compatability: for compatibility) is a lint error,
+		// not a change of the contract: nothing is judged until the file is right.
+		sr.Error = fmt.Sprintf("%s has %d error(s) (see the contract file errors); the change is judged once they are fixed", h.ContractPath(), n)
+		sr.Class = Breaking
+		if h.Compatibility == "" {
+			sr.Level, sr.OldLevel = b.Compatibility, ""
+		}
+		return
+	}
 	governance(b, h, sr)
 	if b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message {
 		if err := compareSchemas(in, b, h, sr); err != nil {
@@ -165,6 +175,25 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	if len(sr.Governance) > 0 {
 		sr.Class = worst(sr.Class, Compatible)
 	}
+}
+
+// contractErrors counts the errors in s's contract.yaml that make its keys unreliable
+// (a misspelt, missing or mistyped key, a bad value, an unknown owner), so that the
+// subject is not judged on them. A fields: entry naming a field the change removed is
+// not one of them: that is the change's impact.
+func contractErrors(t *contract.Tree, s *contract.Subject) int {
+	n, p := 0, s.ContractPath()
+	for _, d := range t.Diagnostics {
+		if d.File == p && d.Severity == contract.Error && keyErrors[d.Code] {
+			n++
+		}
+	}
+	return n
+}
+
+var keyErrors = map[string]bool{
+	contract.CodeYAMLSyntax: true, contract.CodeAlias: true, contract.CodeUnknownKey: true, contract.CodeMissingKey: true,
+	contract.CodeWrongType: true, contract.CodeInvalidValue: true, contract.CodeFormatOption: true, contract.CodeUnknownTeam: true,
 }
 
 // governance records the contract changes consumers must agree to, and notes others.
