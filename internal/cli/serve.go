@@ -46,25 +46,43 @@ func newServeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the pull-request bot: GitHub webhooks in, one comment, a check run, review requests and labels out",
-		Long: `serve runs the bot's HTTP server: POST /webhook (GitHub deliveries, verified with
-the webhook secret), /healthz, /readyz and Prometheus /metrics (or on its own
-listener with --metrics-addr). Each pull request
-event is evaluated with the same verdict as 'contractbot check' and GitHub is brought
-in line: one sticky comment, a check run on the head commit, review requests to the
-teams whose sign-off is needed, and labels that mirror the verdict.
+		Short: "Serve the contract repository (pages, schema registry, calendar feeds) and, with GitHub credentials, run the pull-request bot",
+		Long: `serve serves the default branch of --repo, a local clone (--branch, else the first of
+origin/HEAD, origin/main, origin/master, main and master; never what is checked out),
+and needs nothing else for it:
 
-Configuration comes from the environment:
-  CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret (required)
-  CONTRACTBOT_STATE_KEY       optional: the key that signs the state block of the
-                              bot's comments (HMAC-SHA256); by default derived from
-                              the webhook secret. Every replica needs the same one.
+  /                     pages: the catalog, a page per subject (fields, lineage,
+                        consumers, versions and diffs), the calendar, teams, sign-offs
+  /registry/            a read-only Confluent Schema Registry API of the branch's
+                        history (point registry clients at http://HOST:PORT/registry)
+  /calendar.ics         the calendar as iCalendar feeds; /calendar/TEAM.ics per team
+  /schemas/             the JSON Schemas of the contract files, for editors
+  /healthz, /readyz     health; Prometheus /metrics (or on --metrics-addr)
+
+The pages and the registry show the same commit (the footer and the header
+X-Contractbot-Commit name it) and follow the branch within a second of a fetch.
+
+With GitHub credentials serve also runs the bot: POST /webhook takes GitHub's
+deliveries; each pull request is evaluated with the same verdict as 'contractbot
+check' and GitHub is brought in line: one sticky comment, a check run on the head
+commit, review requests to the teams whose sign-off is needed, and labels that mirror
+the verdict. The bot needs (from the environment):
   GITHUB_TOKEN                a token with pull requests, issues: write, statuses:
                               write and members: read (the verdict is then a commit
                               status: check runs need an App); or run as a GitHub
                               App with --app-id and --app-key-file
-  SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack`,
-		Example: `  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
+  CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret: required with
+                              credentials, unused without
+  CONTRACTBOT_STATE_KEY       optional: the key that signs the state block of the
+                              bot's comments (HMAC-SHA256); by default derived from
+                              the webhook secret. Every replica needs the same one.
+  SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack
+                              (calendar reminders and --drift-registry alerts also
+                              run without GitHub credentials)
+See docs/operations.md for the permissions and the webhook's events.`,
+		Example: `  contractbot serve                                   # pages, registry, feeds on 127.0.0.1:8080
+  contractbot serve --repo /srv/contracts --branch origin/main --addr 0.0.0.0:8080
+  CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
   contractbot serve --app-id 123456 --app-key-file app.pem --reconcile acme/contracts
   contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
@@ -177,8 +195,8 @@ Configuration comes from the environment:
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
-	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the registry and calendar feeds serve")
-	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: origin/HEAD, origin/main, main or master)")
+	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
+	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel (default: the number of CPUs; more only adds contention with the webhook endpoint)")
