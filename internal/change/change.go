@@ -31,7 +31,8 @@ type Loaded struct {
 	Base, Head *contract.Tree
 	// Dirs are the subject folders evaluated.
 	Dirs []string
-	// History returns every distinct content a subject's schema file had along the
+	// History returns every distinct canonical form (checker.Canonical, the first
+	// text of each) a subject's schema file had along the
 	// base's first-parent history, oldest first, the base's own included (nil when
 	// there is no history), for verdict.Input.History.
 	History func(subject string) []checker.Input
@@ -66,15 +67,15 @@ func Load(c Change) (*Loaded, error) {
 	return l, nil
 }
 
-// earlierVersions reads the distinct earlier contents of the schema files of the
+// earlierVersions reads the distinct earlier canonical forms of the schema files of the
 // changed subjects, along the first-parent history at at: the _TRANSITIVE levels
 // check against them, and every finding can name the version it fails against.
 func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []checker.Input, error) {
-	bySubject := map[string]string{}
+	bySubject := map[string]*contract.Subject{}
 	var paths []string
 	for _, s := range head.Subjects {
 		if b := base.Subject(s.Subject); b != nil && b.SchemaFile != "" {
-			bySubject[s.Subject] = b.SchemaFile
+			bySubject[s.Subject] = b
 			paths = append(paths, b.SchemaFile)
 		}
 	}
@@ -86,17 +87,28 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 		return nil, fmt.Errorf("read schema history: %w", err)
 	}
 	return func(subject string) []checker.Input {
-		file := bySubject[subject]
-		if file == "" {
+		b := bySubject[subject]
+		if b == nil {
 			return nil
 		}
+		// One entry per canonical form, the first text of each, as the versions index
+		// and a registry number versions: a layout-only change is no version.
 		var out []checker.Input
-		for i, blob := range found[file] {
+		seen := map[string]bool{}
+		for _, blob := range found[b.SchemaFile] {
 			data, err := gitrepo.ReadBlob(repo.Storer, blob, contract.MaxSchemaBytes)
 			if err != nil {
 				continue
 			}
-			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", file, i+1), Data: data})
+			key := "blob:" + blob.String()
+			if form, err := checker.Canonical(b.Engine(), data); err == nil {
+				key = checker.CanonicalKey(form)
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data})
 		}
 		return out
 	}, nil

@@ -66,3 +66,51 @@ func TestPublishAndDiffAgainstCanonicalRegistry(t *testing.T) {
 		t.Fatalf("diff after a layout-only commit: exit %d:\n%s%s", code, out, errOut)
 	}
 }
+
+// check on a layout-only change: SAFE, and a note says the registry sees no new
+// version. check on a change that returns a schema to an earlier version's form: a
+// warning says the registry will not make it the latest and what to do.
+func TestCheckLayoutOnlyAndRevert(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	proto := filepath.Join(dir, "contracts/logistics/shipment-dispatched/shipment_dispatched.proto")
+	edit(t, proto, "// A postal address.", "// A postal address, as the carrier prints it on the label.")
+	edit(t, proto, "  string city = 4;\n", "  string   city = 4 ;\n")
+	commit(t, repo, "Reword a comment")
+	out, errOut, code := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
+	if code != 0 || !strings.Contains(out, "only the layout of contracts/logistics/shipment-dispatched/shipment_dispatched.proto changes") {
+		t.Fatalf("layout-only check: exit %d:\n%s%s", code, out, errOut)
+	}
+	checkGolden(t, filepath.Join("..", "check", "layout-only.txt"), out)
+
+	// A new version of orders.order-status-changed-value, then back to the first
+	// version's form in another layout: a revert.
+	avsc := filepath.Join(dir, "contracts/orders/order-status-changed/order_status_changed.avsc")
+	v1, err := os.ReadFile(avsc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v2 bytes.Buffer
+	if err := json.Compact(&v2, v1); err != nil {
+		t.Fatal(err)
+	}
+	added := strings.Replace(v2.String(), `"fields":[`, `"fields":[{"name":"note","type":["null","string"],"default":null},`, 1)
+	if err := os.WriteFile(avsc, []byte(added), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, repo, "Add a note")
+	if err := os.WriteFile(avsc, []byte(strings.ReplaceAll(string(v1), "  ", "\t")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, repo, "Back to version 1")
+	out, errOut, code = runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
+	if code == 2 || !strings.Contains(out, "returns to version 1 of orders.order-status-changed-value") {
+		t.Fatalf("revert check: exit %d:\n%s%s", code, out, errOut)
+	}
+	checkGolden(t, filepath.Join("..", "check", "revert.txt"), out)
+	// The bot posts the Markdown rendering: the warning is in it.
+	md, _, _ := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z", "--format", "markdown")
+	if !strings.Contains(md, "**Warnings**") {
+		t.Errorf("the Markdown report has no warning:\n%s", md)
+	}
+	checkGolden(t, filepath.Join("..", "check", "revert.md"), md)
+}

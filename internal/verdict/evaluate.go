@@ -239,24 +239,27 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 		sr.Changes = append(sr.Changes, checker.Change{Kind: checker.TypeChanged, Path: impact.WholeSubject, Old: b.Format, New: h.Format, Effect: checker.Breaks, Message: "the format changes"})
 		return nil
 	}
-	// The earlier versions, numbered, and the base's number (0: unknown).
-	var history []numbered
-	baseVersion := 0
-	if in.History != nil {
-		for i, hi := range in.History(sr.Subject) {
-			if bytes.Equal(hi.Data, b.SchemaText) {
-				baseVersion = i + 1
-				continue
-			}
-			history = append(history, numbered{hi, i + 1})
-		}
-	}
-	if !level.Transitive() {
-		history = nil
-	}
 	eng := h.Engine()
 	if eng == nil {
 		return fmt.Errorf("unknown format %q", h.Format)
+	}
+	// The earlier versions (one per canonical form), numbered, and the base's number
+	// (0: unknown).
+	var all []checker.Input
+	if in.History != nil {
+		all = in.History(sr.Subject)
+	}
+	id := identify(eng, b, h, all)
+	id.note(sr)
+	var history []numbered
+	for i, hi := range all {
+		if i+1 != id.base {
+			history = append(history, numbered{hi, i + 1})
+		}
+	}
+	baseVersion := id.base
+	if !level.Transitive() {
+		history = nil
 	}
 	next, nerr := h.Schema()
 	old, oerr := b.Schema()

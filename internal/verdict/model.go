@@ -186,6 +186,10 @@ type SubjectReport struct {
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).
 	Notes []string `json:"notes,omitempty"`
+	// Warnings are facts the author should act on that do not block the change (a
+	// schema returning to an earlier version, which the registry will not make the
+	// latest).
+	Warnings []string `json:"warnings,omitempty"`
 	// Error is set when the subject could not be evaluated (its schema does not parse).
 	Error string `json:"error,omitempty"`
 }

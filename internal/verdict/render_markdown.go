@@ -117,6 +117,12 @@ func (m *mdWriter) subject(s *SubjectReport) {
 			m.f("- %s\n", escapeMarkdown(g))
 		}
 	}
+	if len(s.Warnings) > 0 {
+		m.f("\n**Warnings**\n\n")
+		for _, w := range s.Warnings {
+			m.f("- :warning: %s\n", escapeMarkdown(w))
+		}
+	}
 	if len(s.Notes) > 0 {
 		m.f("\n**Notes**\n\n")
 		for _, n := range s.Notes {

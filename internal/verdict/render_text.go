@@ -79,6 +79,9 @@ func Text(r *Report) string {
 		for _, g := range s.Governance {
 			f("  governance: %s\n", plain(g))
 		}
+		for _, w := range s.Warnings {
+			f("  warning: %s\n", plain(w))
+		}
 		for _, n := range s.Notes {
 			f("  note: %s\n", plain(n))
 		}

@@ -26,9 +26,9 @@ import (
 // http.Handler; serve it with httptest.
 type Registry struct {
 	mu       sync.Mutex
-	ids      map[string]int              // canonical form -> id
-	subjects map[string][]stored         // subject -> versions, version i+1 at i
-	levels   map[string]string           // subject -> level
+	ids      map[string]int      // canonical form -> id
+	subjects map[string][]stored // subject -> versions, version i+1 at i
+	levels   map[string]string   // subject -> level
 	posts    int
 	bodies   map[string][]map[string]any // subject -> registration bodies as sent
 }
