@@ -73,3 +73,25 @@ func TestDroppedOnlyForTeamsThatApproved(t *testing.T) {
 	}
 	equal(t, "platform never approved", signOffOf(t, r, "platform").Dropped, "")
 }
+
+// BenchmarkEvaluateThenSettle: what the bot pays per event: one evaluation, then the
+// sign-offs settled again with the team members it read (it used to evaluate twice).
+// go test ./internal/verdict -run NONE -bench EvaluateThenSettle -benchtime 20x
+func BenchmarkEvaluateThenSettle(b *testing.B) {
+	repo := newScenarioRepo(b)
+	removeAmount(repo)
+	repo.commit("remove amount")
+	in := repo.input()
+	b.Run("evaluate", func(b *testing.B) {
+		for b.Loop() {
+			Evaluate(in)
+		}
+	})
+	r := Evaluate(in)
+	in.Members = map[string][]string{"@acme/data-warehouse": {"dana"}}
+	b.Run("settle", func(b *testing.B) {
+		for b.Loop() {
+			Settle(in, r)
+		}
+	})
+}

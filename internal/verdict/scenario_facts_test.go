@@ -345,7 +345,7 @@ func TestScenarioFingerprint(t *testing.T) {
 
 // removeField deletes the field object named name from an Avro schema text written
 // one field per block, as the example tree is. The field must not be the last one.
-func removeField(t *testing.T, schema, name string) string {
+func removeField(t testing.TB, schema, name string) string {
 	t.Helper()
 	start := strings.Index(schema, "    {\n      \"name\": \""+name+"\"")
 	end := strings.Index(schema[max(start, 0):], "\n    },\n")

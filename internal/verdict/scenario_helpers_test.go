@@ -28,7 +28,7 @@ var (
 
 // scenarioRepo is a Git repository holding a copy of the example tree.
 type scenarioRepo struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	repo *git.Repository
 	n    int
@@ -36,7 +36,7 @@ type scenarioRepo struct {
 
 // newScenarioRepo commits the example tree (contracts/ and calendar/ of the
 // repository root) as the first commit of a fresh repository.
-func newScenarioRepo(t *testing.T) *scenarioRepo {
+func newScenarioRepo(t testing.TB) *scenarioRepo {
 	t.Helper()
 	root := testutil.RepoRoot(t)
 	dir := t.TempDir()
@@ -109,7 +109,7 @@ func (r *scenarioRepo) input() Input {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
