@@ -342,3 +342,22 @@ func parsedAs(s *Subject, format string) bool {
 	sch, err := s.Schema()
 	return err == nil && string(sch.Format()) == format
 }
+
+// TestTeamMembers: members lists logins as @login, each once; a bad one is located.
+func TestTeamMembers(t *testing.T) {
+	src := MemSource{"contracts/teams.yaml": []byte("teams:\n  a:\n    github: ['@x/a']\n    members: ['@Ann', '@bob', 'carl', '@ann']\n")}
+	tree, err := Load(src)
+	must(t, err)
+	if got := tree.Teams["a"].Members; strings.Join(got, ",") != "@Ann,@bob" {
+		t.Errorf("members %v, want @Ann,@bob", got)
+	}
+	got := formatDiagnostics(tree.Diagnostics.ForFile(TeamsFile))
+	for _, want := range []string{
+		`contracts/teams.yaml:4:31: error: member "carl" must be a GitHub login written as @login`,
+		`contracts/teams.yaml:4:39: error: member "@ann" is listed twice in team "a"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}

@@ -112,7 +112,12 @@ type Team struct {
 	Escalation *Escalation `json:"escalation,omitempty"`
 	// Timezone is an IANA zone used for working-day reminders; UTC when empty.
 	Timezone string `json:"timezone,omitempty"`
-	Pos      Pos    `json:"-"`
+	// Members lists the logins ("@login") of the team's GitHub teams, for where
+	// team membership cannot be read through GitHub's API (GitHub Actions with
+	// GITHUB_TOKEN): an approval by one of them is the team's sign-off. Read from the
+	// base of a change, never from the change itself.
+	Members []string `json:"members,omitempty"`
+	Pos     Pos      `json:"-"`
 }
 
 // Escalation says whom to tell when a sign-off is overdue.

@@ -3,6 +3,8 @@ package contract
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -56,7 +58,7 @@ func (l *loader) loadTeams() map[string]*Team {
 		if tf == nil {
 			continue
 		}
-		tf.expect(fmt.Sprintf("team %q", id), []string{"github"}, []string{"name", "slack", "timezone", "escalation"})
+		tf.expect(fmt.Sprintf("team %q", id), []string{"github"}, []string{"name", "slack", "timezone", "escalation", "members"})
 		t.Name, _ = tf.str("name")
 		if hs, ok := tf.strList("github"); ok {
 			if len(hs) == 0 {
@@ -76,6 +78,18 @@ func (l *loader) loadTeams() map[string]*Team {
 				f.report(tf.valuePos("timezone"), CodeInvalidValue, "timezone %q is not an IANA time zone name; write one like Europe/Berlin or UTC.", tz)
 			} else {
 				t.Timezone = tz
+			}
+		}
+		if ms, ok := tf.strList("members"); ok {
+			for _, m := range ms {
+				switch {
+				case !reGitHubUser.MatchString(m.val):
+					f.report(m.pos, CodeInvalidValue, "member %q must be a GitHub login written as @login (members lists the people in the team's GitHub teams).", m.val)
+				case slices.ContainsFunc(t.Members, func(s string) bool { return strings.EqualFold(s, m.val) }):
+					f.report(m.pos, CodeInvalidValue, "member %q is listed twice in team %q; remove one.", m.val, id)
+				default:
+					t.Members = append(t.Members, m.val)
+				}
 			}
 		}
 		if eo := tf.child("escalation", "escalation"); eo != nil {
