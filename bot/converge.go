@@ -67,23 +67,31 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		ev.log.Warn(effect+" failed; the others go on, and the next evaluation tries again", append(args, "err", err)...)
 	}
 	var comment Comment
-	if ev.commentDeferred {
+	switch {
+	case ev.noComment:
+	case ev.commentDeferred:
 		if ev.mem.comment != nil {
 			comment = *ev.mem.comment
 		}
-	} else if c, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown); err != nil {
-		fail("comment", err)
-		errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
-	} else {
+	default:
+		c, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown)
+		if err != nil {
+			fail("comment", err)
+			errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
+		}
 		comment = c
 	}
-	if err := upsertCheckRun(ctx, ev.gh, pr, r); err != nil {
-		if !githubapi.IsForbidden(err) {
-			fail("check_run", err)
-			errs = append(errs, fmt.Errorf("update the check run: %w", err))
+	checkErr := errStatusOnly
+	if !ev.statusOnly {
+		checkErr = upsertCheckRun(ctx, ev.gh, pr, r)
+	}
+	if checkErr != nil {
+		if checkErr != errStatusOnly && !githubapi.IsForbidden(checkErr) {
+			fail("check_run", checkErr)
+			errs = append(errs, fmt.Errorf("update the check run: %w", checkErr))
 		} else if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(r, comment)); err != nil {
 			fail("commit_status", err)
-			errs = append(errs, fmt.Errorf("the Checks API refused the credentials (403), and the commit status failed too: %w", err))
+			errs = append(errs, fmt.Errorf("set the commit status %s: %w", VerdictContext, err))
 		}
 	}
 	if users, teams := newReviewRequests(r, ev.prior()); len(users)+len(teams) > 0 {
@@ -104,6 +112,10 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 	}
 	return errors.Join(errs...)
 }
+
+// errStatusOnly stands for the check run not written where the verdict is a commit
+// status by design (EvaluateCheckout).
+var errStatusOnly = errors.New("the verdict is a commit status")
 
 // VerdictContext is the commit status that stands for the check run where check runs
 // cannot be written (token mode).

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/contractbot/contractbot/internal/change"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -45,7 +48,10 @@ type evaluation struct {
 	// commentDeferred: another evaluation claimed this moment's Slack messages and
 	// writes the comment once it has sent them; this one leaves the comment alone.
 	commentDeferred bool
-	log  *slog.Logger
+	// noComment: converge writes no comment (EvaluateCheckout without the key or
+	// the permission); statusOnly: the verdict is a commit status, never a check run.
+	noComment, statusOnly bool
+	log                   *slog.Logger
 }
 
 // prior is the verified state of the previous evaluation, or nil.
@@ -99,6 +105,16 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 		return nil, err
 	}
 	defer r.Close()
+	return b.prepare(ctx, gh, pr, r.Repository, log)
+}
+
+// prepare loads the change between the pull request's merge base and its head from
+// repo, and reads its reviews and the bot's verified memory: the evaluation's input.
+// The bot's own clone and a checkout in GitHub Actions (EvaluateCheckout) both come
+// here.
+func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, log *slog.Logger) (*evaluation, error) {
+	owner, repo, number := pr.Owner, pr.Repo, pr.Number
+	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
 	headCommit, err := r.CommitObject(head)
 	if err != nil {
 		return nil, err
@@ -111,7 +127,7 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 	if err != nil || len(bases) == 0 {
 		return nil, fmt.Errorf("no merge base between %s and %s: %v", pr.HeadSHA[:12], pr.BaseSHA[:12], err)
 	}
-	loaded, err := change.Between(r.Repository, bases[0].Hash, head)
+	loaded, err := change.Between(r, bases[0].Hash, head)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +140,9 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 		return nil, fmt.Errorf("read the comments (the bot's memory is one of them): %w", err)
 	}
 	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, comments: comments, log: log}
-	ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
+	if len(b.StateKey) > 0 { // without a key (EvaluateCheckout may run without), no memory
+		ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
+	}
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
 		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(), HeadSHA: pr.HeadSHA,
@@ -163,26 +181,48 @@ func (b *Bot) requested(ctx context.Context, gh pullRequests, pr PullRequest, lo
 func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	ev.report = verdict.Evaluate(ev.in)
 	if handles := ev.report.TeamHandles(); len(handles) > 0 {
-		ev.in.Members = members(ctx, ev.gh, handles, ev.log)
+		ev.in.Members = members(ctx, ev.gh, ev.loaded.Base, handles, ev.log)
 	}
 	ev.in.Override = b.override(ctx, ev, opt)
 	verdict.Settle(ev.in, ev.report)
 	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
 }
 
-// members reads the members of team handles. A team that cannot be read (a wrong
-// handle in teams.yaml, or no members: read permission) is logged and counts as
-// having no members: its sign-off stays pending, and the rest of the evaluation goes
-// on.
-func members(ctx context.Context, gh teams, handles []string, log *slog.Logger) map[string][]string {
+// members reads the members of team handles: from the members teams.yaml lists at
+// the base of the change for the teams with that handle (never from the change
+// itself), or else through the API. A team that cannot be read (a wrong handle in
+// teams.yaml, no members: read permission, or GITHUB_TOKEN, which cannot list team
+// members) is logged and counts as having no members: its sign-off stays pending, and
+// the rest of the evaluation goes on.
+func members(ctx context.Context, gh teams, base *contract.Tree, handles []string, log *slog.Logger) map[string][]string {
 	out := map[string][]string{}
 	for _, h := range handles {
+		if listed := listedMembers(base, h); listed != nil {
+			out[h] = listed
+			continue
+		}
 		org, slug, _ := strings.Cut(strings.TrimPrefix(h, "@"), "/")
 		logins, err := gh.TeamMembers(ctx, org, slug)
 		if err != nil {
 			log.Warn("could not read a team's members; its sign-off cannot be recognised", "team", h, "err", err)
 		}
 		out[h] = logins
+	}
+	return out
+}
+
+// listedMembers returns the logins teams.yaml lists as members of the teams that
+// have handle h, or nil when none of them lists members.
+func listedMembers(base *contract.Tree, h string) []string {
+	var out []string
+	for _, id := range slices.Sorted(maps.Keys(base.Teams)) {
+		t := base.Teams[id]
+		if len(t.Members) == 0 || !slices.ContainsFunc(t.GitHub, func(g string) bool { return strings.EqualFold(g, h) }) {
+			continue
+		}
+		for _, m := range t.Members {
+			out = append(out, strings.TrimPrefix(m, "@"))
+		}
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package githubapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -19,7 +21,13 @@ func (a *Client) GetPullRequest(ctx context.Context, owner, repo string, number 
 	if err != nil {
 		return nil, err
 	}
-	pr := &PullRequest{Owner: owner, Repo: repo, Number: number,
+	pr := pullRequest(owner, repo, p)
+	pr.Number = number
+	return pr, nil
+}
+
+func pullRequest(owner, repo string, p *github.PullRequest) *PullRequest {
+	pr := &PullRequest{Owner: owner, Repo: repo, Number: p.GetNumber(),
 		HeadSHA: p.GetHead().GetSHA(), BaseSHA: p.GetBase().GetSHA(), BaseRef: p.GetBase().GetRef(),
 		Author: p.GetUser().GetLogin(), State: p.GetState(), Draft: p.GetDraft(),
 		CloneURL: p.GetBase().GetRepo().GetCloneURL(), HTMLURL: p.GetBase().GetRepo().GetHTMLURL(),
@@ -27,7 +35,32 @@ func (a *Client) GetPullRequest(ctx context.Context, owner, repo string, number 
 	for _, l := range p.Labels {
 		pr.Labels = append(pr.Labels, l.GetName())
 	}
-	return pr, nil
+	return pr
+}
+
+// PullRequestFromEvent reads the pull request of a pull_request or
+// pull_request_review webhook payload (in GitHub Actions, the file GITHUB_EVENT_PATH
+// names): the same fields GetPullRequest reads, as GitHub sent them with the event.
+func PullRequestFromEvent(payload []byte) (*PullRequest, error) {
+	var ev struct {
+		PullRequest *github.PullRequest `json:"pull_request"`
+		Repository  *github.Repository  `json:"repository"`
+	}
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("read the event payload: %w", err)
+	}
+	p := ev.PullRequest
+	if p == nil || p.GetNumber() == 0 || p.GetHead().GetSHA() == "" || p.GetBase().GetSHA() == "" {
+		return nil, fmt.Errorf("the event payload holds no pull request with a number and head and base commits; run on pull_request or pull_request_review events")
+	}
+	owner, repo := ev.Repository.GetOwner().GetLogin(), ev.Repository.GetName()
+	if owner == "" || repo == "" {
+		owner, repo = p.GetBase().GetRepo().GetOwner().GetLogin(), p.GetBase().GetRepo().GetName()
+	}
+	if owner == "" || repo == "" {
+		return nil, fmt.Errorf("the event payload does not name the repository (repository.owner.login, repository.name)")
+	}
+	return pullRequest(owner, repo, p), nil
 }
 
 // OpenPullRequests lists the open pull requests' numbers, all pages.

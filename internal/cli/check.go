@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractbot/contractbot/bot"
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -19,6 +20,8 @@ import (
 func newCheckCmd() *cobra.Command {
 	var (
 		repoDir, rev, against, overlay, format, now string
+		failOn, token, teamsToken, githubURL        string
+		inGitHub, comment                           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -36,14 +39,29 @@ output can be reproduced.
 Only the subjects that changed, and the subjects their lineage reaches, are loaded, so
 the time grows with the change, not with the repository.
 
-Exit status 1 when the change is BREAKING and lacks what it needs, or when the contract
-files have errors; 0 otherwise.`,
+In GitHub Actions (GITHUB_ACTIONS=true, or --github) check evaluates the workflow's
+pull request (GITHUB_EVENT_PATH: a pull_request or pull_request_review event) as the
+bot does: its reviews and the members of the teams that must sign off are read through
+GitHub's API (GITHUB_API_URL) with GITHUB_TOKEN, team members with
+CONTRACTBOT_TEAMS_TOKEN (GITHUB_TOKEN cannot list them) or from the members teams.yaml
+lists. The report goes to the job summary (GITHUB_STEP_SUMMARY), to the one sticky
+comment the bot would keep (signed with CONTRACTBOT_STATE_KEY), and to the commit
+status "contractbot" that branch protection can require. See docs/operations.md,
+"Without the App".
+
+Exit status:
+  0  ready to merge (a BREAKING change with every sign-off and calendar entry too)
+  1  not ready: findings, sign-offs, a calendar entry or a freeze, contract file errors
+  2  unusable input: a bad flag, revision, repository or event file
+With --fail-on breaking, 1 only when the change is BREAKING and lacks what it needs,
+or the contract files have errors (the meaning before readiness).`,
 		Example: `  contractbot check                          # working tree vs the merge base with main
   contractbot check --against HEAD~1 --rev HEAD
   contractbot check --overlay examples/changes/amount-to-decimal     # a proposed change
   contractbot check --now 2026-12-01T09:00:00Z   # as of a moment: deadlines, freezes, windows
   contractbot check --format markdown        # the pull-request comment
-  contractbot check --format github          # annotations in GitHub Actions`,
+  contractbot check --format github          # annotations in GitHub Actions
+  contractbot check --github --format github # in a workflow: the gate, with reviews`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			at := time.Now().UTC()
@@ -54,14 +72,26 @@ files have errors; 0 otherwise.`,
 				}
 				at = t
 			}
-			r, err := evaluateChange(repoDir, rev, against, overlay, at)
+			if failOn != "not-ready" && failOn != "breaking" {
+				return fmt.Errorf("unknown --fail-on %q: use not-ready or breaking", failOn)
+			}
+			var r *verdict.Report
+			var err error
+			if inGitHub || inGitHubActions() {
+				if rev != "" || against != "" || overlay != "" {
+					return fmt.Errorf("in GitHub Actions check evaluates the pull request of the event; --rev, --against and --overlay do not apply")
+				}
+				r, err = checkPullRequest(cmd, repoDir, githubRunFromEnv(token, teamsToken, githubURL, comment), at)
+			} else {
+				r, err = evaluateChange(repoDir, rev, against, overlay, at)
+			}
 			if err != nil {
 				return err
 			}
 			if err := writeReport(cmd, format, r); err != nil {
 				return err
 			}
-			if len(r.Lint) > 0 || (r.Class == verdict.Breaking && !r.Ready) {
+			if failed(r, failOn) {
 				return &ExitError{Code: 1}
 			}
 			return nil
@@ -73,7 +103,23 @@ files have errors; 0 otherwise.`,
 	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, json or github")
 	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: sign-off deadlines (the request time plus signoff_hours), freezes and calendar windows depend on it; for reproducible output")
+	cmd.Flags().StringVar(&failOn, "fail-on", "not-ready", "exit 1 when the change is not-ready to merge, or only when it is breaking and lacks what it needs")
+	cmd.Flags().BoolVar(&inGitHub, "github", false, "evaluate the pull request of a GitHub Actions run (the default when GITHUB_ACTIONS=true)")
+	cmd.Flags().StringVar(&token, "token", "", "GitHub token that reads the reviews and writes the comment and status (default $GITHUB_TOKEN)")
+	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
+	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub's REST API URL (default $GITHUB_API_URL, else https://api.github.com)")
+	cmd.Flags().BoolVar(&comment, "comment", true, "in GitHub Actions, keep the sticky comment on the pull request (needs pull-requests: write and CONTRACTBOT_STATE_KEY)")
 	return cmd
+}
+
+// failed reports whether check exits 1 for report r: when the change is not ready to
+// merge (the commit status would not be success), or with --fail-on breaking only
+// when it is BREAKING and lacks what it needs, or the contract files have errors.
+func failed(r *verdict.Report, failOn string) bool {
+	if failOn == "breaking" {
+		return len(r.Lint) > 0 || (r.Class == verdict.Breaking && !r.Ready)
+	}
+	return bot.Conclusion(r) != bot.ConclusionSuccess
 }
 
 // evaluateChange loads what changed between the base and the head and evaluates it.

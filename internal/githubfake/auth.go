@@ -31,6 +31,9 @@ type tokenInfo struct {
 	login   string
 	expires time.Time // zero: never
 	app     bool      // an installation token: may write check runs
+	// actions: GitHub Actions' GITHUB_TOKEN: it acts as github-actions[bot] and is
+	// refused GET /user and team members (403), like an installation token.
+	actions bool
 }
 
 type appConfig struct {
@@ -108,6 +111,19 @@ func (s *Server) AddToken(token, login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tokens[token] = tokenInfo{login: login}
+}
+
+// ActionsLogin is the login GitHub Actions' GITHUB_TOKEN acts as.
+const ActionsLogin = "github-actions[bot]"
+
+// AddActionsToken makes the fake accept token as a workflow's GITHUB_TOKEN: it acts
+// as github-actions[bot], and like on GitHub it may not read GET /user nor an
+// organisation's team members (403 "Resource not accessible by integration"),
+// nor write check runs.
+func (s *Server) AddActionsToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = tokenInfo{login: ActionsLogin, actions: true}
 }
 
 // RevokeToken makes the fake refuse token with 401 from now on.

@@ -22,13 +22,19 @@ func (s *Server) getApp(w http.ResponseWriter, r *http.Request) {
 // getUser answers GET /user: the token's user. An installation token gets 403, as
 // on GitHub (an App learns its login from GET /app).
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(bearer(r), "ghs_fake_") {
+	if strings.HasPrefix(bearer(r), "ghs_fake_") || isActions(r) {
 		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	writeJSON(w, http.StatusOK, s.user(actor(r)))
+}
+
+// isActions reports whether the request came with a workflow's GITHUB_TOKEN.
+func isActions(r *http.Request) bool {
+	info, _ := r.Context().Value(actorKey{}).(tokenInfo)
+	return info.actions
 }
 
 // listTimeline answers GET /repos/{owner}/{repo}/issues/{number}/timeline with the

@@ -21,7 +21,13 @@ func (s *Server) teamJSON(t *team) *github.Team {
 	}
 }
 
+// listTeamMembers answers GET /orgs/{org}/teams/{slug}/members; a workflow's
+// GITHUB_TOKEN is refused (it has no organisation permissions).
 func (s *Server) listTeamMembers(w http.ResponseWriter, r *http.Request) {
+	if isActions(r) {
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.teams[key(r.PathValue("org"), r.PathValue("slug"))]
