@@ -24,6 +24,9 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /subjects/{subject}/versions", s.getVersions)
 	m.HandleFunc("GET /subjects/{subject}/versions/{version}", s.getVersion)
 	m.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.getVersionSchema)
+	m.HandleFunc("GET /subjects/{subject}/versions/{version}/referencedby", s.getReferencedBy)
+	m.HandleFunc("GET /contexts", s.getContexts)
+	m.HandleFunc("GET /schemas", s.getSchemas)
 	m.HandleFunc("POST /subjects/{subject}", s.lookUp)
 	m.HandleFunc("GET /schemas/ids/{id}", s.getByID)
 	m.HandleFunc("GET /schemas/ids/{id}/schema", s.getByIDSchema)
@@ -120,16 +123,31 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// getVersion answers a version; a numbered one never changes (immutable reads),
+// "latest" does.
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 	if ve := s.version(w, r); ve != nil {
+		if numbered(r) {
+			writeImmutable(w, r, ve.body, ve.bodyTag)
+			return
+		}
 		write(w, ve.body)
 	}
 }
 
 func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
 	if ve := s.version(w, r); ve != nil {
+		if numbered(r) {
+			writeImmutable(w, r, ve.text, ve.textTag)
+			return
+		}
 		write(w, ve.text)
 	}
+}
+
+func numbered(r *http.Request) bool {
+	v := r.PathValue("version")
+	return v != "latest" && v != "-1"
 }
 
 // id returns the schema id named in the path, or answers 40403.
@@ -146,13 +164,13 @@ func (s *Server) id(w http.ResponseWriter, r *http.Request) *idEntry {
 
 func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
 	if e := s.id(w, r); e != nil {
-		write(w, e.body)
+		writeImmutable(w, r, e.body, e.bodyTag)
 	}
 }
 
 func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {
 	if e := s.id(w, r); e != nil {
-		write(w, e.text)
+		writeImmutable(w, r, e.text, e.first.textTag)
 	}
 }
 

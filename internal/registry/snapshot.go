@@ -45,11 +45,14 @@ type versionEntry struct {
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
 	body       []byte // GET /subjects/{s}/versions/{v}
+	bodyTag    string // etagOf(body)
+	textTag    string // etagOf(text)
 	norm       string // canonical(typ, text): the look-up key
 }
 
 type idEntry struct {
 	body         []byte // GET /schemas/ids/{id}
+	bodyTag      string // etagOf(body)
 	text         []byte
 	versionsBody []byte
 	subjectsBody []byte
@@ -122,6 +125,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
 				ve.norm, _ = canonical(ve.typ, ve.text)
+				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(ve.text)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -167,8 +171,10 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		}
 		sort.Strings(subs)
 		subs = dedupe(subs)
+		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: string(first.text)})
 		snap.ids[i] = &idEntry{
-			body:         mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: string(first.text)}),
+			body:         body,
+			bodyTag:      etagOf(body),
 			text:         first.text,
 			versionsBody: mustJSON(uses),
 			subjectsBody: mustJSON(subs),

@@ -1,0 +1,124 @@
+package registry
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// GET /contexts, GET /schemas and .../referencedby through franz-go's client, checked
+// against what the per-subject reads say.
+func TestContextsSchemasReferencedBy(t *testing.T) {
+	_, ts, _ := newTestServer(t)
+	ctx := context.Background()
+	cl, err := sr.NewClient(sr.URLs(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cl.Contexts(ctx); err != nil || !slices.Equal(got, []string{"."}) {
+		t.Errorf("Contexts() = %v %v, want [.]", got, err)
+	}
+	all, err := cl.AllSchemas(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects, _ := cl.Subjects(ctx)
+	want := 0
+	referencing := map[[2]any][]int{} // subject, version -> ids of schemas referencing it
+	for _, s := range subjects {
+		vs, _ := cl.SubjectVersions(ctx, s)
+		want += len(vs)
+		for _, v := range vs {
+			ss, err := cl.SchemaByVersion(ctx, s, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ref := range ss.References {
+				k := [2]any{ref.Subject, ref.Version}
+				if !slices.Contains(referencing[k], ss.ID) {
+					referencing[k] = append(referencing[k], ss.ID)
+				}
+			}
+		}
+	}
+	if len(all) != want || !slices.IsSortedFunc(all, func(a, b sr.SubjectSchema) int {
+		return strings.Compare(a.Subject, b.Subject)*4 + (a.Version - b.Version)
+	}) {
+		t.Errorf("AllSchemas: %d schemas (want %d), ordered by subject and version", len(all), want)
+	}
+	if len(referencing) == 0 {
+		t.Fatal("the example tree has no references")
+	}
+	for k, ids := range referencing {
+		body, status, _ := get(t, ts.URL+"/subjects/"+k[0].(string)+"/versions/"+itoa(k[1].(int))+"/referencedby")
+		slices.Sort(ids)
+		if status != 200 || body != string(mustJSON(ids)) {
+			t.Errorf("referencedby of %v: %d %s, want %v", k, status, body, ids)
+		}
+	}
+	users, err := cl.SchemaReferences(ctx, "common.money-value", 1)
+	if err != nil || len(users) == 0 || !slices.ContainsFunc(users, func(s sr.SubjectSchema) bool { return s.Subject == "payments.payment-authorized-value" }) {
+		t.Errorf("SchemaReferences(common.money-value, 1) = %+v %v", users, err)
+	}
+	for path, want := range map[string]string{
+		"/schemas?latestOnly=true&subjectPrefix=orders.order-created": `"version":2`,
+		"/schemas?subjectPrefix=orders.order-created&limit=1":         `"version":1`,
+		"/schemas?subjectPrefix=nothing":                              `[]`,
+	} {
+		if body, status, _ := get(t, ts.URL+path); status != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %s, want it to contain %s", path, status, body, want)
+		}
+	}
+	if body, status, _ := get(t, ts.URL+"/subjects/nope/versions/1/referencedby"); status != 404 || !strings.Contains(body, "40401") {
+		t.Errorf("referencedby of an unknown subject: %d %s", status, body)
+	}
+}
+
+func itoa(n int) string { return string(mustJSON(n)) }
+
+// By-id reads and numbered versions carry a strong ETag and an immutable
+// Cache-Control and answer If-None-Match with 304; "latest" is not immutable.
+func TestImmutableReadsAreCacheable(t *testing.T) {
+	_, ts, _ := newTestServer(t)
+	for _, path := range []string{"/schemas/ids/1", "/schemas/ids/1/schema", "/subjects/orders.order-created-value/versions/1", "/subjects/orders.order-created-value/versions/1/schema"} {
+		body, status, hdr := get(t, ts.URL+path)
+		tag := hdr.Get("ETag")
+		if status != 200 || body == "" || !strings.HasPrefix(tag, `"`) || hdr.Get("Cache-Control") != ImmutableCacheControl {
+			t.Errorf("GET %s: %d, ETag %q, Cache-Control %q", path, status, tag, hdr.Get("Cache-Control"))
+			continue
+		}
+		for _, inm := range []string{tag, "W/" + tag, `"other", ` + tag, "*"} {
+			req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+			req.Header.Set("If-None-Match", inm)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotModified || resp.Header.Get("ETag") != tag {
+				t.Errorf("GET %s with If-None-Match %s: %d, want 304", path, inm, resp.StatusCode)
+			}
+		}
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		req.Header.Set("If-None-Match", `"stale"`)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+			t.Errorf("GET %s with a stale tag: %v %v, want 200", path, resp.StatusCode, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	_, _, hdr := get(t, ts.URL+"/subjects/orders.order-created-value/versions/latest")
+	if strings.Contains(hdr.Get("Cache-Control"), "immutable") {
+		t.Errorf("latest is cached as immutable: %q", hdr.Get("Cache-Control"))
+	}
+	// Two ids have different tags.
+	_, _, h1 := get(t, ts.URL+"/schemas/ids/1")
+	_, _, h2 := get(t, ts.URL+"/schemas/ids/2")
+	if h1.Get("ETag") == h2.Get("ETag") {
+		t.Error("ids 1 and 2 share an ETag")
+	}
+}
