@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -94,7 +95,7 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 			errs = append(errs, fmt.Errorf("set the commit status %s: %w", VerdictContext, err))
 		}
 	}
-	if users, teams := newReviewRequests(r, ev.prior()); len(users)+len(teams) > 0 {
+	if users, teams := newReviewRequests(r, ev.prior(), ev.in.Requested); len(users)+len(teams) > 0 {
 		if err := ev.gh.RequestReviewers(ctx, pr.Owner, pr.Repo, pr.Number, users, teams); err != nil {
 			fail("review_request", err, "users", users, "teams", teams)
 		}
@@ -226,7 +227,12 @@ func checkTitle(r *verdict.Report) string {
 // newReviewRequests lists the reviewers to ask: the handles of teams whose sign-off is
 // pending and either new or dropped since the last evaluation (a changed
 // fingerprint). Teams already asked are not asked again on every event.
-func newReviewRequests(r *verdict.Report, prev *State) (users, teams []string) {
+//
+// When the memory was rebuilt (there is no verified previous state), a handle the
+// timeline shows the bot already asked is not asked again: a new request would restart
+// the clock the next rebuild reads from the timeline, so editing the bot's comment
+// again and again could keep a sign-off from ever falling due.
+func newReviewRequests(r *verdict.Report, prev *State, requested map[string]time.Time) (users, teams []string) {
 	for _, so := range r.SignOffs {
 		if so.Status == verdict.Approved {
 			continue
@@ -237,6 +243,9 @@ func newReviewRequests(r *verdict.Report, prev *State) (users, teams []string) {
 			}
 		}
 		for _, h := range so.Handles {
+			if _, asked := requested[strings.ToLower(h)]; asked {
+				continue
+			}
 			h = strings.TrimPrefix(h, "@")
 			if _, slug, isTeam := strings.Cut(h, "/"); isTeam {
 				teams = append(teams, slug)

@@ -159,8 +159,8 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	return ev, nil
 }
 
-// requested reads when the bot last requested each reviewer, from the pull request's
-// timeline (for a memory rebuilt from GitHub).
+// requested reads when the bot last requested each reviewer (by lower-case handle),
+// from the pull request's timeline (for a memory rebuilt from GitHub).
 func (b *Bot) requested(ctx context.Context, gh pullRequests, pr PullRequest, log *slog.Logger) map[string]time.Time {
 	reqs, err := gh.ReviewRequests(ctx, pr.Owner, pr.Repo, pr.Number)
 	if err != nil {
@@ -169,8 +169,8 @@ func (b *Bot) requested(ctx context.Context, gh pullRequests, pr PullRequest, lo
 	}
 	out := map[string]time.Time{}
 	for _, rr := range reqs {
-		if strings.EqualFold(rr.By, b.Self) && rr.At.After(out[rr.Reviewer]) {
-			out[rr.Reviewer] = rr.At
+		if k := strings.ToLower(rr.Reviewer); strings.EqualFold(rr.By, b.Self) && rr.At.After(out[k]) {
+			out[k] = rr.At
 		}
 	}
 	return out

@@ -257,6 +257,23 @@ func TestWritersEditOfTheBotsComment(t *testing.T) {
 		t.Errorf("the bot did not write a signed state again: %v", err)
 	}
 	golden(t, "gate-rebuilt.md", readable(body))
+
+	// Edited again and again, the clock does not restart: the bot does not ask the
+	// teams again (a new request would be the clock of the next rebuild).
+	for range 2 {
+		c = g.botComment()
+		if err := writer.EditComment(context.Background(), "acme", "contracts", c.GetID(), strings.Replace(c.GetBody(), "pending", "approved", 1)); err != nil {
+			t.Fatal(err)
+		}
+		g.advance(time.Hour)
+		g.evaluate(g.bot())
+	}
+	if body := g.botComment().GetBody(); !strings.Contains(body, "due Wed 2026-12-02 08:00 UTC") {
+		t.Errorf("the clock restarted after repeated edits:\n%s", readable(body))
+	}
+	if got := g.fake.Count("POST", "/repos/{owner}/{repo}/pulls/{number}/requested_reviewers"); got != 1 {
+		t.Errorf("reviews requested %d times, want once", got)
+	}
 	// The deadline still runs from the bot's review request (9 h ago), not from now.
 	if !strings.Contains(body, "Wed 2026-12-02 08:00 UTC") {
 		t.Errorf("the rebuilt clock does not come from the review request:\n%s", body)

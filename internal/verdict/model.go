@@ -133,8 +133,8 @@ type Input struct {
 	PriorHead string
 	// HeadSHA is the head commit evaluated (for approvals of that commit).
 	HeadSHA string
-	// Requested maps a GitHub handle to when GitHub's timeline last shows its review
-	// requested (read when the memory is rebuilt).
+	// Requested maps a GitHub handle, in lower case, to when GitHub's timeline last
+	// shows its review requested (read when the memory is rebuilt).
 	Requested map[string]time.Time
 	Override  *Override
 	// Notices are sentences the report shows under its verdict (an override that

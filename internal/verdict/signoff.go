@@ -151,7 +151,7 @@ func teamState(in Input, so *SignOff) TeamState {
 	case in.Memory == Rebuilt:
 		fresh.Head = in.HeadSHA
 		for _, h := range so.Handles {
-			if at, ok := in.Requested[h]; ok && at.Before(fresh.RequestedAt) {
+			if at, ok := in.Requested[strings.ToLower(h)]; ok && at.Before(fresh.RequestedAt) {
 				fresh.RequestedAt = at
 			}
 		}
