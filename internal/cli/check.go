@@ -39,8 +39,8 @@ output can be reproduced.
 Only the subjects that changed, and the subjects their lineage reaches, are loaded, so
 the time grows with the change, not with the repository.
 
-In GitHub Actions (GITHUB_ACTIONS=true, or --github) check evaluates the workflow's
-pull request (GITHUB_EVENT_PATH: a pull_request or pull_request_review event) as the
+In GitHub Actions (GITHUB_ACTIONS=true without --rev, --against or --overlay; or
+--github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a pull_request or pull_request_review event) as the
 bot does: its reviews and the members of the teams that must sign off are read through
 GitHub's API (GITHUB_API_URL) with GITHUB_TOKEN, team members with
 CONTRACTBOT_TEAMS_TOKEN (GITHUB_TOKEN cannot list them) or from the members teams.yaml
@@ -77,9 +77,10 @@ or the contract files have errors (the meaning before readiness).`,
 			}
 			var r *verdict.Report
 			var err error
-			if inGitHub || inGitHubActions() {
-				if rev != "" || against != "" || overlay != "" {
-					return fmt.Errorf("in GitHub Actions check evaluates the pull request of the event; --rev, --against and --overlay do not apply")
+			revisions := rev != "" || against != "" || overlay != ""
+			if inGitHub || (inGitHubActions() && !revisions) {
+				if revisions {
+					return fmt.Errorf("with --github check evaluates the pull request of the workflow's event; --rev, --against and --overlay do not apply")
 				}
 				r, err = checkPullRequest(cmd, repoDir, githubRunFromEnv(token, teamsToken, githubURL, comment), at)
 			} else {

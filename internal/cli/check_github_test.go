@@ -287,3 +287,21 @@ func TestCheckExitFollowsReadiness(t *testing.T) {
 		}
 	}
 }
+
+// TestActionsNamedRevisions: in a workflow, check with revisions named evaluates them
+// as outside one (the workflows written before the gate keep working); --github with
+// revisions is refused.
+func TestActionsNamedRevisions(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_EVENT_PATH", "")
+	if r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD"); code != 0 || len(r.Subjects) != 0 {
+		t.Errorf("no change between named revisions: exit %d, %d subjects", code, len(r.Subjects))
+	}
+	if _, errOut, code := runCLI(t, "check", "--repo", dir, "--github", "--against", "HEAD"); code != 2 || !strings.Contains(errOut, "do not apply") {
+		t.Errorf("--github with --against: exit %d, want 2: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "check", "--repo", dir); code != 2 || !strings.Contains(errOut, "GITHUB_EVENT_PATH") {
+		t.Errorf("no event file: exit %d, want 2 naming GITHUB_EVENT_PATH: %s", code, errOut)
+	}
+}
