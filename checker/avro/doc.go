@@ -11,6 +11,10 @@
 //     object members and unions directly inside unions before hamba/avro sees it;
 //     hamba's own errors, which carry no position, are mapped to the offending value
 //     (an unknown type name, the second definition of a name, a field's default, ...).
+//     A record-typed default that leaves out fields with their own defaults is
+//     completed from them before hamba/avro reads it (the specification's rule, which
+//     Avro Java follows; hamba/avro refuses it when a left-out field is bytes or fixed).
+//   - Canonical prints the text the Confluent Schema Registry stores for a schema.
 //   - Check applies a level with the Confluent Schema Registry's meaning (BACKWARD,
 //     FORWARD, FULL, their _TRANSITIVE forms, NONE).
 //   - Diff lists field-level changes with their effect on a consumer of the field.

@@ -84,7 +84,11 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		line, col := lines.pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
-	root, err := parseHamba(in.Data)
+	data := in.Data
+	if filled, ok := fillRecordDefaults(text); ok {
+		data = filled
+	}
+	root, err := parseHamba(data)
 	if err != nil {
 		ptr, msg := explainHambaError(text, err)
 		line, col := lines.pos(valueOffset(text, ptr))
