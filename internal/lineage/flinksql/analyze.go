@@ -40,9 +40,10 @@ type Statement struct {
 // Analyzer accumulates the tables and views of scripts in order and resolves each
 // INSERT against what was declared before it (in the same or an earlier script).
 type Analyzer struct {
-	tables []*tableDef
-	views  []*CreateView
-	res    Result
+	tables  []*tableDef // in order of declaration, for Result
+	tableIx index[*tableDef]
+	viewIx  index[*CreateView]
+	res     Result
 }
 
 type tableDef struct {
@@ -67,7 +68,7 @@ func (a *Analyzer) Result() Result {
 	out := a.res
 	out.Tables = nil
 	for _, t := range a.tables {
-		out.Tables = append(out.Tables, Table{Name: t.display, Connector: t.def.Option("connector"), Topic: t.def.Option("topic")})
+		out.Tables = append(out.Tables, Table{Name: t.display, Connector: t.def.Connector(), Topic: t.def.Topic()})
 	}
 	if out.Tables == nil {
 		out.Tables = []Table{}
@@ -86,7 +87,7 @@ func (a *Analyzer) Add(s *Script) {
 		case *CreateTable:
 			a.createTable(s.File, st)
 		case *CreateView:
-			a.views = append(a.views, st)
+			a.viewIx.add(st.Name, st)
 		case *Insert:
 			a.insert(s.File, st)
 		}
@@ -117,6 +118,7 @@ func (a *Analyzer) createTable(file string, ct *CreateTable) {
 	if !replaced {
 		a.tables = append(a.tables, d)
 	}
+	a.tableIx.add(ct.Name, d)
 	if ct.As != nil {
 		st := a.resolveInsert(file, &Insert{Pos: ct.Pos, Table: ct.Name, Query: ct.As}, d)
 		if len(ct.Columns) == 0 {
@@ -143,31 +145,40 @@ func lastWins(opts [][2]string) [][2]string {
 	return out
 }
 
-// lookup finds a name exactly, then case-insensitively, then by its last part.
-func lookup[T any](items []T, key func(T) Name, n Name) (T, bool) {
-	full := n.String()
-	for _, pass := range []func(Name) bool{
-		func(k Name) bool { return k.String() == full },
-		func(k Name) bool { return strings.EqualFold(k.String(), full) },
-		func(k Name) bool { return strings.EqualFold(lastOf(k), lastOf(n)) },
-	} {
-		for i := len(items) - 1; i >= 0; i-- {
-			if pass(key(items[i])) {
-				return items[i], true
-			}
-		}
+// index finds a declared name exactly, then ignoring case, then by its last part
+// (default_catalog.default_database.orders is orders); a later declaration wins.
+type index[T any] struct {
+	exact, fold, last map[string]T
+}
+
+func (ix *index[T]) add(n Name, v T) {
+	if ix.exact == nil {
+		ix.exact, ix.fold, ix.last = map[string]T{}, map[string]T{}, map[string]T{}
 	}
-	var zero T
-	return zero, false
+	ix.exact[n.String()] = v
+	ix.fold[strings.ToLower(n.String())] = v
+	ix.last[strings.ToLower(lastOf(n))] = v
+}
+
+func (ix *index[T]) get(n Name) (T, bool) {
+	full := n.String()
+	if v, ok := ix.exact[full]; ok {
+		return v, true
+	}
+	if v, ok := ix.fold[strings.ToLower(full)]; ok {
+		return v, true
+	}
+	v, ok := ix.last[strings.ToLower(lastOf(n))]
+	return v, ok
 }
 
 func (a *Analyzer) table(n Name) *tableDef {
-	t, _ := lookup(a.tables, func(t *tableDef) Name { return t.def.Name }, n)
+	t, _ := a.tableIx.get(n)
 	return t
 }
 
 func (a *Analyzer) view(n Name) *CreateView {
-	v, _ := lookup(a.views, func(v *CreateView) Name { return v.Name }, n)
+	v, _ := a.viewIx.get(n)
 	return v
 }
 
@@ -248,12 +259,13 @@ func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef) resol
 		if sink != nil {
 			st.Sink = sink.display
 		}
-		taken := map[string]bool{}
+		taken, next := map[string]bool{}, map[string]int{}
 		for _, c := range cols {
 			// duplicate names are made unique as Calcite does: id, id0, id1
 			n := c.name
-			for k := 0; taken[n]; k++ {
-				n = fmt.Sprintf("%s%d", c.name, k)
+			for taken[n] {
+				n = fmt.Sprintf("%s%d", c.name, next[c.name])
+				next[c.name]++
 			}
 			taken[n] = true
 			targets = append(targets, n)

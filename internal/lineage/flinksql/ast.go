@@ -1,6 +1,9 @@
 package flinksql
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Name is a possibly qualified object name: catalog.database.table.
 type Name []string
@@ -40,6 +43,16 @@ func (c *CreateTable) Option(key string) string {
 		}
 	}
 	return ""
+}
+
+// Connector is the table's connector ('connector', or the legacy 'connector.type').
+func (c *CreateTable) Connector() string {
+	return cmp.Or(c.Option("connector"), c.Option("connector.type"))
+}
+
+// Topic is the Kafka topic ('topic', or the legacy 'connector.topic').
+func (c *CreateTable) Topic() string {
+	return cmp.Or(c.Option("topic"), c.Option("connector.topic"))
 }
 
 // ColumnDef is one column of CREATE TABLE: physical, computed (name AS expr) or metadata.

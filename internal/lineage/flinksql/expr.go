@@ -340,7 +340,11 @@ func (p *parser) call(pos Pos, name string) *Expr {
 			case t.kind == tIdent && up == "PARTITION" && next.is("BY"):
 				p.next()
 				p.next()
-				part := p.exprsUntilClause()
+				// one key, or several in parentheses: PARTITION BY (a, b)
+				part := []*Expr{p.expr()}
+				if k := part[0]; k.Kind == ECall && k.Name == "ROW" {
+					part = k.Args
+				}
 				if n := len(e.Args); n > 0 && e.Args[n-1].Kind == ETable {
 					e.Args[n-1].Partition = part
 				} else {
@@ -348,7 +352,7 @@ func (p *parser) call(pos Pos, name string) *Expr {
 				}
 			case t.kind == tIdent && !next.isP("(") && !next.isP(".") && (soup[up] || jsonFn && (up == "KEY" || up == "VALUE" || up == "ARRAY" || up == "NULL")):
 				p.next()
-				if up == "TO" && isTimeUnit(p.peek()) {
+				if up == "TO" && isTimeUnit(p.peek()) || up == "NULLS" && (p.peek().is("FIRST") || p.peek().is("LAST")) {
 					p.next()
 				}
 			case t.kind == tIdent && unitFn && isTimeUnit(t) && !next.isP("("):

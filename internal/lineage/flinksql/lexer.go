@@ -115,6 +115,14 @@ func lex(file, src string) ([]token, *Error) {
 		colOff = i
 		tok := token{line: line, col: colRunes + 1, off: i}
 		switch {
+		case (c == 'U' || c == 'u') && strings.HasPrefix(src[i+1:], "&'"):
+			// a Unicode string U&'\0001': keep the escapes as written
+			end := strings.IndexByte(src[i+3:], '\'')
+			if end < 0 {
+				return nil, errAt(i, "a string literal is never closed; end it with '")
+			}
+			tok.kind, tok.text = tString, src[i+3:i+3+end]
+			i += 3 + end + 1
 		case c == '\'' || ((c == 'X' || c == 'x' || c == 'N' || c == 'n' || c == 'E' || c == 'e') && i+1 < len(src) && src[i+1] == '\''):
 			start := i
 			if c != '\'' {
@@ -149,6 +157,14 @@ func lex(file, src string) ([]token, *Error) {
 				return nil, errAt(start, "a string literal is never closed; end it with '")
 			}
 			tok.kind, tok.text = tString, b.String()
+		case c == '$' && i+1 < len(src) && src[i+1] == '{':
+			// a template placeholder (${bizdate}): a literal
+			end := strings.IndexByte(src[i:], '}')
+			if end < 0 || strings.IndexByte(src[i:i+end], '\n') >= 0 {
+				return nil, errAt(i, "a ${ placeholder is never closed; end it with }")
+			}
+			tok.kind, tok.text = tString, src[i:i+end+1]
+			i += end + 1
 		case c == '`' || c == '"':
 			start := i
 			var b strings.Builder

@@ -121,7 +121,10 @@ func (p *parser) statement() Stmt {
 		return nil
 	}
 	// SET, RESET, USE, ADD JAR, LOAD MODULE, DROP, ALTER, SHOW, DESCRIBE, EXPLAIN, a
-	// bare SELECT: nothing to learn about lineage.
+	// bare SELECT: nothing to learn about lineage. A statement starts with a word.
+	if t.kind != tIdent && !t.isP("(") {
+		p.fail("expected a statement (CREATE, INSERT, SET, ...), found %s", t)
+	}
 	p.skipToSemicolon()
 	return nil
 }
@@ -204,11 +207,17 @@ func (p *parser) createTable(pos Pos) Stmt {
 		case p.acceptKw("AS"):
 			ct.As = p.query()
 			return ct
+		case hiveTail[strings.ToUpper(p.peek().text)] && p.peek().kind == tIdent:
+			// Hive dialect: STORED AS, TBLPROPERTIES, LOCATION, ROW FORMAT ...
+			p.skipToSemicolon()
+			return ct
 		default:
 			return ct
 		}
 	}
 }
+
+var hiveTail = wordSet(`STORED TBLPROPERTIES LOCATION ROW CLUSTERED SORTED SKEWED LIFECYCLE`)
 
 func (p *parser) tableElement(ct *CreateTable) {
 	switch {
@@ -240,7 +249,7 @@ func (p *parser) tableElement(ct *CreateTable) {
 		case p.acceptKw("METADATA"):
 			c.Metadata = true
 			if p.acceptKw("FROM") {
-				p.expect(tString)
+				p.next() // 'key' (or a quoted identifier, which Flink refuses but people write)
 			}
 		case p.acceptKw("VIRTUAL"):
 			c.Virtual = true

@@ -222,17 +222,24 @@ func (p *parser) relAlias() Alias {
 	return a
 }
 
+// MaxRelations bounds the relations of one FROM clause (joins and commas).
+const MaxRelations = 1000
+
 func (p *parser) fromList() TableExpr {
-	left := p.joined()
+	n := 0
+	left := p.joined(&n)
 	for p.acceptP(",") {
-		left = &Join{Kind: ",", Left: left, Right: p.joined()}
+		left = &Join{Kind: ",", Left: left, Right: p.joined(&n)}
 	}
 	return left
 }
 
-func (p *parser) joined() TableExpr {
+func (p *parser) joined(n *int) TableExpr {
 	left := p.tablePrimary()
 	for {
+		if *n++; *n > MaxRelations {
+			p.fail("more than %d relations in one FROM clause; split the statement", MaxRelations)
+		}
 		kind := ""
 		save := p.i
 		p.acceptKw("NATURAL")

@@ -1,7 +1,8 @@
 package flinksql
 
-// value computes what flows out of an expression in scope sc. Columns that only steer
-// the result (OVER partitions and orders, the conditions of a subquery) go to reads.
+// value computes what flows out of an expression in scope sc: every column it uses,
+// including CASE conditions, FILTER clauses and OVER partitions and orders. Columns
+// that only steer which rows there are (the conditions of a subquery) go to reads.
 func (r *resolver) value(e *Expr, sc *scope, reads set) value {
 	if e == nil {
 		return newValue()
@@ -36,9 +37,7 @@ func (r *resolver) value(e *Expr, sc *scope, reads set) value {
 		q := r.query(e.Query, sc, reads)
 		out := newValue()
 		if e.Name == "EXISTS" {
-			for _, c := range q {
-				reads.union(c.lin)
-			}
+			// only its conditions matter, and they are reads already
 			return out
 		}
 		for _, c := range q {
@@ -54,7 +53,9 @@ func (r *resolver) value(e *Expr, sc *scope, reads set) value {
 			out.lin.union(r.value(a, sc, reads).lin)
 		}
 		if e.Over != nil {
-			r.window(e.Over, sc, reads)
+			// the partition and order decide the value (ROW_NUMBER is made of nothing
+			// else), as Calcite's column origins say too
+			out.lin.union(r.window(e.Over, sc, reads))
 		}
 		return out
 	}
@@ -68,16 +69,19 @@ func (r *resolver) read(e *Expr, sc *scope, reads set) {
 	}
 }
 
-func (r *resolver) window(w *WindowSpec, sc *scope, reads set) {
+func (r *resolver) window(w *WindowSpec, sc *scope, reads set) set {
+	used := set{}
 	for _, e := range w.Partition {
-		r.read(e, sc, reads)
+		used.union(r.value(e, sc, reads).lin)
 	}
 	for _, e := range w.OrderBy {
-		r.read(e, sc, reads)
+		used.union(r.value(e, sc, reads).lin)
 	}
 	if w.Ref != "" && r.windows != nil {
 		if named, ok := r.windows[w.Ref]; ok && named != w {
-			r.window(named, sc, reads)
+			used.union(r.window(named, sc, reads))
 		}
 	}
+	reads.union(used)
+	return used
 }
