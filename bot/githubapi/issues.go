@@ -2,8 +2,6 @@ package githubapi
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -59,8 +57,7 @@ func (a *Client) RemoveLabel(ctx context.Context, owner, repo string, number int
 	err := a.call(ctx, func() (*github.Response, error) {
 		return a.Client.Issues.RemoveLabelForIssue(ctx, owner, repo, number, label)
 	})
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+	if IsNotFound(err) {
 		return nil
 	}
 	return err

@@ -82,3 +82,10 @@ func IsForbidden(err error) bool {
 	var er *github.ErrorResponse
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
 }
+
+// IsNotFound reports whether err is GitHub's 404 answer (also what GitHub answers for
+// a team the credentials may not see).
+func IsNotFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
+}

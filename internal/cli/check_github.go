@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -132,15 +131,10 @@ func (g *actionsGitHub) TeamMembers(ctx context.Context, org, slug string) ([]st
 		return g.teams.TeamMembers(ctx, org, slug)
 	}
 	m, err := g.Client.TeamMembers(ctx, org, slug)
-	if err != nil && (githubapi.IsForbidden(err) || isNotFound(err)) {
+	if err != nil && (githubapi.IsForbidden(err) || githubapi.IsNotFound(err)) {
 		return nil, fmt.Errorf("the workflow's token cannot list the members of @%s/%s (GITHUB_TOKEN cannot read an organisation's teams): pass a token that can as CONTRACTBOT_TEAMS_TOKEN, or list the team's members in contracts/teams.yaml: %w", org, slug, err)
 	}
 	return m, err
-}
-
-func isNotFound(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 404
 }
 
 // githubClient is go-github with token, at apiURL (GitHub's when empty).
