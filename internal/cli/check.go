@@ -40,11 +40,11 @@ Only the subjects that changed, and the subjects their lineage reaches, are load
 the time grows with the change, not with the repository.
 
 In GitHub Actions (GITHUB_ACTIONS=true without --rev, --against or --overlay; or
---github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a pull_request or pull_request_review event) as the
-bot does: its reviews and the members of the teams that must sign off are read through
-GitHub's API (GITHUB_API_URL) with GITHUB_TOKEN, team members with
-CONTRACTBOT_TEAMS_TOKEN (GITHUB_TOKEN cannot list them) or from the members teams.yaml
-lists. The report goes to the job summary (GITHUB_STEP_SUMMARY), to the one sticky
+--github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a
+pull_request or pull_request_review event) as the bot does: its reviews are read
+through GitHub's API (GITHUB_API_URL) with GITHUB_TOKEN, the members of the teams that
+must sign off with CONTRACTBOT_TEAMS_TOKEN (GITHUB_TOKEN cannot list them) or from the
+members teams.yaml lists. The report goes to the job summary (GITHUB_STEP_SUMMARY), to the one sticky
 comment the bot would keep (signed with CONTRACTBOT_STATE_KEY), and to the commit
 status "contractbot" that branch protection can require. See docs/operations.md,
 "Without the App".
@@ -104,7 +104,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, json or github")
 	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: sign-off deadlines (the request time plus signoff_hours), freezes and calendar windows depend on it; for reproducible output")
-	cmd.Flags().StringVar(&failOn, "fail-on", "not-ready", "exit 1 when the change is not-ready to merge, or only when it is breaking and lacks what it needs")
+	cmd.Flags().StringVar(&failOn, "fail-on", "not-ready", "when to exit 1: not-ready (the change may not merge yet) or breaking (only a BREAKING change that lacks what it needs, and contract file errors)")
 	cmd.Flags().BoolVar(&inGitHub, "github", false, "evaluate the pull request of a GitHub Actions run (the default when GITHUB_ACTIONS=true)")
 	cmd.Flags().StringVar(&token, "token", "", "GitHub token that reads the reviews and writes the comment and status (default $GITHUB_TOKEN)")
 	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
