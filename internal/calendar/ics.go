@@ -28,6 +28,9 @@ type ICSOptions struct {
 	// PullRequestURL turns a pull request number into a link for the description;
 	// nil writes "#42".
 	PullRequestURL func(n int) string
+	// EventURL returns the URL property of an event (the page that shows it, or its
+	// pull request); nil or "" writes none.
+	EventURL func(Item) string
 }
 
 // ProdID is the iCalendar PRODID of every feed.
@@ -55,11 +58,13 @@ func hashID(key string) string {
 const icsTime = "20060102T150405Z"
 
 // WriteICS writes the view as an RFC 5545 iCalendar stream: one VEVENT per entry and
-// per freeze occurrence in the view's range, times in UTC, lines folded at 75 octets
-// and ended with CRLF, text escaped. Weekly freezes are written as their expanded
-// occurrences, not as an RRULE: a UTC RRULE would drift by an hour across daylight
-// saving changes, and a local one needs VTIMEZONE definitions that Go's time package
-// cannot export. Entries are busy (TRANSP:OPAQUE); freezes are TRANSPARENT so they do
+// per one-off freeze, times in UTC, lines folded at 75 octets and ended with CRLF, text
+// escaped. A weekly freeze is one recurring VEVENT: DTSTART in the freeze's zone (with
+// a VTIMEZONE listing that zone's offsets and daylight saving changes over the view,
+// taken from Go's zone data), a DURATION in nominal days plus hours, and
+// RRULE:FREQ=WEEKLY;UNTIL=the last occurrence in the view; a series the rule cannot
+// reproduce exactly (a daylight saving change inside the hours part) is written as its
+// occurrences instead. Entries are busy (TRANSP:OPAQUE); freezes are TRANSPARENT so they do
 // not block anyone's free/busy time. Output is deterministic for a given view and
 // options.
 func WriteICS(w io.Writer, v View, opt ICSOptions) error {
@@ -85,57 +90,79 @@ func WriteICS(w io.Writer, v View, opt ICSOptions) error {
 	line("CALSCALE", "GREGORIAN")
 	line("METHOD", "PUBLISH")
 	line("X-WR-CALNAME", escapeText(name))
-	for _, it := range v.Items() {
-		line("BEGIN", "VEVENT")
-		switch it.Kind {
-		case KindEntry:
-			line("UID", UID(it.File))
-		default:
-			line("UID", FreezeUID(Window{Start: it.Start, Name: it.Title, Weekly: it.Weekly}))
-		}
-		line("DTSTAMP", stamp)
-		line("DTSTART", it.Start.UTC().Format(icsTime))
-		line("DTEND", it.End.UTC().Format(icsTime))
-		line("SEQUENCE", fmt.Sprint(seq(it)))
-		var desc []string
-		switch it.Kind {
-		case KindEntry:
-			line("SUMMARY", escapeText(it.Title))
-			desc = append(desc, "Subjects: "+join(it.Subjects), "Owner: "+it.Owner, "Kind: "+it.EntryKind)
-			if it.PullRequest > 0 {
-				pr := fmt.Sprintf("#%d", it.PullRequest)
-				if opt.PullRequestURL != nil {
-					pr = opt.PullRequestURL(it.PullRequest)
-				}
-				desc = append(desc, "Pull request: "+pr)
-			}
-			desc = append(desc, "File: "+it.File, "Window time zone: "+it.Timezone)
-			for _, c := range it.ConflictsWith {
-				desc = append(desc, "CONFLICT with "+c)
-			}
-			for _, f := range it.InFreezes {
-				desc = append(desc, "IN FREEZE "+f)
-			}
-			if it.Notes != "" {
-				desc = append(desc, "", strings.TrimRight(it.Notes, "\n"))
-			}
-			line("CATEGORIES", escapeText(it.EntryKind))
-			line("TRANSP", "OPAQUE")
-		default:
-			line("SUMMARY", escapeText("Freeze: "+it.Title))
-			desc = append(desc, "Scope: "+it.Scope)
-			if it.Reason != "" {
-				desc = append(desc, it.Reason)
-			}
-			line("CATEGORIES", "freeze")
-			line("TRANSP", "TRANSPARENT")
-		}
-		line("DESCRIPTION", escapeText(strings.Join(desc, "\n")))
-		line("END", "VEVENT")
+	events := groupWeekly(v.Items())
+	for _, z := range zonesOf(events) {
+		writeTimezone(line, z, v.From, v.To)
+	}
+	for _, ev := range events {
+		writeEvent(line, ev, opt, seq, stamp)
 	}
 	line("END", "VCALENDAR")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeEvent writes one VEVENT: an entry, a one-off freeze, or a weekly freeze as one
+// recurring event (RRULE) when ev.recur is set.
+func writeEvent(line func(name, value string), ev event, opt ICSOptions, seq func(Item) int, stamp string) {
+	it := ev.Item
+	line("BEGIN", "VEVENT")
+	switch {
+	case it.Kind == KindEntry:
+		line("UID", UID(it.File))
+	case ev.recur != nil:
+		line("UID", hashID(contract.FreezesFile+"#"+it.Title+"#weekly"))
+	default:
+		line("UID", FreezeUID(Window{Start: it.Start, Name: it.Title, Weekly: it.Weekly}))
+	}
+	line("DTSTAMP", stamp)
+	if ev.recur != nil {
+		ev.recur.write(line, it)
+	} else {
+		line("DTSTART", it.Start.UTC().Format(icsTime))
+		line("DTEND", it.End.UTC().Format(icsTime))
+	}
+	line("SEQUENCE", fmt.Sprint(seq(it)))
+	if opt.EventURL != nil {
+		if u := opt.EventURL(it); u != "" {
+			line("URL", u)
+		}
+	}
+	var desc []string
+	switch it.Kind {
+	case KindEntry:
+		line("SUMMARY", escapeText(it.Title))
+		desc = append(desc, "Subjects: "+join(it.Subjects), "Owner: "+it.Owner, "Kind: "+it.EntryKind)
+		if it.PullRequest > 0 {
+			pr := fmt.Sprintf("#%d", it.PullRequest)
+			if opt.PullRequestURL != nil {
+				pr = opt.PullRequestURL(it.PullRequest)
+			}
+			desc = append(desc, "Pull request: "+pr)
+		}
+		desc = append(desc, "File: "+it.File, "Window time zone: "+it.Timezone)
+		for _, c := range it.ConflictsWith {
+			desc = append(desc, "CONFLICT with "+c)
+		}
+		for _, f := range it.InFreezes {
+			desc = append(desc, "IN FREEZE "+f)
+		}
+		if it.Notes != "" {
+			desc = append(desc, "", strings.TrimRight(it.Notes, "\n"))
+		}
+		line("CATEGORIES", escapeText(it.EntryKind))
+		line("TRANSP", "OPAQUE")
+	default:
+		line("SUMMARY", escapeText("Freeze: "+it.Title))
+		desc = append(desc, "Scope: "+it.Scope)
+		if it.Reason != "" {
+			desc = append(desc, it.Reason)
+		}
+		line("CATEGORIES", "freeze")
+		line("TRANSP", "TRANSPARENT")
+	}
+	line("DESCRIPTION", escapeText(strings.Join(desc, "\n")))
+	line("END", "VEVENT")
 }
 
 // escapeText escapes an iCalendar TEXT value (RFC 5545 3.3.11): backslash, semicolon,

@@ -163,15 +163,24 @@ func TestICSParsesBackWithEveryEvent(t *testing.T) {
 		t.Fatalf("calendar properties: %v", cal.Props)
 	}
 	items := v.Items()
-	if len(cal.Subs) != len(items) {
-		t.Fatalf("%d events, want %d (one per entry and freeze occurrence)", len(cal.Subs), len(items))
+	// Expected events: entries and one-off freezes one each, a weekly freeze once
+	// (its first occurrence in the view).
+	events := groupWeekly(items)
+	var vevents []*icsComponent
+	for _, c := range cal.Subs {
+		if c.Name == "VEVENT" {
+			vevents = append(vevents, c)
+		} else if c.Name != "VTIMEZONE" {
+			t.Fatalf("component %s", c.Name)
+		}
+	}
+	if len(vevents) != len(events) || len(events) >= len(items) {
+		t.Fatalf("%d events, want %d (one per entry and one-off freeze, one per weekly freeze; %d items)", len(vevents), len(events), len(items))
 	}
 	uids := map[string]bool{}
-	for i, ev := range cal.Subs {
-		it := items[i]
-		if ev.Name != "VEVENT" {
-			t.Fatalf("component %s", ev.Name)
-		}
+	recurring := 0
+	for i, ev := range vevents {
+		it := events[i].Item
 		uid := ev.one(t, "UID")
 		if uids[uid] || !strings.HasSuffix(uid, "@contractbot") {
 			t.Errorf("UID %s repeated or malformed", uid)
@@ -180,10 +189,17 @@ func TestICSParsesBackWithEveryEvent(t *testing.T) {
 		if got := ev.one(t, "DTSTAMP"); got != "20261201T090000Z" {
 			t.Errorf("DTSTAMP %s", got)
 		}
-		start, err1 := time.Parse(icsTime, ev.one(t, "DTSTART"))
-		end, err2 := time.Parse(icsTime, ev.one(t, "DTEND"))
-		if err1 != nil || err2 != nil || !start.Equal(it.Start) || !end.Equal(it.End) {
-			t.Errorf("event %d: %s..%s, want %s..%s (%v %v)", i, start, end, it.Start.UTC(), it.End.UTC(), err1, err2)
+		if events[i].recur != nil {
+			recurring++
+			if rule := ev.one(t, "RRULE"); !strings.HasPrefix(rule, "FREQ=WEEKLY;UNTIL=") || len(ev.Props["DTEND"]) != 0 {
+				t.Errorf("weekly freeze %s: RRULE %q, DTEND %v", it.Title, rule, ev.Props["DTEND"])
+			}
+		} else {
+			start, err1 := time.Parse(icsTime, ev.one(t, "DTSTART"))
+			end, err2 := time.Parse(icsTime, ev.one(t, "DTEND"))
+			if err1 != nil || err2 != nil || !start.Equal(it.Start) || !end.Equal(it.End) {
+				t.Errorf("event %d: %s..%s, want %s..%s (%v %v)", i, start, end, it.Start.UTC(), it.End.UTC(), err1, err2)
+			}
 		}
 		ev.text(t, "DESCRIPTION")
 		summary := ev.text(t, "SUMMARY")
@@ -197,6 +213,14 @@ func TestICSParsesBackWithEveryEvent(t *testing.T) {
 				t.Errorf("freeze event: %v", ev.Props)
 			}
 		}
+	}
+	if recurring == 0 {
+		t.Error("no weekly freeze was written as a recurring event")
+	}
+	cal.Subs = vevents
+	items = nil
+	for _, ev := range events {
+		items = append(items, ev.Item)
 	}
 	var tricky *icsComponent
 	for i, it := range items {

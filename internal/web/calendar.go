@@ -25,7 +25,10 @@ type calendarPage struct {
 	Days     []calDay // the week view
 	Items    int      // items in the view
 	Conflict []calendar.Conflict
-	Prev     string
+	// Recurring are the weekly freezes of the view, one row each; the days they
+	// cover are hatched instead of listing every occurrence.
+	Recurring []recurringFreeze
+	Prev      string
 	Next     string
 	Today    string
 	Month    string // link to the month view of Date
@@ -42,7 +45,14 @@ type calDay struct {
 	Outside bool // not in the month shown
 	Today   bool
 	Freeze  bool // a freeze overlaps the day
-	Items   []calItem
+	// FrozenBy names the weekly freezes that overlap the day (hatched, not listed).
+	FrozenBy string
+	Items    []calItem
+}
+
+// recurringFreeze is a weekly freeze as one row: "every Fri 18:00 → Mon 08:00".
+type recurringFreeze struct {
+	Name, Window, Zone, Scope, Reason string
 }
 
 // calItem is an item as one day shows it.
@@ -128,9 +138,18 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		d.Feed = "/calendar/" + url.PathEscape(d.Team) + ".ics"
 	}
 
-	view := calendar.Agenda(s.tree, from, to, d.Team)
+	view := calendar.Agenda(s.tree, from, to, d.Team, calendar.WithNow(p.Now()))
 	items := view.Items()
 	d.Items = len(items)
+	seen := map[*contract.Freeze]bool{}
+	for _, it := range items {
+		if f := it.Freeze; it.Weekly && f != nil && f.Weekly != nil && !seen[f] {
+			seen[f] = true
+			w := f.Weekly
+			d.Recurring = append(d.Recurring, recurringFreeze{Name: f.Name, Zone: f.Timezone, Scope: it.Scope, Reason: f.Reason,
+				Window: w.FromDay.String()[:3] + " " + w.FromTime + " → " + w.ToDay.String()[:3] + " " + w.ToTime})
+		}
+	}
 	d.Conflict = view.Conflicts
 	var days []calDay
 	for t := from; t.Before(to); t = t.AddDate(0, 0, 1) {
@@ -143,6 +162,12 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 			}
 			if it.Kind == calendar.KindFreeze {
 				cd.Freeze = true
+			}
+			if it.Weekly {
+				if !strings.Contains(cd.FrozenBy, it.Title) {
+					cd.FrozenBy = strings.TrimPrefix(cd.FrozenBy+", "+it.Title, ", ")
+				}
+				continue
 			}
 			ci := newCalItem(s.tree, it, t, loc)
 			ci.Brief = ci.Continued && !t.Equal(from)

@@ -66,8 +66,14 @@ func TestCalendarPage(t *testing.T) {
 	}
 	// The year-end freeze is in force on 2027-01-01: the day is marked and lists it.
 	_, body = get(t, srv, "/calendar?date=2027-01-01")
-	if !strings.Contains(body, `<td class=" frozen">`) || !strings.Contains(body, "year-end") {
+	if !strings.Contains(body, `<td class=" frozen"`) || !strings.Contains(body, "year-end") {
 		t.Errorf("the year-end freeze is not shown in January")
+	}
+	// The weekly freeze is one row, "every Fri 18:00 → Mon 08:00", not one item per
+	// occurrence; the days it covers are hatched and say which freeze.
+	if n := strings.Count(body, "<strong>weekend</strong>"); n != 1 || !strings.Contains(body, "every Fri 18:00 → Mon 08:00") ||
+		!strings.Contains(body, `title="In freeze weekend"`) {
+		t.Errorf("the weekend freeze is listed %d times, want once as a recurring row", n)
 	}
 	// An entry in a freeze is marked.
 	_, body = get(t, srv, "/calendar?view=week&date=2026-12-21")

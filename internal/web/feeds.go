@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -76,7 +77,15 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 		}
 		return seq[it.File]
 	}
-	if err := calendar.WriteICS(&buf, view, calendar.ICSOptions{Now: day, Name: name, Sequence: sequence}); err != nil {
+	base := baseURL(r)
+	eventURL := func(it calendar.Item) string {
+		if base == "" {
+			return ""
+		}
+		// The week of the calendar page that shows the event.
+		return base + "/calendar?view=week&date=" + it.Start.In(calendar.Location(it.Timezone)).Format("2006-01-02")
+	}
+	if err := calendar.WriteICS(&buf, view, calendar.ICSOptions{Now: day, Name: name, Sequence: sequence, EventURL: eventURL}); err != nil {
 		f.Log.Error("calendar feed: rendering failed", "err", err)
 		http.Error(w, "the feed could not be rendered", http.StatusInternalServerError)
 		return
@@ -85,4 +94,20 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", "max-age=300")
 	w.Write(buf.Bytes())
+}
+
+// reHost is what a Host header may hold to appear in a feed's links.
+var reHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
+
+// baseURL is the scheme and host the request reached the server by ("" when the Host
+// header is not a plain host name): the events of a feed link back to the pages there.
+func baseURL(r *http.Request) string {
+	if !reHost.MatchString(r.Host) {
+		return ""
+	}
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }

@@ -51,6 +51,20 @@ func TestCalendarFeeds(t *testing.T) {
 	if !strings.Contains(body, "Split order amount") || len(cal.Events()) < 3 {
 		t.Errorf("feed lacks the planned entries (%d events)", len(cal.Events()))
 	}
+	weekly := 0
+	for _, ev := range cal.Events() {
+		u := ev.Props.Get(ical.PropURL)
+		if u == nil || !strings.HasPrefix(u.Value, srv.URL+"/calendar?view=week&date=") {
+			summary, _ := ev.Props.Text(ical.PropSummary)
+			t.Errorf("event %q has no link to its calendar page: %v", summary, u)
+		}
+		if ev.Props.Get(ical.PropRecurrenceRule) != nil {
+			weekly++
+		}
+	}
+	if weekly != 1 {
+		t.Errorf("%d recurring events, want 1: the weekend freeze once, with an RRULE", weekly)
+	}
 	if r, _ := get("/calendar.ics", resp.Header.Get("ETag")); r.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d, want 304", r.StatusCode)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,12 +16,15 @@ const (
 	lineageColumnMax = 12
 )
 
-// Layout of the lineage graph, in SVG user units.
+// Layout of the lineage graph, in SVG user units. A graph wider than wideGraph is
+// not shrunk below that width to fit the page: it pans instead.
 const (
-	nodeW, nodeH = 200, 30
-	colGap       = 60
-	rowGap       = 14
+	nodeW, nodeH = 196, 40
+	colGap       = 44
+	rowGap       = 12
 	graphPad     = 10
+	wideGraph    = 960
+	labelRunes   = 27
 )
 
 // graph is the lineage of one subject, laid out in columns: upstream subjects and the
@@ -28,20 +32,29 @@ const (
 // consumers and what they produce on the right.
 type graph struct {
 	Width, Height int
-	Nodes         []node
-	Edges         []edge
+	NodeW, NodeH  int
+	// Wide: wider than wideGraph (the page lets it pan rather than shrink further).
+	Wide  bool
+	Nodes []node
+	Edges []edge
 	// More notes columns cut at lineageColumnMax.
 	More []string
 }
 
 type node struct {
 	Key, Label, Title, Href, Kind string // Kind: subject | consumer | self
-	Col, Row                      int
-	X, Y, TextX, TextY            int
+	// Meta is the node's second line: a consumer's kind and team, a subject's owner.
+	Meta               string
+	Col, Row           int
+	X, Y, TextX, TextY int
+	MetaY              int
 }
 
 type edge struct {
 	X1, Y1, X2, Y2, C1, C2 int
+	// Title says what flows along the edge, shown on hover: the fields a consumer
+	// reads, or the output fields it computes from which inputs.
+	Title string
 }
 
 func subjectHref(name string) string { return "/subjects/" + url.PathEscape(name) }
@@ -58,12 +71,34 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 	at := map[string]bool{}
 	type link struct{ from, to string }
 	var links []link
+	titles := map[link]string{}
 	add := func(col int, key, label, href, kind, title string) {
 		if at[key] {
 			return
 		}
 		at[key] = true
-		cols[col] = append(cols[col], node{Key: key, Label: label, Title: title, Href: href, Kind: kind, Col: col})
+		meta := ""
+		if kind == "consumer" {
+			meta = title // "flink-job · data-warehouse"
+			title = label + " (" + title + ")"
+		} else if o := s.tree.Subject(label); o != nil {
+			meta = o.Format + " · " + o.Owner
+		}
+		cols[col] = append(cols[col], node{Key: key, Label: label, Title: title, Href: href, Kind: kind, Col: col, Meta: meta})
+	}
+	reads := func(c *contract.Consumer, x string) link {
+		l := link{"s:" + x, "c:" + c.File}
+		titles[l] = c.Name + " reads " + x + ": " + strings.Join(c.Reads, ", ")
+		return l
+	}
+	produces := func(c *contract.Consumer, out string) link {
+		l := link{"c:" + c.File, "s:" + out}
+		var fs []string
+		for _, f := range slices.Sorted(maps.Keys(c.Produces[out])) {
+			fs = append(fs, f+" <- "+strings.Join(c.Produces[out][f], ", "))
+		}
+		titles[l] = c.Name + " produces " + out + ": " + strings.Join(fs, "; ")
+		return l
 	}
 	add(0, "s:"+sub.Subject, sub.Subject, subjectHref(sub.Subject), "self", sub.Subject)
 
@@ -74,8 +109,8 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 		for _, x := range frontier {
 			for _, c := range x.Consumers {
 				ck := "c:" + c.File
-				add(2*hop+1, ck, c.Name, consumerHref(c), "consumer", c.Name+" ("+c.Owner+", reads "+x.Subject+")")
-				links = append(links, link{"s:" + x.Subject, ck})
+				add(2*hop+1, ck, c.Name, consumerHref(c), "consumer", c.Kind+" · "+c.Owner)
+				links = append(links, reads(c, x.Subject))
 				for _, out := range sortedProduces(c) {
 					sk := "s:" + out
 					if !at[sk] {
@@ -84,7 +119,7 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 						}
 					}
 					add(2*hop+2, sk, out, subjectHref(out), "subject", out)
-					links = append(links, link{ck, sk})
+					links = append(links, produces(c, out))
 				}
 			}
 		}
@@ -97,14 +132,14 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 		for _, name := range names {
 			for _, c := range s.producers[name] {
 				ck := "c:" + c.File
-				add(-2*hop-1, ck, c.Name, consumerHref(c), "consumer", c.Name+" ("+c.Owner+", reads "+c.Subject+")")
-				links = append(links, link{ck, "s:" + name})
+				add(-2*hop-1, ck, c.Name, consumerHref(c), "consumer", c.Kind+" · "+c.Owner)
+				links = append(links, produces(c, name))
 				sk := "s:" + c.Subject
 				if !at[sk] {
 					next = append(next, c.Subject)
 				}
 				add(-2*hop-2, sk, c.Subject, subjectHref(c.Subject), "subject", c.Subject)
-				links = append(links, link{sk, ck})
+				links = append(links, reads(c, c.Subject))
 			}
 		}
 		names = next
@@ -138,8 +173,9 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 			n.Col, n.Row = i, r
 			n.X = graphPad + i*(nodeW+colGap)
 			n.Y = graphPad + r*(nodeH+rowGap)
-			n.TextX, n.TextY = n.X+8, n.Y+nodeH/2+5
-			n.Label = shorten(n.Label, 26)
+			n.TextX, n.TextY, n.MetaY = n.X+8, n.Y+17, n.Y+32
+			n.Label = shorten(n.Label, labelRunes)
+			n.Meta = shorten(n.Meta, labelRunes+5)
 			pos[n.Key] = *n
 			g.Nodes = append(g.Nodes, *n)
 		}
@@ -153,11 +189,13 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 			continue
 		}
 		seen[l] = true
-		x1, y1, x2, y2 := a.X+nodeW, a.Y+nodeH/2, b.X, b.Y+nodeH/2
-		g.Edges = append(g.Edges, edge{X1: x1, Y1: y1, X2: x2, Y2: y2, C1: x1 + colGap/2, C2: x2 - colGap/2})
+		x1, y1, x2, y2 := a.X+nodeW, a.Y+nodeH/2, b.X-2, b.Y+nodeH/2
+		g.Edges = append(g.Edges, edge{X1: x1, Y1: y1, X2: x2, Y2: y2, C1: x1 + colGap/2, C2: x2 - colGap/2, Title: titles[l]})
 	}
 	g.Width = 2*graphPad + len(keys)*nodeW + max(0, len(keys)-1)*colGap
 	g.Height = 2*graphPad + rows*nodeH + max(0, rows-1)*rowGap
+	g.Wide = g.Width > wideGraph
+	g.NodeW, g.NodeH = nodeW, nodeH
 	return g
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"html/template"
 	"net/http"
 	"slices"
@@ -17,7 +18,11 @@ type subjectPage struct {
 	S      *contract.Subject
 	Team   teamView
 	Schema template.HTML // the highlighter's output: escaped tokens in spans
+	// SchemaLines counts the schema text's lines (the folded schema says it).
+	SchemaLines int
 	Fields []fieldRow
+	// ReadsAll are the consumers that read every field (reads: ["*"]).
+	ReadsAll []reader
 	// Versions newest first; Indexed is false when the versions index failed.
 	Versions []versionRow
 	Indexed  bool
@@ -32,11 +37,6 @@ type subjectPage struct {
 	Connected bool
 	Open      []PullRequestStatus
 	OpenError string
-}
-
-type fieldRow struct {
-	Path string
-	Meta contract.FieldMeta
 }
 
 type versionRow struct {
@@ -74,9 +74,8 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	}
 	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
 		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, sub.SchemaText), Indexed: s.versions != nil}
-	for _, f := range sub.FieldPaths() {
-		d.Fields = append(d.Fields, fieldRow{Path: f, Meta: sub.Fields[f]})
-	}
+	d.Fields, d.ReadsAll = fieldsTable(sub)
+	d.SchemaLines = bytes.Count(sub.SchemaText, []byte("\n")) + 1
 	vs := s.versions[sub.Subject]
 	for i := len(vs) - 1; i >= 0; i-- {
 		v := versionRow{Version: vs[i]}
