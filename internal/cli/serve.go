@@ -90,7 +90,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			mount, tree, pages, err := readSide(ctx, repoDir, branch, log)
+			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, log)
 			if err != nil {
 				return err
 			}
@@ -154,11 +154,14 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				}
 			}
 			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
-				SeparateMetrics: metricsAddr != ""}
+				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded}
 			if b != nil {
 				cfg.Route = b.Route
 			}
 			srv := server.New(cfg)
+			if err := reg.RegisterMetrics(srv.Metrics()); err != nil {
+				return err
+			}
 			if b != nil {
 				b.Metrics = bot.NewMetrics(srv.Metrics())
 				b.Queue = srv.Queue()
@@ -259,23 +262,24 @@ func newBot(ctx context.Context, cacheDir, githubURL, token string, appID int64,
 
 // readSide mounts what serve shows of the contract repository at repoDir: the
 // embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
-func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, error) {
+func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--repo: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
 	}
 	if branch, err = branchOf(repo, repoDir, branch); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
 	log.Info("serving the branch "+plumbing.ReferenceName(branch).Short(), "commit", reg.Head())
 	go reg.Follow(ctx, time.Second)
 	// The pages show the commit the registry serves: one resolution of the branch.
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
-		Head: func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil }}
+		Head:     func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil },
+		Degraded: reg.Degraded}
 	go func() { // load the tree now rather than on the first request
 		if _, _, err := tree.Current(); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
@@ -287,7 +291,7 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
 		feeds.Mount(mux)
 		pages.Mount(mux)
-	}, tree, pages, nil
+	}, tree, pages, reg, nil
 }
 
 // botSignOffs shows the bot's state of the open pull requests on the sign-off pages.

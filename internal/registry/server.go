@@ -26,8 +26,12 @@ type Source struct {
 	// Branch is the branch followed: a short name ("main") or a full reference name
 	// ("refs/remotes/origin/main"). Empty means HEAD.
 	Branch string
-	// Logger receives refresh failures in Follow (nil: slog.Default()).
+	// Logger receives the registry's state changes (nil: slog.Default()): one error
+	// per distinct cause of degradation, not one per failed refresh.
 	Logger *slog.Logger
+	// OnDegraded, when set, is called once per distinct cause of degradation (and
+	// branch head) with the registry's Status: the place to raise an alert.
+	OnDegraded func(Status)
 }
 
 // Server is the embedded read-only registry: an http.Handler answering the read side
@@ -41,6 +45,8 @@ type Server struct {
 
 	snap atomic.Pointer[snapshot]
 
+	health *health
+
 	gitMu sync.Mutex // serialises Git object reads (go-git storage is not safe for concurrent use)
 
 	mu sync.Mutex // one refresh at a time; guards ix and b
@@ -50,7 +56,7 @@ type Server struct {
 
 // NewServer indexes the branch of src and returns the registry serving it.
 func NewServer(src Source) (*Server, error) {
-	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}}
+	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -67,19 +73,35 @@ func (s *Server) Head() string { return s.snap.Load().head }
 // Refresh extends the index to the branch's current commit and swaps in a new snapshot;
 // it reports whether the served commit changed. The bot calls it on a push event;
 // Follow calls it periodically. A rewritten branch (versions.ErrHistoryRewritten) is
-// refused: the registry keeps serving the last good snapshot.
+// refused: the registry keeps serving the last good snapshot and says it is degraded
+// (Status, Degraded, the metrics) until a refresh succeeds.
 func (s *Server) Refresh() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	head, changed, err := s.refresh()
+	if s.snap.Load() != nil {
+		s.record(head, err)
+	}
+	return changed, err
+}
+
+// refresh is Refresh without the record; head is the branch's commit (zero when it
+// cannot be resolved).
+func (s *Server) refresh() (plumbing.Hash, bool, error) {
 	head, err := s.resolve()
 	if err != nil {
-		return false, err
+		return plumbing.ZeroHash, false, err
 	}
+	changed, err := s.extendTo(head)
+	return head, changed, err
+}
+
+func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 	if s.snap.Load() != nil && head.String() == s.ix.Head {
 		return false, nil
 	}
 	s.gitMu.Lock()
-	err = s.sequence(head)
+	err := s.sequence(head)
 	if err == nil {
 		err = s.ix.Extend(s.src.Repo, head)
 	}
@@ -99,8 +121,9 @@ func (s *Server) Refresh() (bool, error) {
 	return true, nil
 }
 
-// Follow calls Refresh every interval until ctx ends, logging failures; a new commit
-// is served within one interval of reaching the branch.
+// Follow calls Refresh every interval until ctx ends; a new commit is served within
+// one interval of reaching the branch. A failure is logged once per distinct cause
+// (Status says the rest).
 func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -109,9 +132,8 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if changed, err := s.Refresh(); err != nil {
-				s.log.Error("embedded registry: refresh failed; still serving the last indexed commit", "branch", s.branchName(), "head", s.Head(), "err", err)
-			} else if changed {
+			// Failures are recorded by Refresh: one log line per distinct cause.
+			if changed, err := s.Refresh(); err == nil && changed {
 				s.log.Info("embedded registry: serving a new commit", "branch", s.branchName(), "head", s.Head())
 			}
 		}

@@ -45,6 +45,9 @@ type Config struct {
 	// SeparateMetrics leaves /metrics off the main mux: serve MetricsHandler on
 	// another listener instead (ServeMetrics).
 	SeparateMetrics bool
+	// Degraded, when set, says why the read side serves an older commit than its
+	// branch's ("" when it does not): /readyz then answers 200 "degraded: <reason>".
+	Degraded func() string
 }
 
 // Server is `contractbot serve`: POST /webhook, /healthz, /readyz, /metrics and what
@@ -79,6 +82,15 @@ func New(cfg Config) *Server {
 		if !s.ready.Load() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
+		}
+		// Degraded is still ready: the last good commit is served (a replica taken out
+		// of the load balancer would serve nothing); the reason is in the body and
+		// the contractbot_registry_degraded metric alerts.
+		if cfg.Degraded != nil {
+			if reason := cfg.Degraded(); reason != "" {
+				w.Write([]byte("degraded: " + reason + "\n"))
+				return
+			}
 		}
 		w.Write([]byte("ready\n"))
 	})

@@ -28,6 +28,8 @@ type snapshot struct {
 	producers map[string][]*contract.Consumer
 	// versions of each subject, oldest first; nil when the index could not be built.
 	versions map[string][]versions.Version
+	// degraded says why the commit shown is not the branch's (Tree.Degraded).
+	degraded func() string
 }
 
 // row is one subject of the catalog.
@@ -45,6 +47,7 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 	s := &snapshot{head: head, branch: "HEAD", tree: tree, producers: map[string][]*contract.Consumer{}}
 	if t != nil {
 		s.branch = t.BranchName()
+		s.degraded = t.Degraded
 		if err := t.WithVersions(head, func(ix *versions.Index) {
 			s.versions = make(map[string][]versions.Version, len(tree.Subjects))
 			for _, sub := range tree.Subjects {

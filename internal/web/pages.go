@@ -100,11 +100,17 @@ type layout struct {
 	Head   string
 	Branch string
 	Nav    string // catalog | subject | calendar | teams | signoffs
+	// Degraded says why Head is not the branch's head ("" when it is).
+	Degraded string
 }
 
 // frame is the layout of a page of snapshot s.
 func (s *snapshot) frame(title, nav string) layout {
-	return layout{Title: title, Head: s.head.String(), Branch: s.branch, Nav: nav}
+	l := layout{Title: title, Head: s.head.String(), Branch: s.branch, Nav: nav}
+	if s.degraded != nil {
+		l.Degraded = s.degraded()
+	}
+	return l
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, t *template.Template, data any) {

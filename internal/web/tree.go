@@ -24,6 +24,9 @@ type Tree struct {
 	// passes the embedded registry's, so the pages and the registry always show the
 	// same commit.
 	Head func() (plumbing.Hash, error)
+	// Degraded, when set, says why the commit served is not the branch's ("" when it
+	// is); every page shows it (serve passes the embedded registry's).
+	Degraded func() string
 
 	mu   sync.Mutex
 	head plumbing.Hash

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/registry"
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// TestServeDegradedAfterRewrite: the default branch is force-pushed under a running
+// serve. The registry and the pages keep serving the last good commit, /readyz says
+// degraded with the reason, the metric says so, and every page shows the banner.
+func TestServeDegradedAfterRewrite(t *testing.T) {
+	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	r := testutil.ExampleRepo(t)
+	first, err := r.Git.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 48\ntier:")
+	served := testutil.CommitAll(t, r.Git, "a second commit", r.When.Add(time.Minute))
+	base := startServe(t, "--repo", r.Dir)
+
+	// Rewrite: master back to the first commit, then another commit on top of it.
+	if err := r.Git.Storer.SetReference(plumbing.NewHashReference(first.Name(), first.Hash())); err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := r.Git.Worktree()
+	if err := wt.Reset(&git.ResetOptions{Commit: first.Hash(), Mode: git.HardReset}); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 72\ntier:")
+	if _, err := wt.Add("."); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: r.When.Add(2 * time.Minute)}
+	if _, err := wt.Commit("the rewrite", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{first.Hash()}}); err != nil {
+		t.Fatal(err)
+	}
+
+	get := func(path string) (int, string, http.Header) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	var ready string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, ready, _ = get("/readyz"); strings.HasPrefix(ready, "degraded:") {
+			break
+		}
+	}
+	if !strings.HasPrefix(ready, "degraded: The branch") || !strings.Contains(ready, "was rewritten") || !strings.Contains(ready, served.String()[:12]) {
+		t.Fatalf("/readyz after a rewrite: %q", ready)
+	}
+	if _, metrics, _ := get("/metrics"); !strings.Contains(metrics, `contractbot_registry_degraded{cause="history_rewritten"} 1`) {
+		t.Errorf("the metrics do not say degraded:\n%s", grepLines(metrics, "contractbot_registry"))
+	}
+	if _, _, h := get("/registry/subjects"); h.Get(registry.CommitHeader) != served.String() {
+		t.Errorf("the registry serves %s, want the last good commit %s", h.Get(registry.CommitHeader), served)
+	}
+	status, catalog, _ := get("/subjects")
+	if status != 200 || !strings.Contains(catalog, `<p class="degraded" role="alert">`) ||
+		!strings.Contains(catalog, "serve commit <code>"+served.String()[:12]+"</code>") {
+		t.Errorf("the catalog does not show the banner:\n%s", catalog)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
