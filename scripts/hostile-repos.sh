@@ -9,7 +9,7 @@
 #   reused-avro           adds a subject whose 2.7 KB Avro schema reuses records 20 levels deep
 #   reused-avro-retype    main has that subject; the branch retypes the leaf int -> string
 #   wide-proto-20k-retype   20,000 fields int32 -> string
-#   wide-proto-39k-retype   39,000 fields int32 -> string (near the 40,000-declaration limit)
+#   wide-proto-29k-retype   29,000 fields int32 -> string (near the 30,000-declaration limit)
 #   wide-proto-100k-retype  100,000 fields int32 -> string
 #   wide-proto-100k-add     1 field -> 100,000 fields
 #   big-consumer          a 200 MB consumer file that compresses to about 1 MB, a loose object
@@ -73,7 +73,7 @@ git -C "$out/reused-avro-retype" checkout -qb hostile
 synth reused-avro-string >"$out/reused-avro-retype/contracts/hostile/reused-avro/reused.avsc"
 commit "$out/reused-avro-retype" "retype the leaf"
 
-for n in 20k 39k 100k; do
+for n in 20k 29k 100k; do
 	repo wide-proto-$n-retype
 	subject "$out/wide-proto-$n-retype" wide protobuf wide.proto wide-proto-$n '' 'f1, f2'
 	commit "$out/wide-proto-$n-retype" "wide proto"

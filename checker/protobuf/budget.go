@@ -11,9 +11,9 @@ import (
 // by '{': fields, enum values, options, messages, ...) of the files one Parse compiles,
 // the checked file and its imports together. The compiler keeps about 2 KB per
 // declaration with its source positions, so the byte limit alone would let an 8 MiB
-// file of short declarations take gigabytes; 40,000 keep a schema under about 80 MB,
+// file of short declarations take gigabytes; 30,000 keep a schema under about 60 MB,
 // and a check comparing two such versions under 512 MB.
-const MaxDeclarations = 40_000
+const MaxDeclarations = 30_000
 
 // declarationBudget counts declarations across the files of one compilation; the
 // compiler reads imports from several goroutines.

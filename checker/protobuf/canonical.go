@@ -20,6 +20,9 @@ import (
 // type is not resolved: `Money` and `.shop.Money` stay different, as they do in the
 // registry). Only the file's own text is read; imports are not resolved.
 func (Engine) Canonical(text []byte) ([]byte, error) {
+	if n, _, _ := countDeclarations(text, 0); n > MaxDeclarations {
+		return nil, fmt.Errorf("protobuf: the schema has %d declarations, over the limit of %d (MaxDeclarations)", n, MaxDeclarations)
+	}
 	h := reporter.NewHandler(nil)
 	file, err := parser.Parse("schema.proto", bytes.NewReader(text), h)
 	if err != nil {

@@ -66,8 +66,8 @@ var HostileSchemas = map[string]func() string{
 	"wide-proto-1":           func() string { return WideProto(1, "int32") },
 	"wide-proto-20k":         func() string { return WideProto(20_000, "int32") },
 	"wide-proto-20k-string":  func() string { return WideProto(20_000, "string") },
-	"wide-proto-39k":         func() string { return WideProto(39_000, "int32") },
-	"wide-proto-39k-string":  func() string { return WideProto(39_000, "string") },
+	"wide-proto-29k":         func() string { return WideProto(29_000, "int32") },
+	"wide-proto-29k-string":  func() string { return WideProto(29_000, "string") },
 	"wide-proto-100k":        func() string { return WideProto(100_000, "int32") },
 	"wide-proto-100k-string": func() string { return WideProto(100_000, "string") },
 }
