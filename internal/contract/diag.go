@@ -106,6 +106,7 @@ const (
 	CodeLineageCycle     = "lineage-cycle"
 	CodeMissingFile      = "missing-file"
 	CodeFieldPathsCut    = "field-paths-cut"
+	CodeReadsDeprecated  = "reads-deprecated"
 )
 
 // didYouMean returns ` Did you mean "x"?` for the closest candidate within a small

@@ -145,6 +145,8 @@ type Subject struct {
 	ProtobufRules string               `json:"protobuf_rules,omitempty"` // "", WIRE, WIRE_JSON
 	Message       string               `json:"message,omitempty"`        // Protobuf record message
 	Fields        map[string]FieldMeta `json:"fields,omitempty"`
+	// Policy tightens or loosens the tier's governance defaults (RemovalPolicy).
+	Policy Policy `json:"policy,omitzero"`
 
 	// Consumers sorted by name.
 	Consumers []*Consumer `json:"consumers"`
@@ -214,6 +216,8 @@ type FieldMeta struct {
 	PII  bool   `json:"pii,omitempty"`
 	Doc  string `json:"doc,omitempty"`
 	Unit string `json:"unit,omitempty"`
+	// Deprecated is set when the field is on its way out.
+	Deprecated *Deprecation `json:"deprecated,omitempty"`
 }
 
 // Consumer is one file contracts/<domain>/<name>/consumers/<consumer>.yaml.

@@ -65,7 +65,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
-		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields"})
+		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy"})
 	head := decodeHead(o, sd.domain, sd.name)
 	s.Subject, s.Format, s.Compatibility = head.Subject, head.Format, head.Compatibility
 	if v, ok := o.str("owner"); ok {
@@ -105,6 +105,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 		s.Message = v
 	}
 	fieldKeys := l.fieldMeta(o, s)
+	s.Policy = policy(o)
 
 	l.loadSchema(f, o, s, has, head.Schema)
 	if paths := s.FieldPaths(); paths != nil {
@@ -125,6 +126,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 			s.Consumers = l.loadConsumers(s, ds)
 		}
 	}
+	checkDeprecations(f, s, ds)
 	for _, e := range sd.entries {
 		p := sd.dir + "/" + e.Name
 		switch {
@@ -154,11 +156,12 @@ func (l *loader) fieldMeta(o *object, s *Subject) []item {
 		if fm == nil {
 			continue
 		}
-		fm.expect(fmt.Sprintf("field %q", name), nil, []string{"pii", "doc", "unit"})
+		fm.expect(fmt.Sprintf("field %q", name), nil, []string{"pii", "doc", "unit", "deprecated"})
 		var meta FieldMeta
 		meta.PII, _ = fm.boolean("pii")
 		meta.Doc, _ = fm.str("doc")
 		meta.Unit, _ = fm.str("unit")
+		meta.Deprecated = deprecation(fm, name)
 		s.Fields[name] = meta
 	}
 	return keys

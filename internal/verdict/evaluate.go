@@ -175,6 +175,8 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	if len(sr.Governance) > 0 {
 		sr.Class = worst(sr.Class, Compatible)
 	}
+	removalPolicyFindings(in, b, h, sr)
+	deprecatedReads(h, sr)
 }
 
 // contractErrors counts the errors in s's contract.yaml that make its keys unreliable

@@ -182,6 +182,9 @@ type SubjectReport struct {
 	Findings   []checker.Finding `json:"findings"`
 	Changes    []checker.Change  `json:"changes"`
 	Affected   []impact.Affected `json:"affected"`
+	// Policy lists what the subject's policy makes of the change beyond the wire
+	// check and the declared readers (removals without deprecation).
+	Policy []PolicyFinding `json:"policy,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).

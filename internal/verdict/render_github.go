@@ -55,6 +55,14 @@ func Annotations(r *Report) []Annotation {
 			add(Annotation{Path: orDefault(f.File, s.SchemaFile), StartLine: f.Line, StartColumn: f.Column, Level: LevelFailure,
 				Title: title, Message: f.Message})
 		}
+		for _, p := range s.Policy {
+			level := LevelFailure
+			if p.Class != Breaking {
+				level = LevelWarning
+			}
+			add(Annotation{Path: orDefault(p.File, s.SchemaFile), StartLine: p.Line, StartColumn: p.Column, Level: level,
+				Title: p.Rule + " at " + p.Path, Message: p.Message})
+		}
 		for _, c := range s.Changes {
 			if c.File == "" {
 				continue

@@ -109,6 +109,7 @@ func (m *mdWriter) subject(s *SubjectReport) {
 		m.f("\n**Not evaluated:** %s\n", escapeMarkdown(s.Error))
 	}
 	m.findings(s)
+	m.policy(s)
 	m.changes(s)
 	m.affected(s)
 	if len(s.Governance) > 0 {
@@ -154,6 +155,16 @@ func (m *mdWriter) findings(s *SubjectReport) {
 			m.f(" at %s", code(f.Path))
 		}
 		m.f(": %s\n", escapeMarkdown(f.Message))
+	}
+}
+
+func (m *mdWriter) policy(s *SubjectReport) {
+	if len(s.Policy) == 0 {
+		return
+	}
+	m.f("\n**Policy**: a field leaves the schema after a deprecation period (removal policy %s).\n\n", code(s.Policy[0].Policy))
+	for _, p := range s.Policy {
+		m.f("- %s %s at %s, %s by policy: %s\n", m.link(orDefault(p.File, s.SchemaFile), p.Line, p.Column, false), code(p.Rule), code(p.Path), badge(p.Class), escapeMarkdown(p.Message))
 	}
 }
 

@@ -54,6 +54,9 @@ func Text(r *Report) string {
 			}
 			f("  %s:%d:%d: %s %s\n", plain(orDefault(fd.File, s.SchemaFile)), fd.Line, fd.Column, plain(fd.Rule), plain(fd.Message))
 		}
+		for _, p := range s.Policy {
+			f("  policy: %s:%d:%d: %s at %s, %s by the %s removal policy: %s\n", plain(orDefault(p.File, s.SchemaFile)), p.Line, p.Column, plain(p.Rule), plain(p.Path), p.Class, plain(p.Policy), plain(p.Message))
+		}
 		for i, c := range s.Changes {
 			if i == maxChanges {
 				f("  ... and %d more field changes\n", len(s.Changes)-i)

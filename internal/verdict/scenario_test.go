@@ -134,6 +134,7 @@ var scenarios = []scenario{
 	{name: "g-broken-yaml", change: breakCrmSync},
 	{name: "k-registry-fails-no-calendar-entry", change: removeEmail},
 	{name: "l-new-subject-and-move", change: addSubjectAndMove},
+	{name: "m-remove-unread-field", change: func(r *scenarioRepo) { removeSource(r, "", "") }},
 }
 
 // run builds the scenario's history and evaluates HEAD~1 -> HEAD.
