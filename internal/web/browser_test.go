@@ -166,6 +166,11 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, "subject.png", png)
+	png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`section[aria-labelledby="h-lineage"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, "lineage.png", png)
 
 	navigate("open the diff", chromedp.Click(chromedp.CSS(`a[href$="?diff=1..2#diff"]`)))
 	do("the diff shows", chromedp.WaitVisible(chromedp.CSS("#diff .add")))

@@ -34,10 +34,13 @@ type snapshot struct {
 
 // row is one subject of the catalog.
 type row struct {
-	Subject, Domain, Format, Level, Owner, Tier string
-	// Latest is "v3", or "—" when the subject has no indexed version.
-	Latest    string
-	Consumers int
+	Subject, Domain, Format, Level, Owner, Tier, Topic string
+	// Latest is "v3", or "—" when the subject has no indexed version; Changed is the
+	// date of that version ("" when none).
+	Latest, Changed string
+	Consumers       int
+	// PII counts the fields contract.yaml marks as personal data.
+	PII int
 	// text is what a search matches: subject, topic, owner, description and the
 	// consumers' names, lower case.
 	text string
@@ -60,14 +63,21 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	s.rows = make([]row, 0, len(tree.Subjects))
 	for _, sub := range tree.Subjects {
-		latest := "—"
+		latest, changed := "—", ""
 		if vs := s.versions[sub.Subject]; len(vs) > 0 {
 			latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
+			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
+		}
+		pii := 0
+		for _, m := range sub.Fields {
+			if m.PII {
+				pii++
+			}
 		}
 		s.rows = append(s.rows, row{
 			Subject: sub.Subject, Domain: sub.Domain, Format: sub.Format, Level: sub.Compatibility,
-			Owner: sub.Owner, Tier: sub.Tier, Latest: latest, Consumers: len(sub.Consumers),
-			text: searchText(sub),
+			Owner: sub.Owner, Tier: sub.Tier, Topic: sub.Topic, Latest: latest, Changed: changed,
+			Consumers: len(sub.Consumers), PII: pii, text: searchText(sub),
 		})
 		domains[sub.Domain], owners[sub.Owner], formats[sub.Format] = true, true, true
 		for _, c := range sub.Consumers {

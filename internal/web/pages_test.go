@@ -164,6 +164,12 @@ func TestPagesGolden(t *testing.T) {
 			golden(t, c.file, body)
 		})
 	}
+	// Without the bot the sign-off page says how to connect it.
+	resp, body := get(t, pagesServer(t, exampleRepo(t)), "/signoffs")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /signoffs without the bot: %d", resp.StatusCode)
+	}
+	golden(t, "signoffs-not-connected.html", body)
 }
 
 func TestPagesHeadersAndErrors(t *testing.T) {
