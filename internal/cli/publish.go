@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -44,7 +45,8 @@ with no version registered twice and events sent again under the same ids.
 
 --events takes file:PATH (JSON lines, the default: file:<git dir>/contractbot/events.jsonl),
 http:URL or https:URL (POST, signed with CONTRACTBOT_EVENTS_SECRET when set) or
-kafka:BROKER[,BROKER...]/TOPIC. Registry credentials come from CONTRACTBOT_REGISTRY_USER and
+kafka:BROKER[,BROKER...]/TOPIC[?compression=none|gzip|snappy|lz4|zstd] (uncompressed unless
+asked: every Kafka client reads that). Registry credentials come from CONTRACTBOT_REGISTRY_USER and
 CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md.`,
 		Example: `  contractbot publish
   contractbot publish --registry https://registry.example.com --events kafka:broker-1:9092/schema-events
@@ -110,9 +112,15 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				fmt.Fprintf(out, "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)
 				return nil
 			}
+			if len(sums) == 0 {
+				return fmt.Errorf("%w\nnothing was published: the first pending commit failed; run contractbot publish again once the cause is fixed", err)
+			}
+			// The last commit actually marked, which is the head only when nothing failed.
+			last := sums[len(sums)-1].Commit
 			fmt.Fprintf(out, "%d commit(s) of %s published up to %.12s: %d version(s), %d level change(s); %s; events to %s; state in %s\n",
-				len(sums), branch, head, versions, levels, where, sink, statePath)
+				len(sums), branch, last, versions, levels, where, sink, statePath)
 			if err != nil {
+				fmt.Fprintf(out, "stopped before %.12s: the commits after %.12s up to %.12s are not published yet\n", head, last, head)
 				return fmt.Errorf("%w\nrun contractbot publish again to finish: what is done is not done twice", err)
 			}
 			return nil
@@ -121,7 +129,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 	bf.add(cmd)
 	cmd.Flags().StringVar(&url, "registry", "", "the Confluent-compatible registry to write to (default: none, the embedded registry serves the branch)")
 	cmd.Flags().BoolVar(&embedded, "embedded", false, "register nothing remotely: the embedded registry serves the branch (the default)")
-	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC (default file:<git dir>/contractbot/events.jsonl)")
+	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC[?compression=none|gzip|snappy|lz4|zstd] (Kafka default: none; default file:<git dir>/contractbot/events.jsonl)")
 	cmd.Flags().StringVar(&statePath, "state", "", "the file that records published commits (default <git dir>/contractbot/published.json)")
 	cmd.Flags().StringVar(&source, "source", "", "the CloudEvents source of the events (default: the origin remote's URL, else file://<repository>)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "mark this revision (and so everything before it) published without publishing anything, then stop: for a registry that already holds the history")
@@ -181,11 +189,25 @@ func openSink(spec string, timeout time.Duration) (events.Sink, error) {
 		}
 		return events.NewHTTP(spec, append(opts, events.WithHTTPTimeout(timeout))...), nil
 	case "kafka":
+		rest, query, _ := strings.Cut(rest, "?")
 		brokers, topic, err := events.ParseKafka(rest)
 		if err != nil {
 			return nil, err
 		}
-		k, err := events.NewKafka(brokers, topic)
+		params, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, fmt.Errorf("--events %q: %w", spec, err)
+		}
+		for k := range params {
+			if k != "compression" {
+				return nil, fmt.Errorf("--events %q: unknown option %q; the Kafka sink takes compression=%s", spec, k, strings.Join(events.KafkaCompressions, "|"))
+			}
+		}
+		compression, err := events.KafkaCompression(params.Get("compression"))
+		if err != nil {
+			return nil, fmt.Errorf("--events %q: %w", spec, err)
+		}
+		k, err := events.NewKafka(brokers, topic, compression)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +215,7 @@ func openSink(spec string, timeout time.Duration) (events.Sink, error) {
 		// six times the request timeout fails the run (the next run sends it again).
 		return &boundedSink{Sink: k, limit: 6 * timeout}, nil
 	}
-	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC", spec)
+	return nil, fmt.Errorf("--events %q: write file:PATH, http(s)://HOST/PATH or kafka:BROKER[,BROKER]/TOPIC[?compression=none|gzip|snappy|lz4|zstd]", spec)
 }
 
 // boundedSink gives each Send a time limit.

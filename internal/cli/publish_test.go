@@ -178,3 +178,40 @@ func readEventLines(t *testing.T, path string) []events.Event {
 	}
 	return out
 }
+
+// TestPublishCommandFailsMidway: the registry fails on the second commit's version.
+// The summary names the last commit marked (the first), never the head, and says
+// where it stopped.
+func TestPublishCommandFailsMidway(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  reserved 3;\n")
+	commit(t, repo, "Drop Money.nanos (#12)")
+	head, _ := repo.Head()
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil || len(c.ParentHashes) == 0 {
+		t.Fatal("the head has no parent", err)
+	}
+	first := c.ParentHashes[0].String()
+	fake := publishtest.NewRegistry()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/versions") && fake.Registrations() >= 11 {
+			http.Error(w, `{"error_code":50001,"message":"down"}`, http.StatusServiceUnavailable)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "state.json")
+	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
+	out, errOut, code := runCLI(t, "publish", "--repo", dir, "--registry", srv.URL, "--state", state, "--timeout", "1s",
+		"--events", "file:"+eventsFile)
+	if code != 2 || !strings.Contains(errOut, "run contractbot publish again") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 commit(s) of refs/heads/master published up to "+first[:12]) ||
+		strings.Contains(out, "published up to "+head.Hash().String()[:12]) ||
+		!strings.Contains(out, "stopped before "+head.Hash().String()[:12]) {
+		t.Errorf("the summary must name the last commit marked (%.12s), not the head (%.12s):\n%s", first, head.Hash(), out)
+	}
+	publishGolden(t, "fails-midway.txt", out, srv.URL, state, eventsFile)
+}

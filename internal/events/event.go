@@ -53,6 +53,12 @@ type Published struct {
 	Previous     *Ref   `json:"previous,omitempty"`
 	Format       string `json:"format"`
 	Level        string `json:"level"`
+	// OldLevel is the level before the commit, when the commit changed it.
+	OldLevel string `json:"old_level,omitempty"`
+	// Governance lists what the change does to the contract that every consumer's
+	// team had to agree to (a loosened level, another owner, format or topic), in the
+	// verdict's words.
+	Governance []string `json:"governance,omitempty"`
 	// Class is SAFE, COMPATIBLE or BREAKING (DESIGN.md, Verdicts).
 	Class    string        `json:"class"`
 	Changes  []FieldChange `json:"changes"`

@@ -29,12 +29,43 @@ func NewKafka(brokers []string, topic string, opts ...kgo.Opt) (*Kafka, error) {
 		kgo.RequiredAcks(kgo.AllISRAcks()), // required by the idempotent producer (franz-go's default)
 		kgo.ProducerLinger(0),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), // Kafka's murmur2 of the key
+		// franz-go's default is Snappy, which some consumers cannot read (kafkajs
+		// without a codec plugin): uncompressed unless the caller asks.
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}
 	cl, err := kgo.NewClient(append(base, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka client for %s: %w", strings.Join(brokers, ","), err)
 	}
 	return &Kafka{cl: cl, topic: topic}, nil
+}
+
+// DefaultKafkaCompression is the compression of Kafka events unless the sink's spec
+// says otherwise: none, which every Kafka client reads. gzip is read by every client
+// too (kafkajs included); snappy, lz4 and zstd need a codec in some (kafkajs plugins).
+const DefaultKafkaCompression = "none"
+
+// KafkaCompressions are the names KafkaCompression takes.
+var KafkaCompressions = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+// KafkaCompression is the producer option for a compression name (KafkaCompressions).
+func KafkaCompression(name string) (kgo.Opt, error) {
+	var c kgo.CompressionCodec
+	switch strings.ToLower(name) {
+	case "none", "":
+		c = kgo.NoCompression()
+	case "gzip":
+		c = kgo.GzipCompression()
+	case "snappy":
+		c = kgo.SnappyCompression()
+	case "lz4":
+		c = kgo.Lz4Compression()
+	case "zstd":
+		c = kgo.ZstdCompression()
+	default:
+		return nil, fmt.Errorf("kafka compression %q: write one of %s", name, strings.Join(KafkaCompressions, ", "))
+	}
+	return kgo.ProducerBatchCompression(c), nil
 }
 
 // ParseKafka splits "BROKER[,BROKER...]/TOPIC".

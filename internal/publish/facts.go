@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/change"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/verdict"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -19,6 +20,8 @@ import (
 // facts is what the verdict of a merge commit says, for its events.
 type facts struct {
 	subjects map[string]*verdict.SubjectReport
+	signOffs []*verdict.SignOff
+	head     *contract.Tree // the commit's tree, as loaded for the verdict
 	calendar map[string]string
 	details  Details
 }
@@ -39,6 +42,7 @@ func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, err
 	for _, s := range r.Subjects {
 		f.subjects[s.Subject] = s
 	}
+	f.signOffs, f.head = r.SignOffs, l.Head
 	for _, cc := range r.Calendar {
 		if cc.Entry != "" {
 			f.calendar[cc.Subject] = cc.Entry
@@ -56,8 +60,9 @@ func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, err
 }
 
 // data builds an event's data for version v of its subject published at c.
-// before is the subject's current version number before c (0: none, or deleted).
-func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, before int, level string, registeredID int) events.Published {
+// before is the subject's current version number before c (0: none, or deleted),
+// oldLevel its level before c ("" when it had none).
+func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, before int, oldLevel, level string, registeredID int) events.Published {
 	d := events.Published{
 		Subject: v.Subject, Version: v.Version, ID: v.ID, RegisteredID: registeredID,
 		Format: v.Format, Level: level, Class: string(verdict.Safe),
@@ -82,6 +87,10 @@ func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, b
 		return d
 	}
 	d.Class = string(sr.Class)
+	d.Governance = sr.Governance
+	if oldLevel != "" && oldLevel != level {
+		d.OldLevel = oldLevel
+	}
 	for _, ch := range sr.Changes {
 		d.Changes = append(d.Changes, events.FieldChange{Kind: string(ch.Kind), Path: ch.Path, OldPath: ch.OldPath,
 			Old: ch.Old, New: ch.New, Effect: string(ch.Effect), Message: ch.Message})
@@ -109,6 +118,33 @@ func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, b
 				seen[key] = true
 				d.Affected = append(d.Affected, events.Consumer{Name: a.Name, Subject: a.Subject, Owner: a.Owner,
 					Effect: string(a.Effect), Direct: a.Direct, Hops: a.Hops})
+			}
+		}
+	}
+	// A governance change (a level loosened, another owner, ...) reaches every
+	// consumer whose team had to agree, though no field changed; a tightened level
+	// reaches every consumer too, harmlessly.
+	for _, so := range f.signOffs {
+		for _, ref := range so.For {
+			if key := ref.Subject + "\x00" + ref.Consumer; ref.Subject == v.Subject && !seen[key] {
+				seen[key] = true
+				effect := string(ref.Effect)
+				if effect == "" {
+					effect = "meaning"
+				}
+				d.Affected = append(d.Affected, events.Consumer{Name: ref.Consumer, Subject: ref.Subject, Owner: so.Team,
+					Effect: effect, Direct: true})
+			}
+		}
+	}
+	if d.OldLevel != "" && f.head != nil {
+		if s := f.head.Subject(v.Subject); s != nil {
+			for _, c := range s.Consumers {
+				if key := v.Subject + "\x00" + c.Name; !seen[key] {
+					seen[key] = true
+					d.Affected = append(d.Affected, events.Consumer{Name: c.Name, Subject: v.Subject, Owner: c.Owner,
+						Effect: "harmless", Direct: true})
+				}
 			}
 		}
 	}

@@ -259,7 +259,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 			return it, err
 		}
 	}
-	e := events.New(p.Source, c.Committer.When, f.data(ix, c, v, before.current, level, it.RegisteredID))
+	e := events.New(p.Source, c.Committer.When, f.data(ix, c, v, before.current, before.level, level, it.RegisteredID))
 	it.Event = e.ID
 	if err := p.Sink.Send(ctx, e); err != nil {
 		return it, fmt.Errorf("send the event of %s version %d: %w", subject, v.Version, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -132,6 +133,18 @@ func TestPublishHistory(t *testing.T) {
 	level := evs[12]
 	if level.Data.PullRequest == nil || level.Data.PullRequest.Number != 7 || level.Data.Previous != nil || level.Data.Level != "FULL_TRANSITIVE" {
 		t.Errorf("level event %+v", level.Data)
+	}
+	// The level change names the old level and every consumer of the subject, as
+	// check does.
+	if level.Data.OldLevel != "BACKWARD_TRANSITIVE" {
+		t.Errorf("level event: old level %q, want BACKWARD_TRANSITIVE", level.Data.OldLevel)
+	}
+	var names []string
+	for _, a := range level.Data.Affected {
+		names = append(names, a.Name)
+	}
+	if !slices.Contains(names, "dwd-order-detail") || len(names) < 2 {
+		t.Errorf("level event reaches %v, want every consumer of orders.order-created-value", names)
 	}
 	if money.ID != events.ID(sums[1].Commit, "common.money-value", 2) {
 		t.Errorf("event id %s is not derived from commit, subject and version", money.ID)
