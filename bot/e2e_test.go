@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"github.com/contractbot/contractbot/bot/githubapi"
 	"io"
 	"log/slog"
@@ -115,30 +114,5 @@ func TestOpenStates(t *testing.T) {
 	if len(states) != 1 || states[0].State.Class != "BREAKING" || len(states[0].State.SignOffs) != 2 || states[0].State.SignOffs[0].Status != "pending" ||
 		len(states[0].State.Subjects) != 1 || states[0].State.Subjects[0] != "orders.order-created-value" {
 		t.Errorf("states: %+v", states)
-	}
-}
-
-// TestAPIReadsEveryPage: lists longer than a page are read to the end.
-func TestAPIReadsEveryPage(t *testing.T) {
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: strings.Repeat("a", 40), BaseSHA: strings.Repeat("b", 40)})
-	for i := 0; i < 250; i++ {
-		fake.AddComment("acme", "contracts", n, "olivia", fmt.Sprintf("comment %d", i))
-		fake.AddTeamMember("acme", "big", fmt.Sprintf("user%03d", i))
-	}
-	api := githubapi.New(fake.Client())
-	comments, err := api.ListComments(context.Background(), "acme", "contracts", n)
-	if err != nil || len(comments) != 250 || comments[249].Body != "comment 249" {
-		t.Errorf("comments: %d, %v", len(comments), err)
-	}
-	members, err := api.TeamMembers(context.Background(), "acme", "big")
-	if err != nil || len(members) != 250 {
-		t.Errorf("members: %d, %v", len(members), err)
-	}
-	if got := fake.Count("GET", "/repos/{owner}/{repo}/issues/{number}/comments"); got != 3 {
-		t.Errorf("%d requests for 250 comments, want 3 pages of 100", got)
 	}
 }

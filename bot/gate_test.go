@@ -322,6 +322,11 @@ func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 	g := newGate(t, opened, amountToString)
 	g.advance(23 * time.Hour)
 	replicas := []*Bot{g.bot(), g.bot()}
+	for _, b := range replicas {
+		// Long enough that, on a loaded machine, the other replica's claim lands
+		// within it (the window docs/bot.md describes).
+		b.ClaimSettle = 250 * time.Millisecond
+	}
 	tick := func() {
 		var wg sync.WaitGroup
 		for _, b := range replicas {

@@ -39,6 +39,7 @@ const HelpText = "contractbot commands (write one at the start of a line of a co
 
 // commentEvent is the part of an issue_comment payload the bot reads.
 type commentEvent struct {
+	repoRef
 	Action string `json:"action"`
 	Issue  struct {
 		Number      int              `json:"number"`
@@ -52,15 +53,6 @@ type commentEvent struct {
 			Type  string `json:"type"`
 		} `json:"user"`
 	} `json:"comment"`
-	Repository struct {
-		Name  string `json:"name"`
-		Owner struct {
-			Login string `json:"login"`
-		} `json:"owner"`
-	} `json:"repository"`
-	Installation struct {
-		ID int64 `json:"id"`
-	} `json:"installation"`
 }
 
 // routeComment turns a new pull-request comment with a command into a job.
