@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"slices"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker"
 )
 
 // difference is one of the registry's difference types found between an original
@@ -30,6 +32,30 @@ type cmpCtx struct {
 	st    *cmpState
 	path  []string
 	diffs []difference
+	// incompatible: an incompatible difference is among diffs (kept there even when
+	// the list is full, so compatible() stays true to what was found).
+	incompatible bool
+}
+
+// maxDifferences bounds the differences one context keeps: a schema reused under
+// every property of a deep tree would otherwise repeat its differences under each
+// path, 2^depth of them. The level loop lists at most checker.MaxFindings anyway.
+const maxDifferences = checker.MaxFindings
+
+// keep appends differences up to maxDifferences. Past it an incompatible difference
+// still replaces the last one kept when none kept is incompatible.
+func (c *cmpCtx) keep(ds ...difference) {
+	for _, d := range ds {
+		bad := !compatibleChange(d.typ)
+		switch {
+		case len(c.diffs) < maxDifferences:
+			c.diffs = append(c.diffs, d)
+			c.incompatible = c.incompatible || bad
+		case bad && !c.incompatible:
+			c.diffs[len(c.diffs)-1] = d
+			c.incompatible = true
+		}
+	}
 }
 
 // differences compares an original schema with its update the way the Confluent
@@ -61,13 +87,13 @@ func (c *cmpCtx) pathWith(seg string) string {
 
 // add records a difference at the current path (plus seg).
 func (c *cmpCtx) add(typ, seg string, o, u *node, key string) {
-	c.diffs = append(c.diffs, difference{typ: typ, path: c.pathWith(seg), orig: o, upd: u, key: key})
+	c.keep(difference{typ: typ, path: c.pathWith(seg), orig: o, upd: u, key: key})
 }
 
 // addRebased adds differences found relative to a pair under the current path.
 func (c *cmpCtx) addRebased(ds []difference) {
 	if len(c.path) == 0 {
-		c.diffs = append(c.diffs, ds...)
+		c.keep(ds...)
 		return
 	}
 	prefix := c.pathWith("")
@@ -77,7 +103,7 @@ func (c *cmpCtx) addRebased(ds []difference) {
 		} else {
 			d.path = prefix
 		}
-		c.diffs = append(c.diffs, d)
+		c.keep(d)
 	}
 }
 
@@ -140,7 +166,7 @@ func compareTypes(c *cmpCtx, o, u *node) {
 			s := c.sub()
 			compare(s, o, u.subs[0])
 			if s.compatible() {
-				c.diffs = append(c.diffs, s.diffs...)
+				c.keep(s.diffs...)
 				return
 			}
 		} else if u.crit == "anyOf" || u.crit == "oneOf" {
@@ -148,7 +174,7 @@ func compareTypes(c *cmpCtx, o, u *node) {
 				s := c.sub()
 				compare(s, o, sub)
 				if s.compatible() {
-					c.diffs = append(c.diffs, s.diffs...)
+					c.keep(s.diffs...)
 					c.add(SumTypeExtended, "", o, u, "")
 					return
 				}
@@ -159,7 +185,7 @@ func compareTypes(c *cmpCtx, o, u *node) {
 			s := c.sub()
 			compare(s, o.subs[0], u)
 			if s.compatible() {
-				c.diffs = append(c.diffs, s.diffs...)
+				c.keep(s.diffs...)
 				return
 			}
 		} else if o.crit == "allOf" {
@@ -167,7 +193,7 @@ func compareTypes(c *cmpCtx, o, u *node) {
 				s := c.sub()
 				compare(s, sub, u)
 				if s.compatible() {
-					c.diffs = append(c.diffs, s.diffs...)
+					c.keep(s.diffs...)
 					c.add(ProductTypeNarrowed, "", o, u, "")
 					return
 				}
@@ -397,7 +423,7 @@ func compareCombined(c *cmpCtx, o, u *node) {
 	for i, j := range match {
 		if j >= 0 {
 			matched++
-			c.diffs = append(c.diffs, edges[i][j]...)
+			c.keep(edges[i][j]...)
 		}
 	}
 	if matched < min(len(os), len(us)) {

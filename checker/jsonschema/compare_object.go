@@ -79,7 +79,7 @@ func propertyRemoved(c *cmpCtx, name string, op, u *node) {
 	if partial := u.partialObject(name); partial != nil {
 		s := c.sub()
 		compare(s, op, partial)
-		c.diffs = append(c.diffs, s.diffs...)
+		c.keep(s.diffs...)
 		if s.compatible() {
 			c.add(PropertyRemovedIsCoveredByPartiallyOpenContentModel, "", op, u, "properties")
 		} else {
@@ -114,7 +114,7 @@ func propertyAdded(c *cmpCtx, name string, o, up, u *node) {
 	if partial := o.partialObject(name); partial != nil {
 		s := c.sub()
 		compare(s, partial, up)
-		c.diffs = append(c.diffs, s.diffs...)
+		c.keep(s.diffs...)
 		if s.compatible() {
 			c.add(PropertyAddedIsCoveredByPartiallyOpenContentModel, "", o, up, "")
 		} else {
@@ -276,7 +276,7 @@ func itemRemoved(c *cmpCtx, oi, u *node) {
 	if partial := u.partialArray(); partial != nil {
 		s := c.sub()
 		compare(s, oi, partial)
-		c.diffs = append(c.diffs, s.diffs...)
+		c.keep(s.diffs...)
 		if s.compatible() {
 			c.add(ItemRemovedIsCoveredByPartiallyOpenContentModel, "", oi, u, "items")
 		} else {
@@ -303,7 +303,7 @@ func itemAdded(c *cmpCtx, o, ui *node) {
 	if partial := o.partialArray(); partial != nil {
 		s := c.sub()
 		compare(s, partial, ui)
-		c.diffs = append(c.diffs, s.diffs...)
+		c.keep(s.diffs...)
 		if s.compatible() {
 			c.add(ItemAddedIsCoveredByPartiallyOpenContentModel, "", o, ui, "")
 		} else {

@@ -8,7 +8,7 @@ import (
 
 // Adversarial schemas: a seed draws one hostile shape (types reusing each other level
 // after level, self- and mutually recursive types, deep nesting, wide records, huge
-// enums, long names, many files) in Avro or Protobuf, as two versions of a subject, so
+// enums, long names, many files) in Avro, Protobuf or JSON Schema, as two versions of a subject, so
 // a test can assert that loading and evaluating them stays within the budgets.
 
 // AdversarialCase is one drawn subject: the files of its folder before and after a
@@ -16,7 +16,7 @@ import (
 type AdversarialCase struct {
 	// Shape names what was drawn, for messages: "reuse depth=20 fan=2 (protobuf)".
 	Shape  string
-	Format string // avro | protobuf
+	Format string // avro | protobuf | json
 	// Schema is the file contract.yaml names; Base and Head map file names in the
 	// subject folder to their contents.
 	Schema     string
@@ -36,16 +36,21 @@ func Adversarial(seed uint64, dir string) AdversarialCase {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	shape := adversarialShapes[r.IntN(len(adversarialShapes))]
 	format := "protobuf"
-	if r.IntN(2) == 0 && shape != "files" {
-		format = "avro"
+	if shape != "files" {
+		format = []string{"avro", "protobuf", "json"}[r.IntN(3)]
 	}
 	g := &adversary{r: r, shape: shape, dir: dir}
 	c := AdversarialCase{Format: format}
-	if format == "avro" {
+	switch format {
+	case "avro":
 		c.Schema = "s.avsc"
 		c.Base = map[string]string{c.Schema: g.avro(false)}
 		c.Head = map[string]string{c.Schema: g.avro(true)}
-	} else {
+	case "json":
+		c.Schema = "s.json"
+		c.Base = map[string]string{c.Schema: g.json(false)}
+		c.Head = map[string]string{c.Schema: g.json(true)}
+	default:
 		c.Schema = "s.proto"
 		c.Message = "adv.Root"
 		c.Base, c.Head = g.proto(c.Schema, false), g.proto(c.Schema, true)
@@ -149,6 +154,80 @@ func (g *adversary) avro(head bool) string {
 	return b.String() + "\n"
 }
 
+// json draws the shape as a JSON Schema (draft 2020-12; $defs and $ref for named types).
+func (g *adversary) json(head bool) string {
+	g.draw()
+	leafType := `{"type": "integer"}`
+	if head {
+		leafType = `{"type": "string"}`
+	}
+	obj := func(props ...string) string {
+		return fmt.Sprintf(`{"type": "object", "properties": {%s}}`, strings.Join(props, ", "))
+	}
+	prop := func(name, schema string) string { return fmt.Sprintf("%q: %s", name, schema) }
+	ref := func(name string) string { return fmt.Sprintf(`{"$ref": "#/$defs/%s"}`, name) }
+	var root string
+	var defs []string
+	switch g.shape {
+	case "reuse":
+		defs = append(defs, prop("D0", obj(prop("x", leafType))))
+		for i := 1; i <= g.depth; i++ {
+			var ps []string
+			for j := 0; j < g.fan; j++ {
+				ps = append(ps, prop(fmt.Sprint("f", j), ref(fmt.Sprint("D", i-1))))
+			}
+			defs = append(defs, prop(fmt.Sprint("D", i), obj(ps...)))
+		}
+		root = obj(prop("f0", ref(fmt.Sprint("D", g.depth))))
+	case "recursive":
+		defs = append(defs, prop("Node", obj(prop("x", leafType), prop("f0", ref("Node")), prop("others", `{"type": "array", "items": {"$ref": "#/$defs/Other"}}`))),
+			prop("Other", obj(prop("back", ref("Node")), prop("self", ref("Other")))))
+		root = obj(prop("f0", ref("Node")), prop("other", ref("Other")))
+	case "nested", "unions":
+		typ := leafType
+		for i := g.depth * 3; i >= 1; i-- {
+			if g.shape == "unions" {
+				typ = fmt.Sprintf(`{"anyOf": [%s, %s]}`, obj(prop("f0", typ), prop("v", `{"type": "integer"}`)), obj(prop("f0", typ), prop("w", `{"type": "number"}`)))
+				if i%4 == 0 { // keep the text small: share every fourth level by $ref
+					defs = append(defs, prop(fmt.Sprint("U", i), typ))
+					typ = ref(fmt.Sprint("U", i))
+				}
+			} else {
+				typ = obj(prop("f0", typ))
+			}
+		}
+		root = obj(prop("f0", typ))
+	case "wide":
+		ps := make([]string, g.width)
+		for i := range ps {
+			ps[i] = prop(fmt.Sprint("f", i), leafType)
+		}
+		root = obj(ps...)
+	case "enum":
+		n := g.width * 3
+		if head {
+			n /= 2
+		}
+		syms := make([]string, n)
+		for i := range syms {
+			syms[i] = fmt.Sprintf("%q", fmt.Sprint("S", i))
+		}
+		root = obj(prop("f0", fmt.Sprintf(`{"enum": [%s]}`, strings.Join(syms, ", "))))
+	case "names":
+		ps := make([]string, 50)
+		for i := range ps {
+			ps[i] = prop(fmt.Sprint(g.name, i), leafType)
+		}
+		defs = append(defs, prop(g.name, obj(ps...)))
+		root = obj(prop("f0", ref(g.name)))
+	}
+	root = strings.TrimSuffix(root, "}") + `, "$schema": "https://json-schema.org/draft/2020-12/schema"`
+	if len(defs) > 0 {
+		root += `, "$defs": {` + strings.Join(defs, ", ") + "}"
+	}
+	return root + "}\n"
+}
+
 func (g *adversary) proto(schema string, head bool) map[string]string {
 	g.draw()
 	files := map[string]string{}
@@ -171,12 +250,13 @@ func (g *adversary) proto(schema string, head bool) map[string]string {
 		fmt.Fprintf(&b, "message Node { %s x = 1; Node f0 = 2; repeated Other others = 3; }\n", lf)
 		b.WriteString("message Other { Node back = 1; Other self = 2; }\n")
 	case "nested", "unions":
+		levels := min(g.depth*3, 30) // protoc refuses messages nested 32 deep
 		b.WriteString("message Root { ")
-		for i := 1; i <= g.depth*3; i++ {
+		for i := 1; i <= levels; i++ {
 			fmt.Fprintf(&b, "message N%d { ", i)
 		}
 		fmt.Fprintf(&b, "%s x = 1; ", lf)
-		for i := g.depth * 3; i >= 1; i-- {
+		for i := levels; i >= 1; i-- {
 			b.WriteString("} ")
 			if i > 1 {
 				fmt.Fprintf(&b, "N%d f0 = 1; oneof o%d { int32 v%d = 2; N%d w%d = 3; } ", i, i, i, i, i)

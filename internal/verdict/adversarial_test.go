@@ -83,7 +83,13 @@ func checkAdversarial(t *testing.T, seed uint64) {
 		t.Errorf("%s: allocated %d MB, over %d MB", c.Shape, alloc>>20, maxAdversarialAlloc>>20)
 	}
 	for _, tr := range []*contract.Tree{base, head} {
-		if s := tr.Subject("adv.s-value"); s != nil && len(s.FieldPaths()) > checker.MaxFieldPaths {
+		s := tr.Subject("adv.s-value")
+		if s == nil || s.FieldPaths() == nil {
+			// Every drawn schema is valid: one that does not parse tests nothing.
+			t.Errorf("%s: the drawn schema did not load: %v", c.Shape, tr.Diagnostics.ForFile(dir+"/"+c.Schema))
+			continue
+		}
+		if len(s.FieldPaths()) > checker.MaxFieldPaths {
 			t.Errorf("%s: %d field paths listed", c.Shape, len(s.FieldPaths()))
 		}
 		for _, d := range tr.Diagnostics {
