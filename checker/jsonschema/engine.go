@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/contractbot/contractbot/checker"
 )
@@ -99,10 +100,12 @@ func finding(d difference, dir checker.Direction, against int) checker.Finding {
 		at = other
 	}
 	ptr := at.ptr
-	if d.key != "" {
-		if _, _, ok := resolvePointer(at.doc.text, ptr+"/"+d.key); ok {
-			ptr += "/" + d.key
-		}
+	switch {
+	case d.key != "" && exists(at, ptr+"/"+d.key):
+		ptr += "/" + d.key
+	case at.kind == kObject && strings.Contains(d.path, "/properties/") && exists(at, ptr+"/properties"):
+		// A property the new schema lacks: point at the object's properties.
+		ptr += "/properties"
 	}
 	line, col := at.doc.position(ptr)
 	return checker.Finding{
@@ -111,8 +114,24 @@ func finding(d difference, dir checker.Direction, against int) checker.Finding {
 	}
 }
 
-// findingMessage is the sentence of a finding: what the registry found, where, and who
-// cannot read what.
+// hints say what to do about the most common findings; the rest get the general one.
+var hints = map[string]string{
+	OptionalPropertyAddedToOpenContentModel:   "Close the object (additionalProperties: false) in a version before adding properties, or use a FORWARD level if producers upgrade first.",
+	RequiredPropertyAddedToOpenContentModel:   "Make the property optional and close the object first, or use a FORWARD level if producers upgrade first.",
+	RequiredPropertyAddedToUnopenContentModel: "Make the property optional, or give it a default.",
+	RequiredAttributeAdded:                    "Keep the property optional, or give it a default.",
+	PropertyRemovedFromClosedContentModel:     "Keep the property, or open the object in an earlier version.",
+	TypeChanged:                               "Keep the type, or add a new property with the new type and retire the old one later.",
+	EnumArrayNarrowed:                         "Keep the values until no data carries them.",
+}
+
+func exists(n *node, ptr string) bool {
+	_, _, ok := resolvePointer(n.doc.text, ptr)
+	return ok
+}
+
+// findingMessage is the sentence of a finding: what the registry found, where, who
+// cannot read what, and what to do.
 func findingMessage(d difference, dir checker.Direction, against int) string {
 	what := d.typ
 	if r := ruleByID[d.typ]; r != nil {
@@ -122,7 +141,11 @@ func findingMessage(d difference, dir checker.Direction, against int) string {
 	if dir == checker.OldReadsNew {
 		who = fmt.Sprintf("consumers still on version %d cannot read every message written with the new schema", against)
 	}
-	return fmt.Sprintf("at %s: %s So %s; keep the earlier constraint, or plan the change with a calendar entry and the consumers' sign-off.", d.path, what, who)
+	hint, ok := hints[d.typ]
+	if !ok {
+		hint = "Undo the change, or plan it with a calendar entry and the consumers' sign-off."
+	}
+	return fmt.Sprintf("at %s: %s So %s. %s", d.path, what, who, hint)
 }
 
 // Diff lists the field changes between two JSON Schemas; nil when either is not one.

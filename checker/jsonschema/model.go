@@ -235,12 +235,23 @@ func labelDepth(n *node, depth int) string {
 		return "const " + n.constVal
 	case kCombined:
 		var parts []string
+		enum := ""
 		for _, s := range n.subs {
+			if d := deref(s); n.crit == "allOf" && d != nil && (d.kind == kEnum || d.kind == kConst) {
+				enum = labelDepth(d, depth+1)
+				continue
+			}
 			parts = append(parts, labelDepth(s, depth+1))
 		}
 		sep := "|"
 		if n.crit == "allOf" {
 			sep = "&"
+		}
+		if enum != "" {
+			if len(parts) == 0 {
+				return enum
+			}
+			return joinWith(parts, sep) + " " + enum
 		}
 		return joinWith(parts, sep)
 	}

@@ -33,16 +33,16 @@ func TestPublishCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "common.money-value version 2 (id 12), level FULL_TRANSITIVE, event ") ||
+	if !strings.Contains(out, "common.money-value version 2 (id 14), level FULL_TRANSITIVE, event ") ||
 		!strings.Contains(out, "2 commit(s) of refs/heads/master published up to") ||
-		!strings.Contains(out, "12 version(s), 0 level change(s); registered at "+srv.URL) {
+		!strings.Contains(out, "14 version(s), 0 level change(s); registered at "+srv.URL) {
 		t.Errorf("output:\n%s", out)
 	}
-	if fake.Registrations() != 12 || fake.Versions("common.money-value") != 2 || fake.Level("orders.order-created-value") != "BACKWARD_TRANSITIVE" {
+	if fake.Registrations() != 14 || fake.Versions("common.money-value") != 2 || fake.Level("orders.order-created-value") != "BACKWARD_TRANSITIVE" {
 		t.Errorf("registry: %d registrations, money %d versions", fake.Registrations(), fake.Versions("common.money-value"))
 	}
 	evs := readEventLines(t, eventsFile)
-	if len(evs) != 12 || evs[11].Data.Class != "BREAKING" || evs[11].Data.PullRequest.Number != 12 || !strings.HasPrefix(evs[11].Source, "file://") {
+	if len(evs) != 14 || evs[13].Data.Class != "BREAKING" || evs[13].Data.PullRequest.Number != 12 || !strings.HasPrefix(evs[13].Source, "file://") {
 		t.Errorf("%d events; last %+v", len(evs), evs[len(evs)-1])
 	}
 
@@ -50,7 +50,7 @@ func TestPublishCommand(t *testing.T) {
 
 	// Nothing left: a rerun registers nothing and sends nothing.
 	out, _, code = runCLI(t, args...)
-	if code != 0 || !strings.Contains(out, "nothing to publish: refs/heads/master is published up to") || fake.Registrations() != 12 || len(readEventLines(t, eventsFile)) != 12 {
+	if code != 0 || !strings.Contains(out, "nothing to publish: refs/heads/master is published up to") || fake.Registrations() != 14 || len(readEventLines(t, eventsFile)) != 14 {
 		t.Errorf("rerun (exit %d, %d registrations):\n%s", code, fake.Registrations(), out)
 	}
 
@@ -59,7 +59,7 @@ func TestPublishCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "the embedded registry serves them") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
-	if evs := readEventLines(t, filepath.Join(dir, ".git", "contractbot", "events.jsonl")); len(evs) != 12 {
+	if evs := readEventLines(t, filepath.Join(dir, ".git", "contractbot", "events.jsonl")); len(evs) != 14 {
 		t.Errorf("%d events in the default file", len(evs))
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "contractbot", "published.json")); err != nil {
@@ -90,7 +90,7 @@ func TestPublishCommandHTTP(t *testing.T) {
 	}))
 	defer srv.Close()
 	out, errOut, code := runCLI(t, "publish", "--repo", dir, "--events", srv.URL+"/hook", "--state", filepath.Join(t.TempDir(), "s.json"))
-	if code != 0 || len(got) != 11 || !strings.Contains(out, "events to http "+srv.URL+"/hook") {
+	if code != 0 || len(got) != 13 || !strings.Contains(out, "events to http "+srv.URL+"/hook") {
 		t.Errorf("exit %d, %d events posted:\n%s%s", code, len(got), out, errOut)
 	}
 }

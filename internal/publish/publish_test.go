@@ -72,8 +72,8 @@ func TestPublishHistory(t *testing.T) {
 	if len(sums) != 4 {
 		t.Fatalf("%d commits published, want 4", len(sums))
 	}
-	if n := len(sums[0].Published); n != 11 {
-		t.Errorf("first commit published %d subjects, want the 11 of the example tree", n)
+	if n := len(sums[0].Published); n != 13 {
+		t.Errorf("first commit published %d subjects, want the 13 of the example tree", n)
 	}
 	// Referenced subjects come before the subjects that import them.
 	pos := map[string]int{}
@@ -104,10 +104,10 @@ func TestPublishHistory(t *testing.T) {
 	}
 
 	evs := readEvents(t, r.events)
-	if len(evs) != 13 {
-		t.Fatalf("%d events, want 13", len(evs))
+	if len(evs) != 15 {
+		t.Fatalf("%d events, want 15", len(evs))
 	}
-	money := evs[11]
+	money := evs[13]
 	if money.Subject != "common.money-value" || money.Data.Class != "BREAKING" || money.Data.Previous == nil || money.Data.Previous.Version != 1 {
 		t.Errorf("money event %+v", money.Data)
 	}
@@ -130,7 +130,7 @@ func TestPublishHistory(t *testing.T) {
 	if a := affected["clickhouse-payment-detail"]; a.Direct || a.Hops != 1 {
 		t.Errorf("the lineage consumer one hop away is missing: %+v", money.Data.Affected)
 	}
-	level := evs[12]
+	level := evs[14]
 	if level.Data.PullRequest == nil || level.Data.PullRequest.Number != 7 || level.Data.Previous != nil || level.Data.Level != "FULL_TRANSITIVE" {
 		t.Errorf("level event %+v", level.Data)
 	}
@@ -245,7 +245,7 @@ func TestPublishWithoutRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sums) != 4 || len(readEvents(t, r.events)) != 13 || len(r.reg.calls) != 0 {
+	if len(sums) != 4 || len(readEvents(t, r.events)) != 15 || len(r.reg.calls) != 0 {
 		t.Errorf("%d commits, events %d, registry calls %v", len(sums), len(readEvents(t, r.events)), r.reg.calls)
 	}
 	for _, it := range sums[1].Published {
@@ -270,7 +270,7 @@ func TestPublishIncremental(t *testing.T) {
 	if len(sums) != 1 || len(sums[0].Published) != 1 || sums[0].Published[0].Version != 3 {
 		t.Fatalf("published %+v, want common.money-value version 3 only", sums)
 	}
-	if evs := readEvents(t, r.events); len(evs) != 14 || evs[13].Data.Previous.Version != 2 {
+	if evs := readEvents(t, r.events); len(evs) != 16 || evs[15].Data.Previous.Version != 2 {
 		t.Errorf("%d events; last %+v", len(evs), evs[len(evs)-1].Data)
 	}
 }
@@ -339,7 +339,7 @@ func TestPublishReusesIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	sums, err = fresh.publish(t, repo, head, func(p *Publisher) { p.Index = ahead })
-	if err != nil || len(sums) != 4 || len(readEvents(t, fresh.events)) != 13 {
+	if err != nil || len(sums) != 4 || len(readEvents(t, fresh.events)) != 15 {
 		t.Fatalf("with an index ahead: %d commits, err %v", len(sums), err)
 	}
 }

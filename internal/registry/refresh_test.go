@@ -102,7 +102,7 @@ func TestDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Drift) != 0 || rep.Subjects != 11 {
+	if len(rep.Drift) != 0 || rep.Subjects != 13 {
 		t.Fatalf("drift against the embedded registry (%d subjects): %+v", rep.Subjects, rep.Drift)
 	}
 	drifted := httptest.NewServer(driftHandler(srv))

@@ -83,8 +83,11 @@ func TestFranzGoClient(t *testing.T) {
 			t.Errorf("%s latest: text differs from %s", g.subject, g.folder)
 		}
 		wantType := sr.TypeAvro
-		if g.format == "protobuf" {
+		switch g.format {
+		case "protobuf":
 			wantType = sr.TypeProtobuf
+		case "json":
+			wantType = sr.TypeJSON
 		}
 		if latest.Type != wantType {
 			t.Errorf("%s: type %v, want %v", g.subject, latest.Type, wantType)

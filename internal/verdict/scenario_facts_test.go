@@ -191,6 +191,7 @@ func TestScenarioDeleteSubject(t *testing.T) {
 	equal(t, "lint", lint, []string{
 		"calendar/2026-12-08-split-order-amount.yaml:" + contract.CodeUnknownSubject,
 		"contracts/orders/order-created/consumers/dwd-order-detail.yaml:" + contract.CodeUnknownSubject,
+		"contracts/orders/order-snapshot/consumers/dwd-order-snapshot.yaml:" + contract.CodeUnknownSubject,
 	})
 	if !strings.Contains(Text(r), "contracts/orders/order-created/consumers/dwd-order-detail.yaml:20:3: unknown-subject") {
 		t.Errorf("text output lacks the lineage error with its position:\n%s", Text(r))

@@ -135,6 +135,10 @@ var scenarios = []scenario{
 	{name: "k-registry-fails-no-calendar-entry", change: removeEmail},
 	{name: "l-new-subject-and-move", change: addSubjectAndMove},
 	{name: "m-remove-unread-field", change: func(r *scenarioRepo) { removeSource(r, "", "") }},
+	{name: "n-json-rename-userid", change: renameUserid},
+	{name: "o-json-add-optional-open", change: addAppVersion},
+	{name: "p-json-add-required", change: addRequiredChannel},
+	{name: "q-json-narrow-enum", change: narrowEventType},
 }
 
 // run builds the scenario's history and evaluates HEAD~1 -> HEAD.
