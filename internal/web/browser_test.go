@@ -135,7 +135,7 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 
 	do("viewport", chromedp.EmulateViewport(1280, 900))
 	navigate("open the catalog", chromedp.Navigate(srv.URL+"/"))
-	if got := text("#count"); !strings.HasPrefix(got, "Showing 1–11 of 11 subjects") {
+	if got := text("#count"); !strings.HasPrefix(got, "Showing 1–13 of 13 subjects") {
 		t.Errorf("catalog count: %q", got)
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -150,7 +150,7 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 	if !strings.Contains(loc, "q=order-created") {
 		t.Errorf("the search is not in the URL (not shareable): %s", loc)
 	}
-	if got := text("#count"); !strings.HasPrefix(got, "Showing 1–2 of 2 subjects (of 11") {
+	if got := text("#count"); !strings.HasPrefix(got, "Showing 1–2 of 2 subjects (of 13") {
 		t.Errorf("filtered count: %q", got)
 	}
 

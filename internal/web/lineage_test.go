@@ -21,14 +21,15 @@ func TestLineageIsLayeredBothWays(t *testing.T) {
 		cols[n.Col] = append(cols[n.Col], n.Kind+":"+n.Label)
 	}
 	got := fmt.Sprint(cols)
-	// Two hops upstream (orders -> dwd-order-detail -> dw -> dws-gmv-1min -> dws), the
-	// subject, then its two consumers.
-	want := "map[0:[subject:orders.order-created-value] 1:[consumer:dwd-order-detail] 2:[subject:dw.order-detail-value] 3:[consumer:dws-gmv-1min] 4:[self:dws.gmv-1min-value] 5:[consumer:doris-gmv-1min consumer:gmv-dashboard]]"
+	// Two hops upstream (orders.order-created -> dwd-order-detail and the JSON
+	// orders.order-snapshot -> dwd-order-snapshot, both -> dw -> dws-gmv-1min -> dws),
+	// the subject, then its two consumers.
+	want := "map[0:[subject:orders.order-created-value subject:orders.order-snapshot-val…] 1:[consumer:dwd-order-detail consumer:dwd-order-snapshot] 2:[subject:dw.order-detail-value] 3:[consumer:dws-gmv-1min] 4:[self:dws.gmv-1min-value] 5:[consumer:doris-gmv-1min consumer:gmv-dashboard]]"
 	if got != want {
 		t.Errorf("columns:\n got %s\nwant %s", got, want)
 	}
-	if len(g.Edges) != 6 {
-		t.Errorf("%d edges, want 6", len(g.Edges))
+	if len(g.Edges) != 8 {
+		t.Errorf("%d edges, want 8", len(g.Edges))
 	}
 	for _, n := range g.Nodes {
 		if !strings.HasPrefix(n.Href, "/subjects/") {

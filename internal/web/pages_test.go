@@ -150,6 +150,7 @@ func TestPagesGolden(t *testing.T) {
 		{"/", "catalog.html"},
 		{"/subjects?domain=orders&q=order", "catalog-filtered.html"},
 		{"/subjects/orders.order-created-value?diff=1..2", "subject-orders.order-created-value.html"},
+		{"/subjects/orders.order-snapshot-value", "subject-orders.order-snapshot-value.html"},
 		{"/calendar?view=month&date=2026-12-01", "calendar-month.html"},
 		{"/calendar?view=week&date=2026-12-08&team=orders", "calendar-week-orders.html"},
 		{"/teams", "teams.html"},
