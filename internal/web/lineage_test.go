@@ -24,7 +24,7 @@ func TestLineageIsLayeredBothWays(t *testing.T) {
 	// Two hops upstream (orders.order-created -> dwd-order-detail and the JSON
 	// orders.order-snapshot -> dwd-order-snapshot, both -> dw -> dws-gmv-1min -> dws),
 	// the subject, then its two consumers.
-	want := "map[0:[subject:orders.order-created-value subject:orders.order-snapshot-val…] 1:[consumer:dwd-order-detail consumer:dwd-order-snapshot] 2:[subject:dw.order-detail-value] 3:[consumer:dws-gmv-1min] 4:[self:dws.gmv-1min-value] 5:[consumer:doris-gmv-1min consumer:gmv-dashboard]]"
+	want := "map[0:[subject:orders.order-created-value subject:orders.order-snapshot-value] 1:[consumer:dwd-order-detail consumer:dwd-order-snapshot] 2:[subject:dw.order-detail-value] 3:[consumer:dws-gmv-1min] 4:[self:dws.gmv-1min-value] 5:[consumer:doris-gmv-1min consumer:gmv-dashboard]]"
 	if got != want {
 		t.Errorf("columns:\n got %s\nwant %s", got, want)
 	}
