@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
 )
 
@@ -69,5 +72,67 @@ func BenchmarkCatalog(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCatalogVsBare compares, over loopback HTTP with parallel clients, the
+// catalog's first page of a generated repository (CONTRACTBOT_BENCH_SUBJECTS, default
+// 10,000) with a bare net/http handler writing a body of the same size: the ratio
+// bare/catalog time per request is the catalog's share of a bare handler's throughput.
+//
+//	go test ./internal/web -run '^$' -bench CatalogVsBare -benchtime 3000x
+func BenchmarkCatalogVsBare(b *testing.B) {
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("CONTRACTBOT_BENCH_SUBJECTS")); err == nil && v > 0 {
+		n = v
+	}
+	repo, err := synth.Generate(b.TempDir(), synth.Options{Subjects: n, Commits: 20, Seed: 7, ProtobufShare: 0.2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// As serve runs it: the commit comes from the embedded registry's atomic head, not
+	// from reading the branch's reference on every request.
+	head, err := gitrepo.ResolveBranch(repo, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &Pages{Tree: &Tree{Repo: repo, Head: func() (plumbing.Hash, error) { return head, nil }},
+		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	pages := httptest.NewServer(mux)
+	defer pages.Close()
+	resp, err := http.Get(pages.URL + "/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(body)
+	}))
+	defer bare.Close()
+	b.Logf("catalog first page: %d bytes", len(body))
+	perOp := map[string]float64{}
+	for _, c := range []struct{ name, url string }{{"bare", bare.URL + "/"}, {"catalog", pages.URL + "/"}} {
+		b.Run(c.name, func(b *testing.B) {
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := http.Get(c.url)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+			perOp[c.name] = float64(time.Since(start)) / float64(b.N)
+		})
+	}
+	if perOp["catalog"] > 0 {
+		b.Logf("catalog throughput / bare handler throughput: %.2f", perOp["bare"]/perOp["catalog"])
 	}
 }

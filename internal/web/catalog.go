@@ -30,6 +30,8 @@ type snapshot struct {
 	versions map[string][]versions.Version
 	// degraded says why the commit shown is not the branch's (Tree.Degraded).
 	degraded func() string
+	// cache holds the pages rendered at this commit.
+	cache pageCache
 }
 
 // row is one subject of the catalog.

@@ -147,6 +147,10 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 		p.unavailable(w, err)
 		return
 	}
+	key := s.pageKey(r, "")
+	if p.serveCached(w, r, s, key) {
+		return
+	}
 	f := parseFilter(r.URL.Query())
 	res := s.filter(f)
 	d := catalogPage{layout: s.frame("Subjects", "catalog"), Filter: f, Result: res,
@@ -157,7 +161,7 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 	if res.Page < res.Pages {
 		d.Next = "/subjects?" + f.Values(res.Page+1).Encode()
 	}
-	p.render(w, http.StatusOK, catalogTmpl, d)
+	p.renderCached(w, s, key, catalogTmpl, d)
 }
 
 func (p *Pages) notFound(w http.ResponseWriter, s *snapshot, what string) {

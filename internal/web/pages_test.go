@@ -322,3 +322,54 @@ func TestPagesOnGeneratedTree(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesServedFromMemory: the catalog and a subject page are rendered once per
+// commit and then served from memory with an ETag; If-None-Match gets 304 and no body;
+// a new commit changes the ETag and the page.
+func TestPagesServedFromMemory(t *testing.T) {
+	r := testutil.ExampleRepo(t)
+	p := &Pages{Tree: &Tree{Repo: r.Git}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/subjects?owner=orders", "/subjects/orders.order-created-value"} {
+		resp1, body1 := get(t, srv, path)
+		etag := resp1.Header.Get("ETag")
+		if etag == "" {
+			t.Fatalf("%s: no ETag", path)
+		}
+		p.mu.Lock()
+		c := &p.snap.cache
+		p.mu.Unlock()
+		c.mu.Lock()
+		n := len(c.pages)
+		c.mu.Unlock()
+		if n == 0 {
+			t.Errorf("%s: not kept in memory", path)
+		}
+		resp2, body2 := get(t, srv, path)
+		if body2 != body1 || resp2.Header.Get("ETag") != etag {
+			t.Errorf("%s: the second answer differs from the first", path)
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("If-None-Match", etag)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotModified || len(b) != 0 {
+			t.Errorf("%s with If-None-Match: %d and %d bytes, want 304 and none", path, resp.StatusCode, len(b))
+		}
+	}
+	resp, _ := get(t, srv, "/subjects?owner=orders")
+	before := resp.Header.Get("ETag")
+	r.Edit("contracts/orders/order-created/contract.yaml", "tier: core", "tier: standard")
+	r.Commit("demote")
+	resp, body := get(t, srv, "/subjects?owner=orders")
+	if resp.Header.Get("ETag") == before || !strings.Contains(body, "standard") {
+		t.Errorf("after a commit the catalog still has the old ETag or content")
+	}
+}

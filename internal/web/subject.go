@@ -72,6 +72,15 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, s, "subject "+strconv.Quote(name))
 		return
 	}
+	// Without the bot the page is a function of the commit, the request and the
+	// minute (planned changes that have ended drop off): served from memory.
+	key := ""
+	if p.SignOffs == nil {
+		key = s.pageKey(r, p.Now().UTC().Format("2006-01-02T15:04"))
+		if p.serveCached(w, r, s, key) {
+			return
+		}
+	}
 	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
 		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, sub.SchemaText), Indexed: s.versions != nil}
 	d.Fields, d.ReadsAll = fieldsTable(sub)
@@ -122,6 +131,10 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 				d.Open = append(d.Open, pr)
 			}
 		}
+	}
+	if key != "" {
+		p.renderCached(w, s, key, subjectTmpl, d)
+		return
 	}
 	p.render(w, http.StatusOK, subjectTmpl, d)
 }
