@@ -83,15 +83,33 @@ func changedPaths(c checker.Change) []string {
 // Analyze returns the consumers that the changes to subject touch, directly and
 // through lineage. Harmless changes (an added field, a new doc) reach nobody. The result
 // is sorted: direct first, then worst effect, then subject and consumer name.
+//
+// Following every change through lineage costs changes x the outputs each reaches;
+// past MaxHits hits (or MaxHits steps) the changes are followed as one change to the
+// whole subject instead, at their worst effect (kind checker.ChangesCut), which
+// reaches every consumer any of them could reach: the list is cut, never a reader.
 func Analyze(tree *contract.Tree, subject string, changes []checker.Change) []Affected {
-	a := &analysis{tree: tree, byKey: map[string]*Affected{}, seen: map[string]bool{}}
+	a := newAnalysis(tree)
+	worst := checker.Effect("")
 	for _, c := range changes {
 		if c.Effect == checker.Harmless || c.Effect == "" {
 			continue
 		}
+		if c.Effect.Rank() > worst.Rank() || worst == "" {
+			worst = c.Effect
+		}
 		for _, p := range changedPaths(c) {
+			if a.work > MaxHits {
+				break
+			}
 			a.reach(subject, p, c, c.Effect, []Step{{Subject: subject, Field: p}}, 0)
 		}
+	}
+	if a.work > MaxHits {
+		a = newAnalysis(tree)
+		whole := checker.Change{Kind: checker.ChangesCut, Path: WholeSubject, Effect: worst, New: fmt.Sprint(len(changes)),
+			Message: fmt.Sprintf("the %d changes to %s reach more readers through lineage than are listed one by one (over %d); they are followed as one change to the whole subject, at their worst effect", len(changes), subject, MaxHits)}
+		a.reach(subject, WholeSubject, whole, worst, []Step{{Subject: subject}}, 0)
 	}
 	out := make([]Affected, 0, len(a.byKey))
 	for _, af := range a.byKey {
@@ -122,20 +140,31 @@ func Analyze(tree *contract.Tree, subject string, changes []checker.Change) []Af
 	return out
 }
 
+// MaxHits bounds the work of one Analyze: the hits it records plus the (subject,
+// field) places it visits.
+const MaxHits = 100_000
+
 type analysis struct {
 	tree  *contract.Tree
 	byKey map[string]*Affected
 	// seen guards against lineage cycles and repeated work: subject|field|change.
 	seen map[string]bool
+	// work counts hits and places visited, against MaxHits.
+	work int
+}
+
+func newAnalysis(tree *contract.Tree) *analysis {
+	return &analysis{tree: tree, byKey: map[string]*Affected{}, seen: map[string]bool{}}
 }
 
 // reach records every consumer of subject touched at path, and follows their lineage.
 func (a *analysis) reach(subject, path string, origin checker.Change, effect checker.Effect, chain []Step, hops int) {
 	key := subject + "\x00" + path + "\x00" + string(origin.Kind) + "\x00" + origin.Path
-	if a.seen[key] {
+	if a.seen[key] || a.work > MaxHits {
 		return
 	}
 	a.seen[key] = true
+	a.work++
 	s := a.tree.Subject(subject)
 	if s == nil {
 		return
@@ -195,6 +224,7 @@ func (a *analysis) hit(c *contract.Consumer, hops int, h Hit) {
 		af.Effect = h.Effect
 	}
 	af.Hits = append(af.Hits, h)
+	a.work++
 }
 
 // ChainString renders a chain as `orders.amount -> dwd-order-detail -> dw.order-detail.amount_cents`.
