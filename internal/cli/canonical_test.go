@@ -114,3 +114,27 @@ func TestCheckLayoutOnlyAndRevert(t *testing.T) {
 	}
 	checkGolden(t, filepath.Join("..", "check", "revert.md"), md)
 }
+
+// The registration of orders.order-created-value carries contract.yaml's data
+// contract: owner, tier and topic as properties, a PII tag on user_id.
+func TestPublishSendsMetadata(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	fake := publishtest.NewRegistry()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	if out, errOut, code := runCLI(t, "publish", "--repo", dir, "--registry", srv.URL,
+		"--events", "file:"+filepath.Join(t.TempDir(), "e.jsonl"), "--state", filepath.Join(t.TempDir(), "s.json")); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	bodies := fake.Bodies("orders.order-created-value")
+	if len(bodies) != 1 {
+		t.Fatalf("%d registrations of orders.order-created-value", len(bodies))
+	}
+	got, _ := json.MarshalIndent(bodies[0]["metadata"], "", "  ")
+	for _, want := range []string{`"owner": "orders"`, `"tier": "core"`, `"topic": "ods_order_events"`, `"**.user_id": [`, `"PII"`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("metadata lacks %s:\n%s", want, got)
+		}
+	}
+	publishGolden(t, "metadata-order-created.json", string(got)+"\n")
+}

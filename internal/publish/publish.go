@@ -249,7 +249,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		case err == nil:
 			it.RegisteredID = got.ID
 		case registry.IsNotFound(err):
-			if it.RegisteredID, err = p.Registry.Register(ctx, subject, string(text), typ, refs); err != nil {
+			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
 				if registry.IsIncompatible(err) {
 					return it, fmt.Errorf("the registry refuses %s version %d as incompatible at its level; compare it with the repository (contractbot registry diff) and align the level or the registered versions: %w", subject, v.Version, err)
 				}
@@ -265,6 +265,25 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		return it, fmt.Errorf("send the event of %s version %d: %w", subject, v.Version, err)
 	}
 	return it, nil
+}
+
+// MetadataRegistry is a Registry that takes a data contract's metadata with a schema
+// (*registry.Client has it); publishing sends contract.yaml's owner, tier, topic and
+// PII tags through it (registry.MetadataOf), and the bare schema through Register to a
+// Registry without it.
+type MetadataRegistry interface {
+	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
+}
+
+// register registers one version, with its subject's metadata at the commit when the
+// registry takes it.
+func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (int, error) {
+	mr, ok := p.Registry.(MetadataRegistry)
+	if !ok || f == nil || f.head == nil {
+		return p.Registry.Register(ctx, subject, text, typ, refs)
+	}
+	return mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
+		Metadata: registry.MetadataOf(f.head.Subject(subject))})
 }
 
 // order sorts subjects by name, then moves each subject after the subjects of the same

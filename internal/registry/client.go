@@ -96,8 +96,21 @@ func (c *Client) Register(ctx context.Context, subject, schema string, typ Schem
 	var out struct {
 		ID int `json:"id"`
 	}
-	err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject)+"/versions", schemaRequest{schema, typeForRequest(typ), refs}, &out)
+	err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject)+"/versions", schemaRequest{Schema: schema, SchemaType: typeForRequest(typ), References: refs}, &out)
 	if err != nil {
+		return 0, fmt.Errorf("register a schema under %s: %w", subject, err)
+	}
+	return out.ID, nil
+}
+
+// RegisterSchema registers s (its text, type, references and data-contract metadata)
+// under subject, or finds it registered there, and returns its global id.
+func (c *Client) RegisterSchema(ctx context.Context, subject string, s Schema) (int, error) {
+	var out struct {
+		ID int `json:"id"`
+	}
+	req := schemaRequest{Schema: s.Schema, SchemaType: typeForRequest(s.Type()), References: s.References, Metadata: s.Metadata}
+	if err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject)+"/versions", req, &out); err != nil {
 		return 0, fmt.Errorf("register a schema under %s: %w", subject, err)
 	}
 	return out.ID, nil
@@ -107,7 +120,7 @@ func (c *Client) Register(ctx context.Context, subject, schema string, typ Schem
 // Not found is a *Error with code 40401 (no such subject) or 40403 (no such schema).
 func (c *Client) LookUp(ctx context.Context, subject, schema string, typ SchemaType, refs []Reference) (Schema, error) {
 	var out Schema
-	err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject), schemaRequest{schema, typeForRequest(typ), refs}, &out)
+	err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject), schemaRequest{Schema: schema, SchemaType: typeForRequest(typ), References: refs}, &out)
 	if err != nil {
 		return Schema{}, fmt.Errorf("look up a schema under %s: %w", subject, err)
 	}
@@ -198,7 +211,7 @@ func (c *Client) TestCompatibility(ctx context.Context, subject, version, schema
 		p += "/" + esc(version)
 	}
 	var out Compatibility
-	if err := c.do(ctx, http.MethodPost, p+"?verbose=true", schemaRequest{schema, typeForRequest(typ), refs}, &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, p+"?verbose=true", schemaRequest{Schema: schema, SchemaType: typeForRequest(typ), References: refs}, &out); err != nil {
 		return Compatibility{}, fmt.Errorf("test compatibility with %s: %w", subject, err)
 	}
 	return out, nil

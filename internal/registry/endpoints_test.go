@@ -122,3 +122,27 @@ func TestImmutableReadsAreCacheable(t *testing.T) {
 		t.Error("ids 1 and 2 share an ETag")
 	}
 }
+
+// Every version carries its data contract as metadata (contract.yaml at the commit
+// where it first appeared), read back with franz-go's client.
+func TestVersionsCarryMetadata(t *testing.T) {
+	_, ts, _ := newTestServer(t)
+	ctx := context.Background()
+	cl, err := sr.NewClient(sr.URLs(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := cl.SchemaByVersion(ctx, "orders.order-created-value", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ss.SchemaMetadata
+	if m == nil || m.Properties["owner"] != "orders" || m.Properties["tier"] != "core" || m.Properties["topic"] != "ods_order_events" ||
+		!slices.Equal(m.Tags["**.user_id"], []string{"PII"}) {
+		t.Errorf("metadata of orders.order-created-value v1: %+v", m)
+	}
+	proto, err := cl.SchemaByVersion(ctx, "common.money-value", -1)
+	if err != nil || proto.SchemaMetadata == nil || proto.SchemaMetadata.Properties["owner"] == "" {
+		t.Errorf("metadata of common.money-value: %+v %v", proto.SchemaMetadata, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,9 @@ func NewServer(src Source) (*Server, error) {
 	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth()}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	s.b.contractAt = func(v versions.Version) ([]byte, error) {
+		return s.readAt(v.Commit, path.Dir(v.Path)+"/"+contract.ContractFile)
 	}
 	s.routes()
 	if _, err := s.Refresh(); err != nil {

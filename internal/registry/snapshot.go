@@ -2,10 +2,12 @@ package registry
 
 import (
 	"encoding/json"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -63,7 +65,11 @@ type idEntry struct {
 // builder carries what survives from one snapshot to the next: version entries never
 // change once built (a version's text, id and references are fixed by history).
 type builder struct {
-	entries map[versions.SubjectVersion]*versionEntry
+	// contractAt, when set, reads the contract.yaml of a version's folder at the
+	// commit where it first appeared: its data contract becomes the version's
+	// metadata (nil: no metadata).
+	contractAt func(versions.Version) ([]byte, error)
+	entries    map[versions.SubjectVersion]*versionEntry
 	seq     map[string]int // first-parent commit -> position in history
 	prev    *snapshot      // the last snapshot built: unchanged subjects are reused
 }
@@ -123,7 +129,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if len(v.Imports) > 0 {
 					ve.refs = b.references(ix, v, imports())
 				}
-				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs, Schema: string(data)})
+				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
+					Metadata: b.metadata(v), Schema: string(data)})
 				ve.norm, _ = canonical(ve.typ, ve.text)
 				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(ve.text)
 				b.entries[key] = ve
@@ -184,6 +191,19 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 	}
 	b.prev = snap
 	return snap, nil
+}
+
+// metadata is the data contract of a version: contract.yaml's owner, tier, topic and
+// PII fields at the commit where it first appeared (nil when it cannot be read).
+func (b *builder) metadata(v versions.Version) *Metadata {
+	if b.contractAt == nil {
+		return nil
+	}
+	data, err := b.contractAt(v)
+	if err != nil {
+		return nil
+	}
+	return MetadataOf(contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data))
 }
 
 // reusable returns the previous snapshot's entry for subject when nothing of it

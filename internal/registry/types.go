@@ -37,7 +37,19 @@ type Schema struct {
 	ID         int         `json:"id,omitempty"`
 	SchemaType SchemaType  `json:"schemaType,omitempty"`
 	References []Reference `json:"references,omitempty"`
-	Schema     string      `json:"schema"`
+	// Metadata is the data-contract metadata registered with the schema (Confluent
+	// Platform 7.4 and later).
+	Metadata *Metadata `json:"metadata,omitempty"`
+	Schema   string    `json:"schema"`
+}
+
+// Metadata is a data contract's metadata as the Confluent Schema Registry takes it:
+// tags by field path pattern ("**.user_id": ["PII"]), properties (owner, tier, ...)
+// and the names of the properties that are sensitive.
+type Metadata struct {
+	Tags       map[string][]string `json:"tags,omitempty"`
+	Properties map[string]string   `json:"properties,omitempty"`
+	Sensitive  []string            `json:"sensitive,omitempty"`
 }
 
 // Type returns the schema type, AVRO when the registry left it out.
@@ -65,6 +77,7 @@ type schemaRequest struct {
 	Schema     string      `json:"schema"`
 	SchemaType SchemaType  `json:"schemaType,omitempty"`
 	References []Reference `json:"references,omitempty"`
+	Metadata   *Metadata   `json:"metadata,omitempty"`
 }
 
 // configBody is the body of GET and PUT /config. GET answers compatibilityLevel, PUT
