@@ -53,8 +53,8 @@ of those consumers, the readers of every field derived from it, hop after hop.`,
 				_ = writeDiagnostics(cmd.ErrOrStderr(), "text", tree)
 				return fmt.Errorf("subject %s could not be loaded; fix its files first", subject)
 			}
-			if field != "" && !containsPath(s.FieldPaths(), field) {
-				return fmt.Errorf("%s has no field %q; its fields: %s", subject, field, strings.Join(s.FieldPaths(), ", "))
+			if field != "" && !s.HasFieldPath(field) {
+				return fmt.Errorf("%s has no field %q; its fields: %s", subject, field, firstPaths(s.FieldPaths(), 20))
 			}
 			affected := impact.Readers(tree, subject, field)
 			if asJSON {
@@ -74,9 +74,12 @@ of those consumers, the readers of every field derived from it, hop after hop.`,
 	return cmd
 }
 
-func containsPath(paths []string, p string) bool {
-	i := sort.SearchStrings(paths, p)
-	return i < len(paths) && paths[i] == p
+// firstPaths lists at most n paths and counts the rest.
+func firstPaths(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), len(paths)-n)
 }
 
 // node is a field of a subject in the printed tree: its readers, and for each reader
