@@ -25,6 +25,7 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
+	"github.com/contractbot/contractbot/internal/versions"
 	"github.com/contractbot/contractbot/internal/web"
 )
 
@@ -279,7 +280,9 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 	// The pages show the commit the registry serves: one resolution of the branch.
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
 		Head:     func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil },
-		Degraded: reg.Degraded}
+		Degraded: reg.Degraded,
+		// and read the registry's versions index rather than build a second one.
+		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
 	go func() { // load the tree now rather than on the first request
 		if _, _, err := tree.Current(); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)

@@ -71,6 +71,19 @@ func NewServer(src Source) (*Server, error) {
 	return s, nil
 }
 
+// WithIndex calls fn with the registry's versions index and returns true when the index
+// is at head (a commit as Head spells it); false, without calling fn, when it is at
+// another commit. fn must not keep the index: the next refresh extends it.
+func (s *Server) WithIndex(head string, fn func(*versions.Index)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ix == nil || s.ix.Head != head {
+		return false
+	}
+	fn(s.ix)
+	return true
+}
+
 // Head returns the commit the registry serves.
 func (s *Server) Head() string { return s.snap.Load().head }
 

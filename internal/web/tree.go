@@ -24,6 +24,10 @@ type Tree struct {
 	// passes the embedded registry's, so the pages and the registry always show the
 	// same commit.
 	Head func() (plumbing.Hash, error)
+	// SharedVersions, when set, lends an index that another part of the process keeps
+	// (serve passes the embedded registry's): it calls fn and returns true when its
+	// index is at head, and WithVersions then builds none of its own.
+	SharedVersions func(head plumbing.Hash, fn func(*versions.Index)) bool
 	// Degraded, when set, says why the commit served is not the branch's ("" when it
 	// is); every page shows it (serve passes the embedded registry's).
 	Degraded func() string
@@ -42,6 +46,9 @@ type Tree struct {
 // up to head, building it on first use and extending it when the branch moves. fn
 // must not keep the index: it changes on the next commit.
 func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error {
+	if t.SharedVersions != nil && t.SharedVersions(head, fn) {
+		return nil
+	}
 	t.ixMu.Lock()
 	defer t.ixMu.Unlock()
 	if t.ix == nil || t.ix.HeadHash() != head {
