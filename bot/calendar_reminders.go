@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/calendar"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/guard"
 )
 
 // MarkedNotifier posts messages that carry a key, and tells whether a message with a
@@ -49,20 +50,13 @@ func (b *Bot) CalendarReminders(ctx context.Context, tree *contract.Tree, n Mark
 }
 
 // CalendarRemindersEvery runs CalendarReminders on the current tree at once and then
-// every interval until ctx ends.
+// every interval until ctx ends; a round that panics is logged and the next one runs.
 func (b *Bot) CalendarRemindersEvery(ctx context.Context, current func() (*contract.Tree, error), n MarkedNotifier, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	guard.Every(ctx, interval, b.Log, "calendar reminders", func(ctx context.Context) {
 		if tree, err := current(); err != nil {
 			b.Log.Warn("calendar reminders: the tree cannot be read", "err", err)
 		} else {
 			b.CalendarReminders(ctx, tree, n)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -71,18 +72,12 @@ func (w *DriftWatch) Check(ctx context.Context) error {
 	return w.Notify.PostMarked(ctx, w.Channel, msg, key)
 }
 
-// Every runs Check at once and then every interval until ctx ends.
+// Every runs Check at once and then every interval until ctx ends; a check that
+// panics is logged and the next one runs.
 func (w *DriftWatch) Every(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	guard.Every(ctx, interval, w.Log, "registry drift check", func(ctx context.Context) {
 		if err := w.Check(ctx); err != nil {
 			w.Log.Warn("registry drift check failed", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/server"
 )
 
@@ -42,16 +43,9 @@ func (b *Bot) Reconcile(ctx context.Context, repos []Repository) {
 	}
 }
 
-// ReconcileEvery runs Reconcile at once and then every interval until ctx ends.
+// ReconcileEvery runs Reconcile at once and then every interval until ctx ends. Each
+// pull request's evaluation runs under the queue's guards; a panic elsewhere in a
+// round (listing pull requests) is logged and the next round runs.
 func (b *Bot) ReconcileEvery(ctx context.Context, repos []Repository, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		b.Reconcile(ctx, repos)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	guard.Every(ctx, interval, b.Log, "reconcile", func(ctx context.Context) { b.Reconcile(ctx, repos) })
 }

@@ -23,6 +23,7 @@ import (
 	botslack "github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -284,7 +285,7 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
 	go func() { // load the tree now rather than on the first request
-		if _, _, err := tree.Current(); err != nil {
+		if err := guard.Do(log, "loading the contract tree", func() error { _, _, err := tree.Current(); return err }); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
 		}
 	}()

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -147,7 +148,9 @@ func (s *Server) record(branchHead plumbing.Hash, err error) {
 		if s.src.OnDegraded != nil {
 			st := h.status
 			st.Branch, st.Serving = s.branchName(), served
-			go s.src.OnDegraded(st)
+			go func() {
+				_ = guard.Do(s.log, "embedded registry: degraded alert", func() error { s.src.OnDegraded(st); return nil })
+			}()
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -142,17 +143,21 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 // one interval of reaching the branch. A failure is logged once per distinct cause
 // (Status says the rest).
 func (s *Server) Follow(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			// Failures are recorded by Refresh: one log line per distinct cause.
-			if changed, err := s.Refresh(); err == nil && changed {
-				s.log.Info("embedded registry: serving a new commit", "branch", s.branchName(), "head", s.Head())
-			}
+		case <-ticker.C:
+			// Failures are recorded by Refresh: one log line per distinct cause. A
+			// panic (a commit no one foresaw) loses this round only.
+			_ = guard.Do(s.log, "embedded registry: follow the branch", func() error {
+				if changed, err := s.Refresh(); err == nil && changed {
+					s.log.Info("embedded registry: serving a new commit", "branch", s.branchName(), "head", s.Head())
+				}
+				return nil
+			})
 		}
 	}
 }
