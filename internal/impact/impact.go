@@ -15,7 +15,7 @@ import (
 
 // WholeSubject is the path of a change to the subject as a whole (deleted, renamed):
 // it touches every reader.
-const WholeSubject = ""
+const WholeSubject = checker.WholeSubject
 
 // Step is one link of a lineage chain: a field of a subject, reached through a
 // consumer (Via is empty for the origin).
