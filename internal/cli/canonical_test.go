@@ -113,6 +113,11 @@ func TestCheckLayoutOnlyAndRevert(t *testing.T) {
 		t.Errorf("the Markdown report has no warning:\n%s", md)
 	}
 	checkGolden(t, filepath.Join("..", "check", "revert.md"), md)
+	// The bot's check run and GitHub Actions: a warning annotation on the schema file.
+	gh, _, _ := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z", "--format", "github")
+	if !strings.Contains(gh, "::warning file=contracts/orders/order-status-changed/order_status_changed.avsc,line=1") {
+		t.Errorf("no warning annotation:\n%s", gh)
+	}
 }
 
 // The registration of orders.order-created-value carries contract.yaml's data
