@@ -3,7 +3,9 @@ package jsonschema
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractbot/contractbot/checker"
 )
@@ -148,5 +150,39 @@ func TestRuleTable(t *testing.T) {
 	}
 	if compatible != 65 {
 		t.Errorf("%d compatible difference types, want the registry's 65 (STRICT)", compatible)
+	}
+}
+
+// TestComparisonBudget: oneOf lists of 400 distinct objects on both sides make 160,000
+// subschema pairs of 20 properties each; the comparison stops at MaxCompareSteps with
+// a finding, quickly.
+func TestComparisonBudget(t *testing.T) {
+	build := func(tag string) string {
+		var sb strings.Builder
+		sb.WriteString(`{"oneOf": [`)
+		for i := range 400 {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString(`{"type": "object", "properties": {`)
+			for j := range 20 {
+				if j > 0 {
+					sb.WriteString(",")
+				}
+				fmt.Fprintf(&sb, `"p%d": {"const": "%s%d"}`, j, tag, i)
+			}
+			sb.WriteString(`}}`)
+		}
+		sb.WriteString(`]}`)
+		return sb.String()
+	}
+	old, next := mustParse(t, "a.json", build("a")), mustParse(t, "b.json", build("b"))
+	start := time.Now()
+	res := Check([]*Schema{old}, next, checker.Backward)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f checker.Finding) bool { return f.Rule == ComparisonBudgetExceeded && f.Line == 1 }) {
+		t.Errorf("no %s finding among %d", ComparisonBudgetExceeded, len(res.Findings))
 	}
 }

@@ -21,10 +21,17 @@ type difference struct {
 // pairKey is a compared pair; comparisons are memoized by pair.
 type pairKey [2]*node
 
+// MaxCompareSteps bounds the schema pairs one comparison visits: combinations of
+// many subschemas compared with many (every pair is tried, as the registry does) could
+// otherwise take hours. Past it the comparison stops with COMPARISON_BUDGET_EXCEEDED.
+const MaxCompareSteps = 250_000
+
 // cmpState is shared by every context of one comparison.
 type cmpState struct {
 	memo       map[pairKey][]difference
 	inProgress map[pairKey]bool
+	steps      int
+	exceeded   bool
 }
 
 // cmpCtx collects differences under a path, as the registry's Context does.
@@ -63,6 +70,9 @@ func (c *cmpCtx) keep(ds ...difference) {
 func differences(orig, upd *node) []difference {
 	c := &cmpCtx{st: &cmpState{memo: map[pairKey][]difference{}, inProgress: map[pairKey]bool{}}}
 	compare(c, orig, upd)
+	if c.st.exceeded {
+		c.diffs = append(c.diffs, difference{typ: ComparisonBudgetExceeded, path: "#/", orig: orig, upd: upd})
+	}
 	return c.diffs
 }
 
@@ -133,6 +143,10 @@ func compare(c *cmpCtx, o, u *node) {
 	}
 	o, u = deref(o), deref(u)
 	if o == nil || u == nil {
+		return
+	}
+	if c.st.steps++; c.st.steps > MaxCompareSteps {
+		c.st.exceeded = true
 		return
 	}
 	if o.leaf() && u.leaf() {

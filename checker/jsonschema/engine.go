@@ -229,7 +229,7 @@ func (Engine) RuleTables() []checker.RuleTable {
 		Name:    "JSON Schema differences (Confluent Schema Registry)",
 		Applies: "At every level but NONE: for each direction the level checks, the earlier schema is compared with the later as the registry's SchemaDiff does, and every difference the registry does not count compatible is a finding.",
 	}
-	for _, r := range rules {
+	for _, r := range append(slices.Clone(rules), engineRules...) {
 		p := r.purpose
 		if r.compatible {
 			p += " Compatible."

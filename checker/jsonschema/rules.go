@@ -139,6 +139,10 @@ const (
 	NotTypeNarrowed                                      = "NOT_TYPE_NARROWED"
 )
 
+// ComparisonBudgetExceeded is the engine's own rule, not a registry type: the
+// comparison stopped at MaxCompareSteps.
+const ComparisonBudgetExceeded = "COMPARISON_BUDGET_EXCEEDED"
+
 // rule is one difference type: its id, whether the registry counts it compatible
 // (the STRICT policy), and its purpose.
 type rule struct {
@@ -283,6 +287,11 @@ var rules = []rule{
 	{NotTypeNarrowed, true, "A not refuses fewer values than before."},
 }
 
+// engineRules are the engine's own rules, listed after the registry's.
+var engineRules = []rule{
+	{ComparisonBudgetExceeded, false, "The comparison stopped after visiting MaxCompareSteps (250,000) pairs of schemas, as combinations of many subschemas are compared with many; it counts as incompatible: split the schema, or check the change by hand."},
+}
+
 var compatibleSet = func() map[string]bool {
 	m := make(map[string]bool, len(rules))
 	for _, r := range rules {
@@ -294,9 +303,12 @@ var compatibleSet = func() map[string]bool {
 }()
 
 var ruleByID = func() map[string]*rule {
-	m := make(map[string]*rule, len(rules))
+	m := make(map[string]*rule, len(rules)+len(engineRules))
 	for i := range rules {
 		m[rules[i].id] = &rules[i]
+	}
+	for i := range engineRules {
+		m[engineRules[i].id] = &engineRules[i]
 	}
 	return m
 }()
