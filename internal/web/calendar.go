@@ -29,12 +29,12 @@ type calendarPage struct {
 	// cover are hatched instead of listing every occurrence.
 	Recurring []recurringFreeze
 	Prev      string
-	Next     string
-	Today    string
-	Month    string // link to the month view of Date
-	Week     string // link to the week view of Date
-	Feed     string // the ICS feed of the view
-	Error    string
+	Next      string
+	Today     string
+	Month     string // link to the month view of Date
+	Week      string // link to the week view of Date
+	Feed      string // the ICS feed of the view
+	Error     string
 }
 
 // calDay is one day of the grid with every item that overlaps it.

@@ -20,7 +20,7 @@ type subjectPage struct {
 	Schema template.HTML // the highlighter's output: escaped tokens in spans
 	// SchemaLines counts the schema text's lines (the folded schema says it).
 	SchemaLines int
-	Fields []fieldRow
+	Fields      []fieldRow
 	// ReadsAll are the consumers that read every field (reads: ["*"]).
 	ReadsAll []reader
 	// Versions newest first; Indexed is false when the versions index failed.
