@@ -141,6 +141,16 @@ func findingMessage(d difference, dir checker.Direction, against int) string {
 	if dir == checker.OldReadsNew {
 		who = fmt.Sprintf("consumers still on version %d cannot read every message written with the new schema", against)
 	}
+	if dir == checker.OldReadsNew && (d.typ == OptionalPropertyAddedToOpenContentModel || d.typ == RequiredPropertyAddedToOpenContentModel) {
+		// Forward, the registry compares the new schema (original) with the earlier
+		// one (update): a property the earlier version declares is gone from the new.
+		name := d.path[strings.LastIndex(d.path, "/")+1:]
+		return fmt.Sprintf("at %s: the new schema no longer declares %q in an open object, so new messages may hold %q with any value, and consumers still on version %d, which declares it, may refuse them. Keep the property in the new schema (deprecated) until its readers have moved, or plan the change with a calendar entry and the consumers' sign-off.",
+			d.path, name, name, against)
+	}
+	if dir == checker.OldReadsNew {
+		what = "(the earlier version compared as the registry's update of the new one) " + what
+	}
 	hint, ok := hints[d.typ]
 	if !ok {
 		hint = "Undo the change, or plan it with a calendar entry and the consumers' sign-off."

@@ -145,3 +145,18 @@ func TestCheckTransitiveUsesHistory(t *testing.T) {
 		t.Errorf("against %d: %s", f[0].Against, f[0].Message)
 	}
 }
+
+// TestCheckOverlayJSON runs the JSON Schema example change: the clickstream's userid
+// renamed userId, BREAKING for both readers of userid.
+func TestCheckOverlayJSON(t *testing.T) {
+	out, errOut, code := runCLI(t, "check", "--repo", "../..", "--overlay", "../../examples/changes/userid-to-userId", "--now", "2026-12-01T09:00:00Z")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (BREAKING without sign-offs): %s", code, errOut)
+	}
+	for _, want := range []string{"engagement.app-event-value: BREAKING (modified; json;", "renamed userid -> userId: breaking", "funnel-dashboard (analytics, dashboard): breaking: userid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	checkGolden(t, filepath.Join("..", "check", "userid-to-userId.txt"), out)
+}
