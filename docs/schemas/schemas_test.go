@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -454,6 +455,8 @@ func TestJSONSchemaTreeSchemasParse(t *testing.T) {
 		case "protobuf":
 			msg, _ := doc["message"].(string)
 			paths, err = protoPaths(contracts, strings.TrimPrefix(schemaFile, "contracts/"), msg)
+		case "json":
+			paths, err = jsonSchemaPaths(filepath.Join(root, schemaFile))
 		}
 		if err != nil {
 			t.Errorf("%s: %v", schemaFile, err)
@@ -606,6 +609,57 @@ func mustYAMLMap(t *testing.T, file string) map[string]any {
 // avroPaths parses an Avro schema with hamba/avro (own cache, so named types of
 // different files do not meet) and returns its dotted field paths: records by field
 // name, unions, arrays and maps transparent.
+// jsonSchemaPaths lists a JSON Schema's dotted property paths with encoding/json alone
+// (an independent reading, not the engine's): properties nest, items, combinations and
+// local $ref are transparent.
+func jsonSchemaPaths(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var root map[string]any
+	if err := json.Unmarshal(b, &root); err != nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(s any, prefix string, depth int)
+	walk = func(s any, prefix string, depth int) {
+		m, ok := s.(map[string]any)
+		if !ok || depth > 32 {
+			return
+		}
+		if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#/") {
+			var target any = root
+			for _, tok := range strings.Split(ref[2:], "/") {
+				tm, _ := target.(map[string]any)
+				target = tm[tok]
+			}
+			walk(target, prefix, depth+1)
+		}
+		if props, ok := m["properties"].(map[string]any); ok {
+			for name, p := range props {
+				path := name
+				if prefix != "" {
+					path = prefix + "." + name
+				}
+				out = append(out, path)
+				walk(p, path, depth+1)
+			}
+		}
+		walk(m["items"], prefix, depth+1)
+		for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
+			if list, ok := m[k].([]any); ok {
+				for _, x := range list {
+					walk(x, prefix, depth+1)
+				}
+			}
+		}
+	}
+	walk(root, "", 0)
+	sort.Strings(out)
+	return out, nil
+}
+
 func avroPaths(file string) ([]string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
