@@ -10,12 +10,13 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/avro"
+	"github.com/contractbot/contractbot/checker/jsonschema"
 	"github.com/contractbot/contractbot/checker/protobuf"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
-// TestDescribeFields pins the fields table of an Avro and a Protobuf schema of the
+// TestDescribeFields pins the fields table of an Avro, a Protobuf and a JSON Schema of the
 // example tree (testdata/describe-*.json), and checks that every path described is a
 // field path of the schema, in the order the schema declares them.
 func TestDescribeFields(t *testing.T) {
@@ -23,6 +24,7 @@ func TestDescribeFields(t *testing.T) {
 	for _, c := range []struct{ name, file string }{
 		{"avro", "orders/order-created/order_created.avsc"},
 		{"protobuf", "payments/payment-authorized/payment_authorized.proto"},
+		{"jsonschema", "engagement/app-event/app_event.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text, err := os.ReadFile(filepath.Join(root, c.file))
@@ -31,10 +33,13 @@ func TestDescribeFields(t *testing.T) {
 			}
 			src := checker.Source{Input: checker.Input{Path: c.file, Data: text}, Name: c.file, Resolve: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) }}
 			var s checker.Schema
-			if c.name == "avro" {
+			switch c.name {
+			case "avro":
 				s, err = avro.Engine{}.Parse(src)
-			} else {
+			case "protobuf":
 				s, err = protobuf.Engine{}.Parse(src)
+			default:
+				s, err = jsonschema.Engine{}.Parse(src)
 			}
 			if err != nil {
 				t.Fatal(err)
