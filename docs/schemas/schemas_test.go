@@ -411,7 +411,7 @@ type subject struct {
 // Protobuf with protocompile, imports resolved under contracts/ and the well-known
 // types only) and checks the cross-file rules of the format that the JSON Schemas
 // cannot express: owners are teams, subjects are unique, consumer names match their
-// files, every field path in fields, reads and produces exists in the schema it names,
+// files, every field path in fields, keys, reads and produces exists in the schema it names,
 // calendar entries name existing subjects and teams and are named after their start
 // date, freeze names are unique.
 func TestJSONSchemaTreeSchemasParse(t *testing.T) {
@@ -471,6 +471,18 @@ func TestJSONSchemaTreeSchemasParse(t *testing.T) {
 		for p := range fields {
 			if !s.paths[p] {
 				t.Errorf("%s: fields: %s is not a field of %s (fields: %s)", rel, p, schemaFile, strings.Join(paths, ", "))
+			}
+		}
+		keys, _ := doc["keys"].(map[string]any)
+		for k, v := range keys {
+			names, _ := v.([]any)
+			if str, ok := v.(string); ok {
+				names = []any{str}
+			}
+			for _, n := range names {
+				if p, _ := n.(string); !s.paths[p] {
+					t.Errorf("%s: keys: %s names %v, not a field of %s", rel, k, n, schemaFile)
+				}
 			}
 		}
 		subjects[name] = s

@@ -107,6 +107,8 @@ const (
 	CodeMissingFile      = "missing-file"
 	CodeFieldPathsCut    = "field-paths-cut"
 	CodeReadsDeprecated  = "reads-deprecated"
+	CodeMissingKeys      = "missing-keys"
+	CodeMissingDoc       = "missing-doc"
 )
 
 // didYouMean returns ` Did you mean "x"?` for the closest candidate within a small

@@ -147,6 +147,12 @@ type Subject struct {
 	Fields        map[string]FieldMeta `json:"fields,omitempty"`
 	// Policy tightens or loosens the tier's governance defaults (RemovalPolicy).
 	Policy Policy `json:"policy,omitzero"`
+	// Keys, SLA, Retention ("7d", "72h", "forever") and Partitions describe the table
+	// the subject's topic carries; nil or zero when contract.yaml leaves them out.
+	Keys       *Keys  `json:"keys,omitempty"`
+	SLA        *SLA   `json:"sla,omitempty"`
+	Retention  string `json:"retention,omitempty"`
+	Partitions int    `json:"partitions,omitempty"`
 
 	// Consumers sorted by name.
 	Consumers []*Consumer `json:"consumers"`
@@ -164,6 +170,9 @@ type Subject struct {
 	// nil when it did not parse; fieldGraph resolves any path through its types.
 	fieldPaths []string
 	fieldGraph *checker.FieldGraph
+	// undocumented lists the top-level fields the schema leaves without doc, for
+	// the load's checks only.
+	undocumented []item
 	// parse parses the schema again; the tree keeps only its text and field paths, so
 	// a 10,000-subject tree stays small. Set when the schema parsed at load.
 	parse  func() (checker.Schema, error)

@@ -65,7 +65,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
-		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy"})
+		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions"})
 	head := decodeHead(o, sd.domain, sd.name)
 	s.Subject, s.Format, s.Compatibility = head.Subject, head.Format, head.Compatibility
 	if v, ok := o.str("owner"); ok {
@@ -106,8 +106,11 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	fieldKeys := l.fieldMeta(o, s)
 	s.Policy = policy(o)
+	keyRefs := tableKeys(o, s)
 
 	l.loadSchema(f, o, s, has, head.Schema)
+	checkTableKeys(f, s, keyRefs, s.undocumented)
+	s.undocumented = nil
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
 			if !s.HasFieldPath(k.val) {
@@ -241,6 +244,7 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	digest := sha256.New()
 	digest.Write(data)
 	s.fieldPaths, s.fieldGraph = sch.FieldPaths(), sch.FieldGraph()
+	s.undocumented = undocumentedTop(sch)
 	cut := sch.FieldPathsCut()
 	for _, p := range sch.Dependencies() {
 		text, _ := l.resolveProto(p)

@@ -157,8 +157,11 @@ package acme.common;
 
 // Money is an amount in a currency (units + nanos, as google.type.Money).
 message Money {
+  // ISO 4217 currency code.
   string currency_code = 1;
+  // Whole units of the amount.
   int64 units = 2;
+  // Billionths of a unit.
   int32 nanos = 3;
 }
 
@@ -214,7 +217,7 @@ func writeProtoMessage(b *strings.Builder, name, doc string, fields []field, ind
 	}
 	for i, f := range fields {
 		n := i + 1
-		if f.doc != "" && f.kind != kRecord && f.kind != kArrayRecord {
+		if f.doc != "" {
 			fmt.Fprintf(b, "%s// %s\n", in, f.doc)
 		}
 		switch f.kind {

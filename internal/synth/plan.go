@@ -122,7 +122,7 @@ func (g *gen) baseFields() []field {
 		{name: "event_id", kind: kString, doc: "Unique id of the event."},
 		{name: "occurred_at", kind: kTimestamp, doc: "When it happened (UTC)."},
 		{name: "amount", kind: kDecimal, doc: "Amount in the order currency."},
-		{name: "status", kind: kEnum, symbols: syms},
+		{name: "status", kind: kEnum, doc: "Where the event's entity stands.", symbols: syms},
 		{name: "customer", kind: kRecord, doc: "Who.", children: []field{
 			{name: "id", kind: kString},
 			{name: "country", kind: kOptString},
@@ -131,7 +131,7 @@ func (g *gen) baseFields() []field {
 				{name: "zip", kind: kString},
 			}},
 		}},
-		{name: "items", kind: kArrayRecord, children: []field{
+		{name: "items", kind: kArrayRecord, doc: "What.", children: []field{
 			{name: "sku", kind: kString},
 			{name: "quantity", kind: kInt},
 			{name: "price", kind: kDecimal},
@@ -147,7 +147,7 @@ func (g *gen) extraFields() []field {
 	var out []field
 	scalar := []fieldKind{kString, kInt, kLong, kDouble, kBool, kTimestamp, kOptString, kMapString}
 	for _, i := range perm {
-		out = append(out, field{name: extraNames[i], kind: scalar[g.rng.IntN(len(scalar))]})
+		out = append(out, field{name: extraNames[i], kind: scalar[g.rng.IntN(len(scalar))], doc: "Synthetic " + extraNames[i] + "."})
 	}
 	return out
 }

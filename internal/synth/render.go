@@ -30,7 +30,7 @@ func (s *subject) contractYAML() []byte {
 	fmt.Fprintf(&b, "subject: %s\nformat: %s\nschema: %s\ncompatibility: %s\nowner: %s\ntier: %s\n",
 		s.subject, s.format, s.schemaFile, s.compat, s.owner, s.tier)
 	if !s.common {
-		fmt.Fprintf(&b, "topic: %s\nsignoff_hours: %d\n", ident(s.domain)+"."+s.name, 24+24*(s.idx%3))
+		fmt.Fprintf(&b, "topic: %s\nkeys: {business: [event_id], event_time: occurred_at, update_time: occurred_at}\nsignoff_hours: %d\n", ident(s.domain)+"."+s.name, 24+24*(s.idx%3))
 	}
 	desc := fmt.Sprintf("%s, produced by the %s team.", s.docText(), s.owner)
 	if s.descRev > 0 {
