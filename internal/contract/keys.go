@@ -145,7 +145,7 @@ func checkTableKeys(f *file, s *Subject, refs []fieldRef, undocumented []item) {
 			}
 			what := "keys: lacks " + quoteJoin(missing)
 			if s.Keys == nil {
-				what = "declares no keys:"
+				what = "declares no keys"
 			}
 			*f.diags = append(*f.diags, Diagnostic{File: f.path, Line: max(p.Line, 1), Column: max(p.Column, 1), Severity: sev, Code: CodeMissingKeys,
 				Message: fmt.Sprintf("%s has a topic but %s; %s declare the business key, the event time and the update time of the rows they carry: keys: {business: [<field>, ...], event_time: <field>, update_time: <field>} (an event that is never re-emitted names its event time as update time).", s.Subject, what, why)})
