@@ -87,7 +87,7 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		checkErr = upsertCheckRun(ctx, ev.gh, pr, r)
 	}
 	if checkErr != nil {
-		if checkErr != errStatusOnly && !githubapi.IsForbidden(checkErr) {
+		if !errors.Is(checkErr, errStatusOnly) && !githubapi.IsForbidden(checkErr) {
 			fail("check_run", checkErr)
 			errs = append(errs, fmt.Errorf("update the check run: %w", checkErr))
 		} else if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(r, comment)); err != nil {

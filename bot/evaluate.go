@@ -125,7 +125,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	}
 	bases, err := headCommit.MergeBase(baseCommit)
 	if err != nil || len(bases) == 0 {
-		return nil, fmt.Errorf("no merge base between %s and %s: %v", pr.HeadSHA[:12], pr.BaseSHA[:12], err)
+		return nil, fmt.Errorf("no merge base between %s and %s: %w", pr.HeadSHA[:12], pr.BaseSHA[:12], err)
 	}
 	loaded, err := change.Between(r, bases[0].Hash, head)
 	if err != nil {

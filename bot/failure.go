@@ -65,7 +65,7 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 // counted and a failure shown on the pull request, as for a delivery's job.
 func (b *Bot) runGuarded(ctx context.Context, job *server.Job, log *slog.Logger) {
 	if b.Queue != nil {
-		b.Queue.RunNow(ctx, job) // logged, counted and shown there
+		_ = b.Queue.RunNow(ctx, job) // logged, counted and shown there
 		return
 	}
 	if err := job.Run(ctx); err != nil {

@@ -229,7 +229,7 @@ func (w *walker) fields(p pair) []issue {
 		if w.count >= maxIssues {
 			return out // the list is full: nothing further would be kept
 		}
-		j := -1
+		var j int
 		if i < len(wi.names) && wi.names[i] == name {
 			j = i // the common case: the field kept its place
 		} else {

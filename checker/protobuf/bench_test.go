@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -160,7 +161,8 @@ func TestBenchVsBuf(t *testing.T) {
 			start := time.Now()
 			out, err := c.CombinedOutput()
 			d := time.Since(start)
-			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 100 || ee.ExitCode() == 2) {
+			var ee *exec.ExitError
+			if ok := errors.As(err, &ee); err != nil && (!ok || ee.ExitCode() > 100 || ee.ExitCode() == 2) {
 				t.Fatalf("%s: %v\n%s", name, err, out)
 			}
 			total += d

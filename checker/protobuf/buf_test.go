@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,7 +86,8 @@ func bufBreaking(t testing.TB, bin, category string, prev, next map[string]strin
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 100 {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 100 {
 			t.Fatalf("buf breaking: %v\n%s", err, stderr.String())
 		}
 	}

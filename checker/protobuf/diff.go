@@ -202,7 +202,7 @@ func (l *lister) emit(e *diffEntry, oldPrefix, newPrefix string) {
 
 // unmark replaces the marks in s by the old and the new prefix.
 func unmark(s, oldPrefix, newPrefix string) string {
-	if strings.IndexAny(s, oldMark+newMark) < 0 {
+	if !strings.ContainsAny(s, oldMark+newMark) {
 		return s
 	}
 	var b strings.Builder

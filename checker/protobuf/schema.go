@@ -176,7 +176,9 @@ func inputErrors(names *fileNames, errs []error) error {
 	}
 	// Files compile in parallel: order the errors by place so output is stable.
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].(*checker.InputError), out[j].(*checker.InputError)
+		var a, b *checker.InputError // every error here is one (built above)
+		errors.As(out[i], &a)
+		errors.As(out[j], &b)
 		if a.File != b.File {
 			return a.File < b.File
 		}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"errors"
 	"io"
 	"sync"
 
@@ -116,13 +117,13 @@ func (i *lockedIter) ForEach(fn func(plumbing.EncodedObject) error) error {
 	defer i.Close()
 	for {
 		o, err := i.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := fn(o); err == storer.ErrStop {
+		if err := fn(o); errors.Is(err, storer.ErrStop) {
 			return nil
 		} else if err != nil {
 			return err

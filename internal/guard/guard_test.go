@@ -23,7 +23,7 @@ func TestDoTurnsAPanicIntoAnError(t *testing.T) {
 		t.Fatalf("the log does not name the work and the stack:\n%s", buf.String())
 	}
 	want := errors.New("plain")
-	if err := Do(log, "x", func() error { return want }); err != want {
+	if err := Do(log, "x", func() error { return want }); !errors.Is(err, want) {
 		t.Fatalf("an error passes through unchanged: got %v", err)
 	}
 }

@@ -164,7 +164,7 @@ func (r *reader) parse(eng checker.Engine, v versions.Version) (checker.Schema, 
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errSkip, err)
+		return nil, fmt.Errorf("%w: %w", errSkip, err)
 	}
 	return sc, nil
 }

@@ -87,7 +87,7 @@ func TestQueueFailures(t *testing.T) {
 	must(q.Submit(&Job{Key: "pr-panic", Failed: hook("pr-panic"), Run: func(context.Context) error {
 		panics.Add(1)
 		var m map[string]int
-		m["boom"]++ // a nil-map write: a runtime panic, as a bug in an evaluation would be
+		m["boom"]++ //nolint:staticcheck // a deliberate nil-map write: a runtime panic, as a bug in an evaluation would be
 		return nil
 	}}))
 	must(q.Submit(&Job{Key: "pr-error", Failed: hook("pr-error"), Run: func(context.Context) error {

@@ -137,7 +137,7 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	case event == "ping":
 		w.count(label, "ignored")
 		rw.WriteHeader(http.StatusOK)
-		io.WriteString(rw, "pong\n")
+		_, _ = io.WriteString(rw, "pong\n")
 		return
 	case id != "" && w.seenBefore(id):
 		w.count(label, "duplicate")

@@ -84,11 +84,11 @@ type TeamState struct {
 type Memory int
 
 const (
-	// Remembered: Prior is the verified state of the previous evaluation; nil Prior
+	// Remembered means Prior is the verified state of the previous evaluation; nil Prior
 	// means the pull request is evaluated for the first time, and its requirements
 	// date from its opening. A team absent from a non-nil Prior is required from now.
 	Remembered Memory = iota
-	// Rebuilt: the bot's state could not be verified (its comment was edited, or the
+	// Rebuilt means the bot's state could not be verified (its comment was edited, or the
 	// block is missing or forged), so nothing in it is believed: a team's request
 	// time comes from the review requests GitHub's timeline shows (Requested), or now,
 	// and only approvals of the head commit count.
