@@ -32,6 +32,8 @@ type snapshot struct {
 	degraded func() string
 	// cache holds the pages rendered at this commit.
 	cache pageCache
+	// light: the catalog's rows only, from summaries, while the full tree loads.
+	light bool
 }
 
 // row is one subject of the catalog.
@@ -50,50 +52,70 @@ type row struct {
 
 func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 	s := &snapshot{head: head, branch: "HEAD", tree: tree, producers: map[string][]*contract.Consumer{}}
-	if t != nil {
-		s.branch = t.BranchName()
-		s.degraded = t.Degraded
-		if err := t.WithVersions(head, func(ix *versions.Index) {
-			s.versions = make(map[string][]versions.Version, len(tree.Subjects))
-			for _, sub := range tree.Subjects {
-				s.versions[sub.Subject] = ix.Versions(sub.Subject)
-			}
-		}); err != nil {
-			s.versions = nil
-		}
-	}
-	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	s.rows = make([]row, 0, len(tree.Subjects))
-	for _, sub := range tree.Subjects {
-		latest, changed := "—", ""
-		if vs := s.versions[sub.Subject]; len(vs) > 0 {
-			latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
-			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
-		}
-		pii := 0
-		for _, m := range sub.Fields {
-			if m.PII {
-				pii++
-			}
-		}
-		s.rows = append(s.rows, row{
-			Subject: sub.Subject, Domain: sub.Domain, Format: sub.Format, Level: sub.Compatibility,
-			Owner: sub.Owner, Tier: sub.Tier, Topic: sub.Topic, Latest: latest, Changed: changed,
-			Consumers: len(sub.Consumers), PII: pii, text: searchText(sub),
-		})
-		domains[sub.Domain], owners[sub.Owner], formats[sub.Format] = true, true, true
+	sums := make([]contract.Summary, len(tree.Subjects))
+	for i, sub := range tree.Subjects {
+		sums[i] = summaryOf(sub)
 		for _, c := range sub.Consumers {
 			for out := range c.Produces {
 				s.producers[out] = append(s.producers[out], c)
 			}
 		}
 	}
-	// tree.Subjects is sorted by name: rows are too. Producers are sorted for layout.
+	s.setRows(sums, t)
+	// Producers are sorted for layout.
 	for _, cs := range s.producers {
 		slices.SortFunc(cs, func(a, b *contract.Consumer) int { return strings.Compare(a.File, b.File) })
 	}
-	s.domains, s.owners, s.formats = sortedKeys(domains), sortedKeys(owners), sortedKeys(formats)
 	return s
+}
+
+// summaryOf is what the catalog shows of a loaded subject.
+func summaryOf(sub *contract.Subject) contract.Summary {
+	sum := contract.Summary{Dir: sub.Dir, Domain: sub.Domain, Name: sub.Name, Subject: sub.Subject, Format: sub.Format,
+		Compatibility: sub.Compatibility, Owner: sub.Owner, Tier: sub.Tier, Topic: sub.Topic, Description: sub.Description}
+	for _, m := range sub.Fields {
+		if m.PII {
+			sum.PII++
+		}
+	}
+	for _, c := range sub.Consumers {
+		sum.Consumers = append(sum.Consumers, c.Name)
+	}
+	return sum
+}
+
+// setRows fills the catalog's rows (sorted by subject, with each subject's versions
+// from t's index) and filter choices from summaries.
+func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
+	slices.SortStableFunc(sums, func(a, b contract.Summary) int { return strings.Compare(a.Subject, b.Subject) })
+	if t != nil {
+		s.branch = t.BranchName()
+		s.degraded = t.Degraded
+		if err := t.WithVersions(s.head, func(ix *versions.Index) {
+			s.versions = make(map[string][]versions.Version, len(sums))
+			for _, sum := range sums {
+				s.versions[sum.Subject] = ix.Versions(sum.Subject)
+			}
+		}); err != nil {
+			s.versions = nil
+		}
+	}
+	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	s.rows = make([]row, 0, len(sums))
+	for _, sum := range sums {
+		latest, changed := "—", ""
+		if vs := s.versions[sum.Subject]; len(vs) > 0 {
+			latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
+			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
+		}
+		s.rows = append(s.rows, row{
+			Subject: sum.Subject, Domain: sum.Domain, Format: sum.Format, Level: sum.Compatibility,
+			Owner: sum.Owner, Tier: sum.Tier, Topic: sum.Topic, Latest: latest, Changed: changed,
+			Consumers: len(sum.Consumers), PII: sum.PII, text: searchText(sum),
+		})
+		domains[sum.Domain], owners[sum.Owner], formats[sum.Format] = true, true, true
+	}
+	s.domains, s.owners, s.formats = sortedKeys(domains), sortedKeys(owners), sortedKeys(formats)
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -188,14 +210,14 @@ func (s *snapshot) filter(f Filter) result {
 	return r
 }
 
-func searchText(sub *contract.Subject) string {
+func searchText(sum contract.Summary) string {
 	var b strings.Builder
-	for _, s := range []string{sub.Subject, sub.Topic, sub.Owner, sub.Description} {
+	for _, s := range []string{sum.Subject, sum.Topic, sum.Owner, sum.Description} {
 		b.WriteString(strings.ToLower(s))
 		b.WriteByte('\n')
 	}
-	for _, c := range sub.Consumers {
-		b.WriteString(strings.ToLower(c.Name))
+	for _, c := range sum.Consumers {
+		b.WriteString(strings.ToLower(c))
 		b.WriteByte('\n')
 	}
 	return b.String()

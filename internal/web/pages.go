@@ -30,6 +30,8 @@ type Pages struct {
 
 	mu   sync.Mutex
 	snap *snapshot
+	// light is the catalog's snapshot while the full tree loads.
+	light light
 }
 
 // The pages' templates: each page is the layout plus its own template.
@@ -142,12 +144,15 @@ type catalogPage struct {
 }
 
 func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
-	s, err := p.current()
+	s, err := p.catalogSnapshot()
 	if err != nil {
 		p.unavailable(w, err)
 		return
 	}
 	key := s.pageKey(r, "")
+	if s.light {
+		key = s.pageKey(r, "light") // the full tree's page may count consumers differently
+	}
 	if p.serveCached(w, r, s, key) {
 		return
 	}

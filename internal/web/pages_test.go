@@ -339,12 +339,12 @@ func TestPagesServedFromMemory(t *testing.T) {
 		if etag == "" {
 			t.Fatalf("%s: no ETag", path)
 		}
-		p.mu.Lock()
-		c := &p.snap.cache
-		p.mu.Unlock()
-		c.mu.Lock()
-		n := len(c.pages)
-		c.mu.Unlock()
+		n := 0
+		for _, c := range p.caches() {
+			c.mu.Lock()
+			n += len(c.pages)
+			c.mu.Unlock()
+		}
 		if n == 0 {
 			t.Errorf("%s: not kept in memory", path)
 		}
@@ -371,5 +371,56 @@ func TestPagesServedFromMemory(t *testing.T) {
 	resp, body := get(t, srv, "/subjects?owner=orders")
 	if resp.Header.Get("ETag") == before || !strings.Contains(body, "standard") {
 		t.Errorf("after a commit the catalog still has the old ETag or content")
+	}
+}
+
+// caches returns the page caches of the snapshots the pages hold.
+func (p *Pages) caches() []*pageCache {
+	var out []*pageCache
+	p.mu.Lock()
+	if p.snap != nil {
+		out = append(out, &p.snap.cache)
+	}
+	p.mu.Unlock()
+	p.light.mu.Lock()
+	if p.light.snap != nil {
+		out = append(out, &p.light.snap.cache)
+	}
+	p.light.mu.Unlock()
+	return out
+}
+
+// TestFirstCatalogPageBeforeTheTree: before the tree of a commit is loaded the catalog
+// is served from the subjects' summaries (no schema parsed), and it is the same page
+// the full tree gives once loaded.
+func TestFirstCatalogPageBeforeTheTree(t *testing.T) {
+	repo := exampleRepo(t, orderCreatedV2)
+	p := &Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/", "/subjects?q=order&domain=orders"} {
+		_, lightBody := get(t, srv, path)
+		p.mu.Lock()
+		full := p.snap
+		p.mu.Unlock()
+		if full != nil || p.light.snap == nil {
+			t.Fatalf("%s: the first catalog page loaded the whole tree", path)
+		}
+		if _, err := p.current(); err != nil { // the full tree, as the next request after the load sees it
+			t.Fatal(err)
+		}
+		_, fullBody := get(t, srv, path)
+		if lightBody != fullBody {
+			t.Errorf("%s: the page from summaries differs from the page of the full tree:\n%s", path, firstDiff(fullBody, lightBody))
+		}
+		p.mu.Lock()
+		p.snap = nil
+		p.mu.Unlock()
+		p.Tree.mu.Lock()
+		p.Tree.tree = nil
+		p.Tree.ready.Store(nil)
+		p.Tree.mu.Unlock()
 	}
 }

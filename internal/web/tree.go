@@ -7,6 +7,7 @@ package web
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -35,6 +36,9 @@ type Tree struct {
 	mu   sync.Mutex
 	head plumbing.Hash
 	tree *contract.Tree
+	// ready is the commit whose tree is loaded, read without waiting for a load
+	// under mu to finish (Ready).
+	ready atomic.Pointer[plumbing.Hash]
 	seq  map[string]int
 
 	// ixMu guards ix, the versions index, extended in place as the branch moves.
@@ -98,6 +102,7 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
 	}
 	t.head, t.tree, t.seq = head, tree, nil
+	t.ready.Store(&head)
 	return tree, head, nil
 }
 
@@ -141,4 +146,11 @@ func (t *Tree) BranchName() string {
 		return "HEAD"
 	}
 	return plumbing.ReferenceName(t.Branch).Short()
+}
+
+// Ready reports whether the tree at head is loaded, without waiting for a load in
+// progress.
+func (t *Tree) Ready(head plumbing.Hash) bool {
+	h := t.ready.Load()
+	return h != nil && *h == head
 }

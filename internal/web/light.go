@@ -1,0 +1,54 @@
+package web
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/contract"
+)
+
+// light is the catalog's snapshot of a commit while its full tree loads: rows from
+// contract.Summaries (each contract.yaml and the names in consumers/, no schema parsed),
+// so the first catalog page after a start or a new commit does not wait for every
+// schema of the repository to be parsed. The other pages wait for the full tree.
+type light struct {
+	mu   sync.Mutex
+	head plumbing.Hash
+	snap *snapshot
+	err  error
+}
+
+// catalogSnapshot returns the full snapshot when the tree of the current commit is
+// loaded, else the light one (built once per commit).
+func (p *Pages) catalogSnapshot() (*snapshot, error) {
+	head, err := p.Tree.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if p.Tree.Ready(head) || p.Tree.Repo == nil {
+		return p.current()
+	}
+	p.light.mu.Lock()
+	defer p.light.mu.Unlock()
+	if p.light.snap == nil || p.light.head != head {
+		p.light.head, p.light.snap, p.light.err = head, nil, nil
+		src, err := contract.NewGitSource(p.Tree.Repo, head.String())
+		if err == nil {
+			var sums []contract.Summary
+			if sums, err = contract.Summaries(src); err == nil {
+				s := &snapshot{head: head, branch: "HEAD", light: true}
+				s.setRows(sums, p.Tree)
+				p.light.snap = s
+			}
+		}
+		if err != nil {
+			p.light.err = fmt.Errorf("summarise the subjects at %s: %w", head.String()[:12], err)
+		}
+	}
+	if p.light.err != nil {
+		return p.current() // wait for the full tree instead
+	}
+	return p.light.snap, nil
+}
