@@ -144,6 +144,9 @@ const (
 	OptionChanged       ChangeKind = "option_changed"
 	CardinalityChanged  ChangeKind = "cardinality_changed"
 	UnionBranchesChange ChangeKind = "union_branches_changed"
+	// RangeChanged: the values a field may hold changed without its type (JSON Schema
+	// maxLength, minimum, pattern, ...).
+	RangeChanged ChangeKind = "range_changed"
 )
 
 // Effect says what a change means for a consumer that reads the field.

@@ -94,6 +94,7 @@ func TestFieldDiff(t *testing.T) {
 			[]string{"moved product_info.price<-product_info.detail.price breaking"}},
 		{"promoted", `"price": {"type": "integer"`, `"price": {"type": "number"`, []string{"promoted product_info.detail.price meaning"}},
 		{"nullable", `"sku": {"type": "string"}`, `"sku": {"type": ["string", "null"]}`, []string{"nullability_changed items.sku meaning"}},
+		{"range", `"sku": {"type": "string"}`, `"sku": {"type": "string", "maxLength": 12}`, []string{"range_changed items.sku meaning"}},
 	}
 	for _, c := range cases {
 		text := replaceOnce(t, v1, c.from, c.to)

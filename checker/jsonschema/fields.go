@@ -357,6 +357,11 @@ func (d *differ) compareField(of, nf *fieldInfo) {
 		}
 	case typeKey(on) != typeKey(nn):
 		d.typeChange(path, on, nn, nf)
+	default:
+		if oc, nc := constraints(on), constraints(nn); oc != nc {
+			d.add(checker.RangeChanged, path, "", orNone([]string{oc}), orNone([]string{nc}), checker.ChangesMeaning, nf, "",
+				fmt.Sprintf("the values property %q may hold changed (%s before, %s now): check that readers accept the new range.", path, orAny(oc), orAny(nc)))
+		}
 	}
 	switch {
 	case of.required && !nf.required:
@@ -450,6 +455,59 @@ func enumValues(n *node) []string {
 	return nil
 }
 
+// constraints renders the keywords that limit a leaf's values ("maxLength 3,
+// minimum 0"), also beside an enum or a type list; "" when there are none.
+func constraints(n *node) string {
+	var parts []string
+	var walk func(n *node, depth int)
+	walk = func(n *node, depth int) {
+		n = deref(n)
+		if n == nil || depth > 4 {
+			return
+		}
+		addInt := func(k string, v optInt) {
+			if v.ok {
+				parts = append(parts, fmt.Sprintf("%s %d", k, v.v))
+			}
+		}
+		addNum := func(k string, v optNum) {
+			if v.ok() {
+				parts = append(parts, k+" "+v.text)
+			}
+		}
+		switch n.kind {
+		case kString:
+			addInt("minLength", n.minLen)
+			addInt("maxLength", n.maxLen)
+			if n.pattern != nil {
+				parts = append(parts, "pattern "+*n.pattern)
+			}
+		case kNumber:
+			addNum("minimum", n.min)
+			addNum("maximum", n.max)
+			addNum("exclusiveMinimum", n.exMin)
+			addNum("exclusiveMaximum", n.exMax)
+			addNum("multipleOf", n.multiple)
+		case kArray:
+			addInt("minItems", n.minItems)
+			addInt("maxItems", n.maxItems)
+		case kCombined:
+			for _, s := range n.subs {
+				walk(s, depth+1)
+			}
+		}
+	}
+	walk(n, 0)
+	return strings.Join(parts, ", ")
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "any"
+	}
+	return s
+}
+
 func minus(a, b []string) []string {
 	var out []string
 	for _, x := range a {
@@ -478,7 +536,7 @@ func shorten(s string) string {
 }
 
 func orNone(s []string) string {
-	if len(s) == 0 {
+	if len(s) == 0 || len(s) == 1 && s[0] == "" {
 		return "none"
 	}
 	return strings.Join(s, ", ")
