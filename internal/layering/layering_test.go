@@ -1,0 +1,99 @@
+// Package layering holds the test that keeps the core pure: no core package reaches
+// an edge, directly or through another package (DESIGN.md, "Code"). golangci-lint's
+// depguard checks direct imports file by file; this test checks the whole import
+// graph with `go list -deps`.
+package layering
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/contractbot/contractbot/"
+
+// core are the pure packages (patterns as `go list` takes them).
+var core = []string{"checker/...", "internal/impact", "internal/calendar", "internal/verdict",
+	"internal/contract", "internal/change", "internal/lineage/flinksql", "internal/history"}
+
+// edges may not be reached from the core at any depth.
+var edges = []string{
+	"github.com/google/go-github/", "github.com/slack-go/slack", "github.com/twmb/franz-go",
+	"github.com/prometheus/", "github.com/chromedp/",
+	module + "bot", module + "internal/registry", module + "internal/events", module + "internal/publish",
+	module + "internal/web", module + "internal/server", module + "internal/cli", module + "internal/githubfake",
+}
+
+// direct may not be imported by a core package itself. (go-git's transport package
+// imports net/http, so the core reaches it through go-git; it never calls it.)
+var direct = []string{"net/http", "net/http/httptest", "os/exec"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T, args ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestCoreReachesNoEdge(t *testing.T) {
+	var patterns []string
+	for _, c := range core {
+		patterns = append(patterns, "./"+c)
+	}
+	pkgs := list(t, patterns...)
+	if len(pkgs) < len(core) {
+		t.Fatalf("go list found %d core packages, want at least %d", len(pkgs), len(core))
+	}
+	for _, p := range pkgs {
+		for _, d := range p.Deps {
+			for _, e := range edges {
+				if d == strings.TrimSuffix(e, "/") || strings.HasPrefix(d, e) || strings.HasPrefix(d, e+"/") {
+					t.Errorf("%s reaches the edge package %s; the core must not depend on an edge (move the call to the edge, or pass the core what it needs)", p.ImportPath, d)
+				}
+			}
+		}
+		for _, i := range p.Imports {
+			for _, e := range direct {
+				if i == e {
+					t.Errorf("%s imports %s; the core does no I/O of that kind", p.ImportPath, i)
+				}
+			}
+		}
+	}
+}
+
+// TestTheCheckCanFail shows the test sees an edge where there is one: the bot
+// reaches go-github.
+func TestTheCheckCanFail(t *testing.T) {
+	for _, p := range list(t, "./bot") {
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "github.com/google/go-github/") {
+				return
+			}
+		}
+	}
+	t.Fatal("go list -deps ./bot does not show go-github: the layering test would not see an edge")
+}
