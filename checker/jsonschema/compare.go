@@ -30,6 +30,11 @@ const MaxCompareSteps = 250_000
 type cmpState struct {
 	memo       map[pairKey][]difference
 	inProgress map[pairKey]bool
+	// seed holds the pairs an earlier pass found incompatible: a recursion that meets
+	// one of them again takes its differences instead of assuming compatibility.
+	seed map[pairKey][]difference
+	// optimistic is set when a recursion was assumed compatible.
+	optimistic bool
 	steps      int
 	exceeded   bool
 }
@@ -68,12 +73,42 @@ func (c *cmpCtx) keep(ds ...difference) {
 // differences compares an original schema with its update the way the Confluent
 // Schema Registry's SchemaDiff does and returns every difference found.
 func differences(orig, upd *node) []difference {
-	c := &cmpCtx{st: &cmpState{memo: map[pairKey][]difference{}, inProgress: map[pairKey]bool{}}}
-	compare(c, orig, upd)
-	if c.st.exceeded {
-		c.diffs = append(c.diffs, difference{typ: ComparisonBudgetExceeded, path: "#/", orig: orig, upd: upd})
+	// As the registry does, a pair met again while being compared (a recursion) is
+	// first assumed compatible; the comparison is repeated, feeding back the pairs
+	// found incompatible, until that set no longer changes. The set only grows, so
+	// this ends; a pass that assumed nothing is exact (the usual, non-recursive case).
+	seed := map[pairKey][]difference{}
+	steps := 0
+	for {
+		st := &cmpState{memo: map[pairKey][]difference{}, inProgress: map[pairKey]bool{}, seed: seed, steps: steps}
+		c := &cmpCtx{st: st}
+		compare(c, orig, upd)
+		if st.exceeded {
+			return append(c.diffs, difference{typ: ComparisonBudgetExceeded, path: "#/", orig: orig, upd: upd})
+		}
+		next := map[pairKey][]difference{}
+		for k, ds := range st.memo {
+			if slices.ContainsFunc(ds, func(d difference) bool { return !compatibleChange(d.typ) }) {
+				next[k] = ds
+			}
+		}
+		if !st.optimistic || sameKeys(next, seed) {
+			return c.diffs
+		}
+		seed, steps = next, st.steps
 	}
-	return c.diffs
+}
+
+func sameKeys(a, b map[pairKey][]difference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *cmpCtx) sub() *cmpCtx { return &cmpCtx{st: c.st, path: slices.Clone(c.path)} }
@@ -160,6 +195,11 @@ func compare(c *cmpCtx, o, u *node) {
 		return
 	}
 	if c.st.inProgress[key] {
+		if ds, ok := c.st.seed[key]; ok {
+			c.addRebased(ds)
+			return
+		}
+		c.st.optimistic = true
 		return
 	}
 	c.st.inProgress[key] = true
