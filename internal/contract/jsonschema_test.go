@@ -36,6 +36,9 @@ func TestJSONSchemaSubjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range tree.Diagnostics {
+		if d.Code == CodeMissingDoc && d.Severity == Warning {
+			continue // standard subjects without docs: not what this test is about
+		}
 		t.Errorf("unexpected diagnostic %s:%d:%d %s %s", d.File, d.Line, d.Column, d.Code, d.Message)
 	}
 	order := tree.Subject("shop.order-value")
