@@ -90,3 +90,9 @@ func TestHambaSharedInstanceIsStale(t *testing.T) {
 		t.Fatal("our check accepts a reader field without default")
 	}
 }
+
+// resolve checks that data written with writer can be read with reader.
+func resolve(ix *ruleIndex, reader, writer *Schema) []issue {
+	issues, _ := resolveCounted(ix, reader, writer)
+	return issues
+}

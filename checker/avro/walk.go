@@ -81,13 +81,8 @@ type walker struct {
 
 func newWalker(ix *ruleIndex) *walker { return &walker{ix: ix, memo: map[memoKey]*memoEntry{}} }
 
-// resolve checks that data written with writer can be read with reader.
-func resolve(ix *ruleIndex, reader, writer *Schema) []issue {
-	issues, _ := resolveCounted(ix, reader, writer)
-	return issues
-}
-
-// resolveCounted is resolve, also reporting whether the issues stopped at maxIssues.
+// resolveCounted checks that data written with writer can be read with reader, and
+// reports whether the issues stopped at maxIssues.
 func resolveCounted(ix *ruleIndex, reader, writer *Schema) ([]issue, bool) {
 	w := newWalker(ix)
 	r := side{doc: reader, s: deref(reader.root), ptr: reader.pointerOf(reader.root, "")}

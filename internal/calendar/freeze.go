@@ -35,11 +35,6 @@ func (w Window) Overlaps(start, end time.Time) bool {
 	return w.Start.Before(end) && start.Before(w.End)
 }
 
-// Contains reports whether t lies in [Start, End).
-func (w Window) Contains(t time.Time) bool {
-	return !t.Before(w.Start) && t.Before(w.End)
-}
-
 // Occurrences returns the windows of f that overlap [from, to), in order of start. A
 // one-off freeze gives its window as written. A weekly freeze is expanded in its own
 // time zone: each occurrence's start and end are computed with time.Date in that zone,

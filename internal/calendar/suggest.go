@@ -40,7 +40,6 @@ type SuggestOption func(*suggestConfig)
 type suggestConfig struct {
 	title string
 	pr    int
-	kind  string
 }
 
 // WithTitle sets the entry's title; the default names the subjects.
@@ -48,9 +47,6 @@ func WithTitle(title string) SuggestOption { return func(c *suggestConfig) { c.t
 
 // WithPullRequest sets the entry's pull_request.
 func WithPullRequest(n int) SuggestOption { return func(c *suggestConfig) { c.pr = n } }
-
-// WithKind sets the entry's kind; the default is schema-change.
-func WithKind(kind string) SuggestOption { return func(c *suggestConfig) { c.kind = kind } }
 
 // Suggest finds the next free window after now for a change to subjects owned by team
 // owner and writes it as a calendar entry. The window lasts duration (DefaultDuration
@@ -60,7 +56,7 @@ func WithKind(kind string) SuggestOption { return func(c *suggestConfig) { c.kin
 // window longer than the working day starts at 10:00 and runs on. When nothing is free
 // within a year, File is empty.
 func Suggest(tree *contract.Tree, subjects []string, owner string, now time.Time, duration time.Duration, opts ...SuggestOption) SuggestedEntry {
-	cfg := suggestConfig{kind: "schema-change"}
+	var cfg suggestConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -153,7 +149,7 @@ func render(cfg suggestConfig, subjects []string, owner, tz string, start, end t
 	var b strings.Builder
 	b.WriteString("# yaml-language-server: $schema=../docs/schemas/calendar-entry.schema.json\n")
 	fmt.Fprintf(&b, "title: %s\n", yamlString(title))
-	fmt.Fprintf(&b, "kind: %s\n", cfg.kind)
+	b.WriteString("kind: schema-change\n")
 	fmt.Fprintf(&b, "subjects: [%s]\n", strings.Join(qs, ", "))
 	fmt.Fprintf(&b, "owner: %s\n", yamlString(owner))
 	b.WriteString("window:\n")

@@ -74,20 +74,13 @@ type Item struct {
 type AgendaOption func(*agendaConfig)
 
 type agendaConfig struct {
-	affected func(string) []string
-	now      time.Time
+	now time.Time
 }
 
 // WithNow marks the items over at now as Ended: a view that starts at midnight lists
 // a freeze that ended at 07:00 as ended, not as under way.
 func WithNow(now time.Time) AgendaOption {
 	return func(c *agendaConfig) { c.now = now }
-}
-
-// WithAffected sets the consumers a change to a subject affects, for conflicts
-// (default: DirectConsumers).
-func WithAffected(f func(subject string) []string) AgendaOption {
-	return func(c *agendaConfig) { c.affected = f }
 }
 
 // Agenda returns the entries and freeze occurrences that overlap [from, to), grouped
@@ -104,7 +97,7 @@ func Agenda(tree *contract.Tree, from, to time.Time, team string, opts ...Agenda
 	loc := from.Location()
 	v := View{From: from, To: to, Timezone: loc.String(), Team: team, Days: []Day{}, Conflicts: []Conflict{}}
 	mine := teamSubjects(tree, team)
-	conflicts := Conflicts(tree, cfg.affected)
+	conflicts := Conflicts(tree, nil)
 	var items []Item
 	for _, e := range tree.Entries {
 		if !e.Start.Before(to) || !from.Before(e.End) {
