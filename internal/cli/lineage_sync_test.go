@@ -101,3 +101,11 @@ INSERT INTO archive SELECT order_id, product_info.detail.sku FROM orders WHERE a
 		t.Errorf("unknown owner: exit %d %q", code, errOut)
 	}
 }
+
+func TestLintStats(t *testing.T) {
+	out, errOut, code := runCLI(t, "lint", "--repo", "../..", "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	checkLineageGolden(t, "lint-stats.txt", out)
+}

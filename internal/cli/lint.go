@@ -11,6 +11,7 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/lineage"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -36,7 +37,7 @@ func (r *repoFlags) source() (contract.Source, error) {
 func newLintCmd() *cobra.Command {
 	var rf repoFlags
 	var format string
-	var withHistory bool
+	var withHistory, stats bool
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check every file of the contract repository and report all problems at once",
@@ -75,6 +76,9 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 			if err := writeDiagnostics(cmd.OutOrStdout(), format, tree); err != nil {
 				return err
 			}
+			if stats && format == "text" {
+				lineage.Coverage(tree).WriteText(cmd.OutOrStdout())
+			}
 			if tree.Diagnostics.Errors() > 0 {
 				return &ExitError{Code: 1}
 			}
@@ -83,6 +87,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 	}
 	rf.add(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github (GitHub Actions ::error lines)")
+	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
 	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
 }

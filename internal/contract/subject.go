@@ -130,6 +130,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 		}
 	}
 	checkDeprecations(f, s, ds)
+	checkBlackBoxes(s, ds)
 	for _, e := range sd.entries {
 		p := sd.dir + "/" + e.Name
 		switch {

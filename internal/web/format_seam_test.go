@@ -27,7 +27,7 @@ func TestFormatSeam(t *testing.T) {
 	files := testutil.ExampleFiles(t)
 	files[dir+"/contract.yaml"] = []byte("subject: orders.order-lines-value\nformat: lines\nschema: order_lines.lines\ncompatibility: BACKWARD\nowner: orders\n")
 	files[dir+"/order_lines.lines"] = []byte("# one field a line: name type\norder_id string\namount long\nshipping.city string\n")
-	files[dir+"/consumers/lines-reader.yaml"] = []byte("name: lines-reader\nowner: data-warehouse\nkind: flink-job\nreads: [order_id, amount]\n")
+	files[dir+"/consumers/lines-reader.yaml"] = []byte("name: lines-reader\nowner: data-warehouse\nkind: service\nreads: [order_id, amount]\n")
 
 	// Lint: the engine parses the schema, and its field paths check the consumers.
 	base, err := contract.Load(contract.MemSource(files))
@@ -41,7 +41,7 @@ func TestFormatSeam(t *testing.T) {
 		t.Errorf("field paths %v, want the three fields of the schema", got)
 	}
 	broken := maps.Clone(files)
-	broken[dir+"/consumers/lines-reader.yaml"] = []byte("name: lines-reader\nowner: data-warehouse\nkind: flink-job\nreads: [order_id, amount, shipping.zip]\n")
+	broken[dir+"/consumers/lines-reader.yaml"] = []byte("name: lines-reader\nowner: data-warehouse\nkind: service\nreads: [order_id, amount, shipping.zip]\n")
 	broken[dir+"/order_lines.lines"] = []byte("order_id string\namount\nshipping.city string\n")
 	bt, err := contract.Load(contract.MemSource(broken))
 	if err != nil {
