@@ -8,8 +8,11 @@
 // that keeps only what lineage needs. The grammar it reads, after Flink's SQL
 // reference (queries, CREATE, INSERT):
 //
-//	script     = { statement ";" }                   -- "--" and /* */ comments, hints dropped
-//	statement  = create_table | create_view | insert
+//	script     = { statement ";" }                   -- "--" and /* */ comments, hints dropped;
+//	                                                 -- a statement word starting a line also
+//	                                                 -- ends the statement before it
+//	statement  = create_table | create_view | insert | WITH cte {, cte} insert
+//	           | REPLACE TABLE ... (as create_table)
 //	           | ( EXECUTE STATEMENT SET BEGIN | BEGIN STATEMENT SET ) | END
 //	           | anything else up to ";"              -- SET, RESET, USE, ADD JAR, DROP, ...
 //	create_table = CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] name

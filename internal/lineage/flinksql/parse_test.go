@@ -104,3 +104,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Scripts for tools that split statements themselves often have no semicolons.
+func TestStatementsWithoutSemicolons(t *testing.T) {
+	src := `SET 'pipeline.name' = 'x'
+CREATE TABLE src (a INT, b STRING) WITH ('connector' = 'kafka', 'topic' = 't')
+insert into sink1 select a from src
+
+INSERT INTO sink2 SELECT b FROM src s
+CREATE TABLE sink3 (b STRING) WITH ('connector' = 'print')
+insert into sink3 select b from src`
+	res := Analyze([2]string{"x.sql", src})
+	if len(res.Errors) != 0 || len(res.Statements) != 3 || len(res.Tables) != 2 {
+		t.Fatalf("want 2 tables and 3 INSERTs, got %d tables, %d statements, errors %v", len(res.Tables), len(res.Statements), res.Errors)
+	}
+	if got := res.Statements[2].Columns["b"]; len(got) != 1 || got[0] != "src.b" {
+		t.Errorf("sink3.b <- %v", got)
+	}
+}

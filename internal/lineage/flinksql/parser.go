@@ -73,16 +73,33 @@ func (p *parser) statementSafe() (st Stmt, err *Error) {
 	}()
 	p.depth, p.marker = 0, false
 	st = p.statement()
-	if !p.marker && !p.at(tEOF) && !p.peek().isP(";") && !p.peek().is("END") {
+	if !p.marker && !p.at(tEOF) && !p.peek().isP(";") && !p.peek().is("END") && !p.newStatementLine() {
 		p.fail("expected ; after the statement, found %s", p.peek())
 	}
 	return st, nil
 }
 
-// skipStatement moves past the next semicolon outside parentheses.
+// statementWords start a statement. Scripts written for tools that split statements
+// themselves often leave out the semicolons: a line that starts with one of these
+// after a complete statement starts the next statement.
+var statementWords = wordSet(`CREATE INSERT SET RESET USE DROP ALTER EXECUTE BEGIN SHOW
+DESCRIBE EXPLAIN LOAD UNLOAD ADD REMOVE SELECT WITH REPLACE ANALYZE CALL TRUNCATE`)
+
+// newStatementLine reports whether the next token is a statement word that starts its
+// line.
+func (p *parser) newStatementLine() bool {
+	t := p.peek()
+	return t.kind == tIdent && statementWords[strings.ToUpper(t.text)] && p.i > 0 && p.toks[p.i-1].line < t.line
+}
+
+// skipStatement moves past the next semicolon outside parentheses, or up to a line
+// that starts a statement.
 func (p *parser) skipStatement() {
 	depth := 0
 	for !p.at(tEOF) {
+		if depth == 0 && p.newStatementLine() {
+			return
+		}
 		t := p.next()
 		switch {
 		case t.isP("("):
@@ -119,6 +136,19 @@ func (p *parser) statement() Stmt {
 	case t.is("END"):
 		p.next()
 		return nil
+	case t.is("WITH") && p.withInsert():
+		// WITH cte AS (...) INSERT INTO ...: the CTEs belong to the INSERT's query
+		q := &Query{}
+		p.next()
+		q.With = p.ctes()
+		ins := p.insert().(*Insert)
+		ins.Query.With = append(q.With, ins.Query.With...)
+		return ins
+	case t.is("REPLACE") && p.peekN(1).is("TABLE"):
+		pos := p.pos()
+		p.next()
+		p.next()
+		return p.createTable(pos)
 	}
 	// SET, RESET, USE, ADD JAR, LOAD MODULE, DROP, ALTER, SHOW, DESCRIBE, EXPLAIN, a
 	// bare SELECT: nothing to learn about lineage. A statement starts with a word.
@@ -131,9 +161,10 @@ func (p *parser) statement() Stmt {
 
 func (p *parser) skipToSemicolon() {
 	depth := 0
+	start := p.i
 	for !p.at(tEOF) {
 		t := p.peek()
-		if t.isP(";") && depth == 0 {
+		if depth == 0 && (t.isP(";") || p.i > start && p.newStatementLine()) {
 			return
 		}
 		p.next()
@@ -339,6 +370,26 @@ func (p *parser) insert() Stmt {
 	}
 	ins.Query = p.query()
 	return ins
+}
+
+// withInsert reports whether a statement that starts with WITH is an INSERT: its
+// parenthesised CTEs are followed by INSERT.
+func (p *parser) withInsert() bool {
+	depth := 0
+	for k := 1; p.i+k < len(p.toks); k++ {
+		t := p.peekN(k)
+		switch {
+		case t.kind == tEOF || t.isP(";") && depth == 0:
+			return false
+		case t.isP("("):
+			depth++
+		case t.isP(")"):
+			depth--
+		case depth == 0 && (t.is("INSERT") || t.is("SELECT")):
+			return t.is("INSERT")
+		}
+	}
+	return false
 }
 
 // startsQuery reports whether the token k ahead starts a query (SELECT, WITH, VALUES

@@ -8,20 +8,7 @@ func (p *parser) query() *Query {
 	defer p.leave()
 	q := &Query{Pos: p.pos()}
 	if p.acceptKw("WITH") {
-		for {
-			c := CTE{Name: p.ident()}
-			if p.peek().isP("(") {
-				c.Columns = p.identList()
-			}
-			p.expectKw("AS")
-			p.expectP("(")
-			c.Query = p.query()
-			p.expectP(")")
-			q.With = append(q.With, c)
-			if !p.acceptP(",") {
-				break
-			}
-		}
+		q.With = p.ctes()
 	}
 	q.Body = p.setExpr()
 	if p.peek().is("ORDER") {
@@ -46,6 +33,25 @@ func (p *parser) query() *Query {
 			p.expectKw("ONLY")
 		default:
 			return q
+		}
+	}
+}
+
+// ctes reads name [(columns)] AS (query), ... after WITH.
+func (p *parser) ctes() []CTE {
+	var out []CTE
+	for {
+		c := CTE{Name: p.ident()}
+		if p.peek().isP("(") {
+			c.Columns = p.identList()
+		}
+		p.expectKw("AS")
+		p.expectP("(")
+		c.Query = p.query()
+		p.expectP(")")
+		out = append(out, c)
+		if !p.acceptP(",") {
+			return out
 		}
 	}
 }
@@ -207,7 +213,7 @@ func (p *parser) alias() string {
 		}
 		return p.ident()
 	}
-	if t := p.peek(); t.kind == tQuoted || t.kind == tIdent && !isReserved(t) {
+	if t := p.peek(); t.kind == tQuoted || t.kind == tIdent && !isReserved(t) && !p.newStatementLine() {
 		p.next()
 		return t.text
 	}

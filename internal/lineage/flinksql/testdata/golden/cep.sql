@@ -29,3 +29,7 @@ WITH ranked AS (
   SELECT symbol, price, ROW_NUMBER() OVER (PARTITION BY symbol ORDER BY price DESC) AS rk FROM ticker
 )
 SELECT symbol, price FROM ranked WHERE rk <= 3;
+-- a WITH before the INSERT (as Spark and Hive write it)
+WITH cheap AS (SELECT symbol, price FROM ticker WHERE price < 10)
+INSERT INTO cheap_ticks SELECT symbol, price FROM cheap;
+REPLACE TABLE ticker_copy WITH ('connector' = 'print') AS SELECT symbol, tax FROM ticker;
