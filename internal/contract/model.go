@@ -242,6 +242,8 @@ type Consumer struct {
 	Reads []string `json:"reads"`
 	// Produces maps an output subject to its lineage: output field <- input fields.
 	Produces map[string]map[string][]string `json:"produces,omitempty"`
+	// State is what a stateful job keeps of the subject, nil for none.
+	State *JobState `json:"state,omitempty"`
 	// Subject is the registry name of the subject this consumer reads.
 	Subject string `json:"subject"`
 	// ReadPos locates each entry of reads, in order.

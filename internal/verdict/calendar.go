@@ -51,7 +51,10 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 		if w := calendar.MergeBlocked(in.Head, sr.Subject, in.Now); w != nil && sr.Class == Breaking {
 			cc.Freeze, cc.FrozenUntil = w.Name, w.End
 		}
-		if cc.Required || cc.Freeze != "" {
+		if len(sr.State) > 0 {
+			cc.StateMigration, cc.StateEntry = true, stateMigrationEntry(in, sr.Subject)
+		}
+		if cc.Required || cc.Freeze != "" || cc.StateMigration {
 			out = append(out, cc)
 		}
 	}
@@ -106,6 +109,9 @@ func blockers(r *Report) []string {
 	for _, cc := range r.Calendar {
 		if cc.Required && cc.Entry == "" {
 			out = append(out, fmt.Sprintf("%s needs a calendar entry whose window is ahead and outside every freeze; add %s", cc.Subject, orDefault(cc.SuggestionFile, "one under calendar/")))
+		}
+		if cc.StateMigration && cc.StateEntry == "" {
+			out = append(out, fmt.Sprintf("%s changes fields that jobs keep in state; add a calendar entry of kind state-migration for it (savepoint, migration, restore)", cc.Subject))
 		}
 		if cc.Freeze != "" {
 			out = append(out, fmt.Sprintf("freeze %q is in force for %s until %s; a breaking change cannot merge before then", cc.Freeze, cc.Subject, cc.FrozenUntil.UTC().Format(time.RFC3339)))

@@ -176,6 +176,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		sr.Class = worst(sr.Class, Compatible)
 	}
 	removalPolicyFindings(in, b, h, sr)
+	stateEffects(b, sr)
 	deprecatedReads(h, sr)
 }
 

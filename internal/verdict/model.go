@@ -185,6 +185,8 @@ type SubjectReport struct {
 	// Policy lists what the subject's policy makes of the change beyond the wire
 	// check and the declared readers (removals without deprecation).
 	Policy []PolicyFinding `json:"policy,omitempty"`
+	// State lists what the change does to fields stateful jobs keep in state.
+	State []StateEffect `json:"state,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).
@@ -247,6 +249,10 @@ type CalendarCheck struct {
 	// FrozenUntil is set when a freeze in scope blocks the merge now.
 	Freeze      string    `json:"freeze,omitempty"`
 	FrozenUntil time.Time `json:"frozen_until,omitzero"`
+	// StateMigration: a job's state holds fields the change alters, so a
+	// state-migration entry is needed; StateEntry is the one found.
+	StateMigration bool   `json:"state_migration,omitempty"`
+	StateEntry     string `json:"state_entry,omitempty"`
 	// Suggestion is a ready-to-commit calendar entry when none was found.
 	SuggestionFile string `json:"suggestion_file,omitempty"`
 	Suggestion     string `json:"suggestion,omitempty"`

@@ -110,6 +110,7 @@ func (m *mdWriter) subject(s *SubjectReport) {
 	}
 	m.findings(s)
 	m.policy(s)
+	m.state(s)
 	m.changes(s)
 	m.affected(s)
 	if len(s.Governance) > 0 {
@@ -165,6 +166,21 @@ func (m *mdWriter) policy(s *SubjectReport) {
 	m.f("\n**Policy**: a field leaves the schema after a deprecation period (removal policy %s).\n\n", code(s.Policy[0].Policy))
 	for _, p := range s.Policy {
 		m.f("- %s %s at %s, %s by policy: %s\n", m.link(orDefault(p.File, s.SchemaFile), p.Line, p.Column, false), code(p.Rule), code(p.Path), badge(p.Class), escapeMarkdown(p.Message))
+	}
+}
+
+func (m *mdWriter) state(s *SubjectReport) {
+	if len(s.State) == 0 {
+		return
+	}
+	m.f("\n**Job state** (fields jobs keep in state and restore from savepoints):\n\n")
+	for _, e := range s.State {
+		verdict := "**cannot be restored**"
+		if e.Migratable {
+			verdict = "migrates on restore"
+		}
+		m.f("- job %s (team %s, %s state): %s %s, %s: %s.\n", code(e.Consumer), escapeMarkdown(e.Owner), escapeMarkdown(e.Serializer),
+			code(e.Field), escapeMarkdown(strings.ReplaceAll(string(e.Change), "_", " ")), verdict, escapeMarkdown(e.Why))
 	}
 }
 
@@ -350,6 +366,12 @@ func (m *mdWriter) calendar() {
 				}
 				m.f("  %s\n", fence)
 			}
+		}
+		switch {
+		case c.StateMigration && c.StateEntry != "":
+			m.f("- %s: the state migration is planned in %s.\n", code(c.Subject), m.fileLink(c.StateEntry))
+		case c.StateMigration:
+			m.f("- %s: **no state-migration entry**: jobs keep changed fields in state; add a calendar entry of kind `state-migration` (savepoint, migration, restore).\n", code(c.Subject))
 		}
 		if c.Freeze != "" {
 			m.f("- %s: freeze %s is in force until %s (%s); a breaking change cannot merge before then.\n",

@@ -54,6 +54,13 @@ func Text(r *Report) string {
 			}
 			f("  %s:%d:%d: %s %s\n", plain(orDefault(fd.File, s.SchemaFile)), fd.Line, fd.Column, plain(fd.Rule), plain(fd.Message))
 		}
+		for _, e := range s.State {
+			verdict := "cannot be restored"
+			if e.Migratable {
+				verdict = "migrates on restore"
+			}
+			f("  state: job %s (%s, %s state): %s %s, %s: %s\n", plain(e.Consumer), plain(e.Owner), plain(e.Serializer), plain(e.Field), e.Change, verdict, plain(e.Why))
+		}
 		for _, p := range s.Policy {
 			f("  policy: %s:%d:%d: %s at %s, %s by the %s removal policy: %s\n", plain(orDefault(p.File, s.SchemaFile)), p.Line, p.Column, plain(p.Rule), plain(p.Path), p.Class, plain(p.Policy), plain(p.Message))
 		}
@@ -143,6 +150,12 @@ func Text(r *Report) string {
 					f("        %s\n", plain(line))
 				}
 			}
+		}
+		switch {
+		case c.StateMigration && c.StateEntry != "":
+			f("  %s: state migration planned in %s\n", plain(c.Subject), plain(c.StateEntry))
+		case c.StateMigration:
+			f("  %s: no state-migration entry; jobs keep changed fields in state\n", plain(c.Subject))
 		}
 		if c.Freeze != "" {
 			f("  %s: freeze %s in force until %s\n", plain(c.Subject), plain(c.Freeze), stamp(c.FrozenUntil))

@@ -34,7 +34,7 @@ func addAppVersion(r *scenarioRepo) {
 func addRequiredChannel(r *scenarioRepo) {
 	r.replace(orderSnapshotSchema, `    "currency": {"type": "string", "minLength": 3, "maxLength": 3},
 `, `    "currency": {"type": "string", "minLength": 3, "maxLength": 3},
-    "channel": {"type": "string", "enum": ["app", "web", "mini-program"]},
+    "channel": {"type": "string", "enum": ["app", "web", "mini-program"], "description": "where the order was placed"},
 `)
 	r.replace(orderSnapshotSchema, `"required": ["order_id", "userId", "status", "amount", "currency", "updated_at"]`,
 		`"required": ["order_id", "userId", "status", "amount", "currency", "channel", "updated_at"]`)

@@ -68,6 +68,14 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 			required[a.Name] = true
 			need(a.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: a.Name, Effect: a.Effect, Fields: sortedKeys(fields), Reason: reason + fingerprintSep + strings.Join(kinds, ";")})
 		}
+		for _, se := range sr.State {
+			effect, reason := checker.ChangesMeaning, "its "+se.Serializer+" state holds "+se.Field+", which the change alters: "+se.Why+"; migrate the state with a savepoint"
+			if !se.Migratable {
+				effect, reason = checker.Breaks, "its "+se.Serializer+" state holds "+se.Field+" and cannot be restored after the change: "+se.Why
+			}
+			need(se.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: se.Consumer, Effect: effect, Fields: []string{se.Field},
+				Reason: reason + fingerprintSep + "state:" + se.Field + ":" + string(se.Change)})
+		}
 		if len(sr.Governance) == 0 {
 			continue
 		}
