@@ -19,7 +19,7 @@ func newLineageCmd() *cobra.Command {
 		Long: `lineage reads what jobs do, instead of what their consumer files say they do.
 See docs/lineage.md.`,
 	}
-	cmd.AddCommand(newLineageSQLCmd(), newLineageSyncCmd())
+	cmd.AddCommand(newLineageSQLCmd(), newLineageSyncCmd(), newLineageVerifyCmd())
 	return cmd
 }
 

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/lineage"
+	"github.com/contractbot/contractbot/internal/lineage/openlineage"
+)
+
+func newLineageVerifyCmd() *cobra.Command {
+	var repo, events string
+	cmd := &cobra.Command{
+		Use:   "verify --openlineage FILE.jsonl",
+		Short: "Compare the lineage jobs were observed doing (OpenLineage events) with the consumer files",
+		Long: `verify reads OpenLineage run events (one JSON object a line, as OpenLineage's file
+transport writes them), keeps the Kafka datasets (namespace kafka://...) and the
+columnLineage facet, and lists the drift against the consumer files: a job reading a
+topic without a consumer file, fields read but not declared, declared fields and
+subjects never observed, output fields made from inputs the file does not map. Exit
+status 1 when there is drift. See docs/lineage.md.`,
+		Example: `  contractbot lineage verify --openlineage events.jsonl`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if events == "" {
+				return fmt.Errorf("give the events with --openlineage FILE.jsonl")
+			}
+			f, err := os.Open(events)
+			if err != nil {
+				return fmt.Errorf("read OpenLineage events: %w", err)
+			}
+			defer f.Close()
+			evs, err := openlineage.ReadLines(events, f)
+			if err != nil {
+				return err
+			}
+			tree, err := contract.Load(contract.NewDirSource(repo))
+			if err != nil {
+				return fmt.Errorf("load the contract repository %s: %w", repo, err)
+			}
+			observed := openlineage.Observe(evs)
+			drift, notes := lineage.Verify(tree, observed)
+			out := cmd.OutOrStdout()
+			for _, n := range notes {
+				fmt.Fprintln(out, "note:", n)
+			}
+			for _, d := range drift {
+				fmt.Fprintln(out, d)
+			}
+			if len(drift) > 0 {
+				fmt.Fprintf(out, "%d differences between what %d %s did and what their consumer files declare.\n", len(drift), len(observed), plural(len(observed), "job", "jobs"))
+				return &ExitError{Code: 1}
+			}
+			fmt.Fprintf(out, "What %d %s did matches their consumer files (%d events).\n", len(observed), plural(len(observed), "job", "jobs"), len(evs))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&repo, "repo", ".", "the contract repository (a directory)")
+	cmd.Flags().StringVar(&events, "openlineage", "", "a JSON-lines file of OpenLineage run events")
+	return cmd
+}

@@ -1,0 +1,121 @@
+// Package openlineage reads OpenLineage run events (https://openlineage.io/spec) and
+// keeps what they say about Kafka topics: which jobs read and write which topics, and,
+// from the columnLineage dataset facet, which fields. Pure: bytes in, data out.
+package openlineage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// RunEvent is the part of an OpenLineage RunEvent this package uses.
+type RunEvent struct {
+	EventType string    `json:"eventType"`
+	EventTime string    `json:"eventTime"`
+	Producer  string    `json:"producer"`
+	Run       *Run      `json:"run"`
+	Job       *Job      `json:"job"`
+	Inputs    []Dataset `json:"inputs"`
+	Outputs   []Dataset `json:"outputs"`
+}
+
+// Run identifies a run.
+type Run struct {
+	RunID string `json:"runId"`
+}
+
+// Job names a job within a namespace.
+type Job struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Dataset is an input or output dataset with its facets.
+type Dataset struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Facets    struct {
+		ColumnLineage *ColumnLineage `json:"columnLineage"`
+	} `json:"facets"`
+}
+
+// ColumnLineage is the columnLineage dataset facet of an output: for each output field
+// the input fields it is made from, and (spec 1.1+) the input fields used indirectly
+// (filters, joins, group keys) under "dataset".
+type ColumnLineage struct {
+	Fields  map[string]struct{ InputFields []InputField `json:"inputFields"` } `json:"fields"`
+	Dataset []InputField `json:"dataset"`
+}
+
+// InputField is one input field of a column lineage.
+type InputField struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Field     string `json:"field"`
+}
+
+// Validate checks the fields the specification requires of a RunEvent (run.runId,
+// job.namespace, job.name, eventTime, producer; namespace and name of every dataset)
+// and the event types it allows.
+func (e *RunEvent) Validate() error {
+	var missing []string
+	if e.Run == nil || e.Run.RunID == "" {
+		missing = append(missing, "run.runId")
+	}
+	if e.Job == nil || e.Job.Namespace == "" || e.Job.Name == "" {
+		missing = append(missing, "job.namespace and job.name")
+	}
+	if e.EventTime == "" {
+		missing = append(missing, "eventTime")
+	}
+	if e.Producer == "" {
+		missing = append(missing, "producer")
+	}
+	for i, d := range append(append([]Dataset{}, e.Inputs...), e.Outputs...) {
+		if d.Namespace == "" || d.Name == "" {
+			missing = append(missing, fmt.Sprintf("namespace and name of dataset %d", i+1))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the event lacks %s, which an OpenLineage RunEvent requires", strings.Join(missing, ", "))
+	}
+	switch e.EventType {
+	case "", "START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER":
+	default:
+		return fmt.Errorf("eventType %q is not an OpenLineage event type (START, RUNNING, COMPLETE, ABORT, FAIL, OTHER)", e.EventType)
+	}
+	return nil
+}
+
+// MaxLine bounds one event of a JSON-lines file.
+const MaxLine = 4 << 20
+
+// ReadLines reads a JSON-lines file of run events; a line that does not parse or
+// validate is an error naming its line.
+func ReadLines(name string, r io.Reader) ([]RunEvent, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	var out []RunEvent
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var e RunEvent
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("%s:%d: not an OpenLineage event: %w", name, n, err)
+		}
+		if err := e.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read OpenLineage events %s: %w", name, err)
+	}
+	return out, nil
+}

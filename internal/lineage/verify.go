@@ -1,0 +1,123 @@
+package lineage
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/lineage/openlineage"
+)
+
+// Verify compares what jobs were observed doing (OpenLineage events) with the consumer
+// files: a job reading a topic without a consumer file, fields read but not declared,
+// declared fields (and subjects) never observed, output fields made from inputs the
+// file does not map. Drift is returned sorted; notes say what could not be compared.
+func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift, notes []string) {
+	byTopic := map[string]*contract.Subject{}
+	for _, s := range tree.Subjects {
+		if s.Topic != "" && (byTopic[s.Topic] == nil || strings.HasSuffix(s.Subject, "-value")) {
+			byTopic[s.Topic] = s
+		}
+	}
+	for _, o := range observed {
+		name := o.Job[strings.LastIndexAny(o.Job, "./")+1:]
+		seen := map[string]bool{}
+		for _, topic := range slices.Sorted(maps.Keys(o.Reads)) {
+			s := byTopic[topic]
+			if s == nil {
+				notes = append(notes, fmt.Sprintf("job %s reads topic %s, which no contract names.", o.Job, topic))
+				continue
+			}
+			seen[s.Subject] = true
+			c := consumerOf(s, name)
+			if c == nil {
+				drift = append(drift, fmt.Sprintf("job %s reads %s (topic %s) but %s/consumers/%s.yaml does not exist; add it (contractbot lineage sync writes it from Flink SQL).", o.Job, s.Subject, topic, s.Dir, name))
+				continue
+			}
+			fields := slices.Sorted(maps.Keys(o.Reads[topic]))
+			if len(fields) == 0 {
+				notes = append(notes, fmt.Sprintf("job %s reads %s without field-level lineage (no columnLineage facet); its fields are not compared.", o.Job, s.Subject))
+				continue
+			}
+			for _, f := range fields {
+				if !covers(c.Reads, f) {
+					drift = append(drift, fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, o.Job, f, s.Subject))
+				}
+			}
+			for _, r := range c.Reads {
+				if r != "*" && !observedUnder(o.Reads[topic], r) {
+					drift = append(drift, fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, o.Job))
+				}
+			}
+			drift = append(drift, producesDrift(o, c, s, topic, byTopic)...)
+		}
+		for _, s := range tree.Subjects {
+			if c := consumerOf(s, name); c != nil && !seen[s.Subject] && s.Topic != "" {
+				drift = append(drift, fmt.Sprintf("%s: declares that %s reads %s, but the job was never seen reading its topic %s.", c.File, o.Job, s.Subject, orDash(s.Topic)))
+			}
+		}
+	}
+	slices.Sort(drift)
+	return drift, notes
+}
+
+func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject) []string {
+	var out []string
+	for _, outTopic := range slices.Sorted(maps.Keys(o.Produces)) {
+		target := byTopic[outTopic]
+		if target == nil {
+			continue
+		}
+		for _, f := range slices.Sorted(maps.Keys(o.Produces[outTopic])) {
+			for _, in := range slices.Sorted(maps.Keys(o.Produces[outTopic][f])) {
+				field, ok := strings.CutPrefix(in, topic+".")
+				if !ok {
+					continue
+				}
+				if !slices.Contains(c.Produces[target.Subject][f], field) {
+					out = append(out, fmt.Sprintf("%s: job %s makes %s.%s from %s, which the file does not map.", c.File, o.Job, target.Subject, f, field))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func consumerOf(s *contract.Subject, name string) *contract.Consumer {
+	for _, c := range s.Consumers {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// covers reports whether declared reads include f: the field itself, an enclosing
+// field, or "*".
+func covers(reads []string, f string) bool {
+	for _, r := range reads {
+		if r == "*" || r == f || strings.HasPrefix(f, r+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// observedUnder reports whether a declared read r was seen: r itself or a field under it.
+func observedUnder(seen map[string]bool, r string) bool {
+	for f := range seen {
+		if f == r || strings.HasPrefix(f, r+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
