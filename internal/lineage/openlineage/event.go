@@ -47,7 +47,9 @@ type Dataset struct {
 // the input fields it is made from, and (spec 1.1+) the input fields used indirectly
 // (filters, joins, group keys) under "dataset".
 type ColumnLineage struct {
-	Fields  map[string]struct{ InputFields []InputField `json:"inputFields"` } `json:"fields"`
+	Fields map[string]struct {
+		InputFields []InputField `json:"inputFields"`
+	} `json:"fields"`
 	Dataset []InputField `json:"dataset"`
 }
 

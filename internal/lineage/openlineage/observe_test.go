@@ -12,6 +12,8 @@ func TestObserveKeepsKafkaFieldsOnly(t *testing.T) {
    "fields":{"x":{"inputFields":[{"namespace":"kafka://k:9092","name":"a","field":"f.g"},{"namespace":"postgres://db:5432","name":"dim.users","field":"name"}]}},
    "dataset":[{"namespace":"kafka://k:9092","name":"a","field":"flag"}]}}}]}
 {"eventType":"START","eventTime":"2026-11-30T11:00:00Z","producer":"p","run":{"runId":"r2"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://k:9092","name":"c"}]}`
+	// the first event is wrapped here for reading; a JSON-lines file has it on one line
+	src = strings.NewReplacer("\n ", "", "\n   ", "").Replace(src)
 	evs, err := ReadLines("e.jsonl", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
