@@ -2,19 +2,23 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/lineage"
+	"github.com/contractbot/contractbot/internal/lineage/olstore"
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
 
 func newLineageVerifyCmd() *cobra.Command {
-	var repo, events string
+	var repo, events, url string
 	cmd := &cobra.Command{
-		Use:   "verify --openlineage FILE.jsonl",
+		Use:   "verify --openlineage FILE.jsonl | --url SERVE",
 		Short: "Compare the lineage jobs were observed doing (OpenLineage events) with the consumer files",
 		Long: `verify reads OpenLineage run events (one JSON object a line, as OpenLineage's file
 transport writes them), keeps the Kafka datasets (namespace kafka://...) and the
@@ -22,18 +26,18 @@ columnLineage facet, and lists the drift against the consumer files: a job readi
 topic without a consumer file, fields read but not declared, declared fields and
 subjects never observed, output fields made from inputs the file does not map. Exit
 status 1 when there is drift. See docs/lineage.md.`,
-		Example: `  contractbot lineage verify --openlineage events.jsonl`,
-		Args:    cobra.NoArgs,
+		Example: `  contractbot lineage verify --openlineage events.jsonl
+  contractbot lineage verify --url http://localhost:8080    # what serve received`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if events == "" {
-				return fmt.Errorf("give the events with --openlineage FILE.jsonl")
+			var evs []openlineage.RunEvent
+			var err error
+			switch {
+			case events != "" && url == "", events == "" && url != "":
+				evs, err = readEvents(events, url)
+			default:
+				return fmt.Errorf("give the events with --openlineage FILE.jsonl or --url http://SERVE (one of them)")
 			}
-			f, err := os.Open(events)
-			if err != nil {
-				return fmt.Errorf("read OpenLineage events: %w", err)
-			}
-			defer f.Close()
-			evs, err := openlineage.ReadLines(events, f)
 			if err != nil {
 				return err
 			}
@@ -60,5 +64,28 @@ status 1 when there is drift. See docs/lineage.md.`,
 	}
 	cmd.Flags().StringVar(&repo, "repo", ".", "the contract repository (a directory)")
 	cmd.Flags().StringVar(&events, "openlineage", "", "a JSON-lines file of OpenLineage run events")
+	cmd.Flags().StringVar(&url, "url", "", "a contractbot serve that receives OpenLineage events (reads GET /api/v1/lineage)")
 	return cmd
+}
+
+// readEvents reads the events from a file or from a serve's /api/v1/lineage.
+func readEvents(file, url string) ([]openlineage.RunEvent, error) {
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("read OpenLineage events: %w", err)
+		}
+		defer f.Close()
+		return openlineage.ReadLines(file, f)
+	}
+	u := strings.TrimSuffix(url, "/") + olstore.Path
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(u)
+	if err != nil {
+		return nil, fmt.Errorf("read OpenLineage events from %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("read OpenLineage events from %s: %s", u, resp.Status)
+	}
+	return openlineage.ReadLines(u, resp.Body)
 }

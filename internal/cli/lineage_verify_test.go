@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,5 +39,62 @@ func TestLineageVerifyRefusesBadEvents(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d %q, want %q", name, code, errOut, tc.want)
 		}
+	}
+}
+
+// End to end: the events are posted to the endpoint serve mounts, a bad one is
+// refused with its reason and changes nothing, verify --url sees the same drift as
+// from the file, and a restart on the same file keeps the events.
+func TestLineageServeThenVerify(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	mount, err := withLineage(nil, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mount(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	data, err := os.ReadFile("testdata/lineage/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		resp, err := http.Post(srv.URL+"/api/v1/lineage", "application/json", strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST: %s", resp.Status)
+		}
+	}
+	resp, err := http.Post(srv.URL+"/api/v1/lineage", "application/json", strings.NewReader(`{"eventType":"COMPLETE","producer":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "lacks run.runId") {
+		t.Errorf("a bad event: %s %s", resp.Status, body)
+	}
+	out, errOut, code := runCLI(t, "lineage", "verify", "--repo", "../..", "--url", srv.URL)
+	if code != 1 {
+		t.Fatalf("verify --url: exit %d\n%s%s", code, out, errOut)
+	}
+	want, _ := os.ReadFile("testdata/lineage/verify.txt")
+	if out != string(want) {
+		t.Errorf("verify --url differs from verify --openlineage:\n%s\nwant\n%s", out, want)
+	}
+	again, err := withLineage(nil, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux2 := http.NewServeMux()
+	again(mux2)
+	srv2 := httptest.NewServer(mux2)
+	defer srv2.Close()
+	if out2, _, _ := runCLI(t, "lineage", "verify", "--repo", "../..", "--url", srv2.URL); out2 != out {
+		t.Errorf("after a restart:\n%s", out2)
 	}
 }

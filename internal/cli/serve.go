@@ -33,6 +33,7 @@ import (
 func newServeCmd() *cobra.Command {
 	var (
 		addr, metricsAddr        string
+		lineageEvents            string
 		githubURL, cacheDir      string
 		workers, queue           int
 		repos                    []string
@@ -94,6 +95,9 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			defer stop()
 			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, log)
 			if err != nil {
+				return err
+			}
+			if mount, err = withLineage(mount, lineageEvents); err != nil {
 				return err
 			}
 			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
@@ -199,6 +203,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
