@@ -143,3 +143,23 @@ func TestPublishSendsMetadata(t *testing.T) {
 	}
 	publishGolden(t, "metadata-order-created.json", string(got)+"\n")
 }
+
+// A data rule in contract.yaml reads coupon_code; a change removing the field breaks
+// the rule: check says so, BREAKING for the rule's owner, at the rule's line.
+func TestCheckReportsBrokenDataRule(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	edit(t, cy, "fields:\n", "rules:\n  - name: coupon-format\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.coupon_code == null || message.coupon_code.startsWith(\"C-\")\n    on_failure: DLQ\nfields:\n")
+	commit(t, repo, "A data rule on coupon codes")
+	if out, errOut, code := runCLI(t, "lint", "--repo", dir); code != 0 {
+		t.Fatalf("the rule does not lint: exit %d\n%s%s", code, out, errOut)
+	}
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	edit(t, avsc, "    {\n      \"name\": \"coupon_code\",\n      \"type\": [\"null\", \"string\"],\n      \"default\": null,\n      \"doc\": \"Coupon redeemed on the order, null when none.\"\n    },\n", "")
+	commit(t, repo, "Drop coupon_code")
+	out, errOut, code := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
+	if code != 1 || !strings.Contains(out, `data rule: contracts/orders/order-created/contract.yaml:18:11: data rule "coupon-format" reads coupon_code, which this change removes`) {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	checkGolden(t, filepath.Join("..", "check", "data-rule.txt"), out)
+}

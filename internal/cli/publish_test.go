@@ -194,7 +194,8 @@ func TestPublishCommandFailsMidway(t *testing.T) {
 	first := c.ParentHashes[0].String()
 	fake := publishtest.NewRegistry()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/versions") && fake.Registrations() >= 13 { // the example tree's 13 subjects
+		// The second version of common.money-value (the second commit's) fails.
+		if r.Method == http.MethodPost && r.URL.Path == "/subjects/common.money-value/versions" && fake.Versions("common.money-value") >= 1 {
 			http.Error(w, `{"error_code":50001,"message":"down"}`, http.StatusServiceUnavailable)
 			return
 		}

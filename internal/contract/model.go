@@ -153,6 +153,8 @@ type Subject struct {
 	SLA        *SLA   `json:"sla,omitempty"`
 	Retention  string `json:"retention,omitempty"`
 	Partitions int    `json:"partitions,omitempty"`
+	// Rules are the data rules (Confluent's ruleSet: CEL conditions and transforms).
+	Rules []Rule `json:"rules,omitempty"`
 
 	// Consumers sorted by name.
 	Consumers []*Consumer `json:"consumers"`

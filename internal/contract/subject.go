@@ -65,7 +65,7 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
-		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions"})
+		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions", "rules"})
 	head := decodeHead(o, sd.domain, sd.name)
 	s.Subject, s.Format, s.Compatibility = head.Subject, head.Format, head.Compatibility
 	if v, ok := o.str("owner"); ok {
@@ -108,9 +108,15 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	s.Policy = policy(o)
 	keyRefs := tableKeys(o, s)
 
+	s.Rules = rules(o)
 	l.loadSchema(f, o, s, has, head.Schema)
 	checkTableKeys(f, s, keyRefs, s.undocumented)
 	s.undocumented = nil
+	if paths := s.FieldPaths(); paths != nil {
+		checkRules(f, s.Rules, s.HasFieldPath, paths)
+	} else {
+		checkRules(f, s.Rules, nil, nil)
+	}
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
 			if !s.HasFieldPath(k.val) {

@@ -177,6 +177,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	}
 	removalPolicyFindings(in, b, h, sr)
 	stateEffects(b, sr)
+	dataRuleFindings(b, h, sr)
 	deprecatedReads(h, sr)
 }
 

@@ -187,6 +187,8 @@ type SubjectReport struct {
 	Policy []PolicyFinding `json:"policy,omitempty"`
 	// State lists what the change does to fields stateful jobs keep in state.
 	State []StateEffect `json:"state,omitempty"`
+	// DataRules are the contract's data rules the change breaks.
+	DataRules []RuleFinding `json:"data_rules,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).

@@ -55,6 +55,9 @@ func Annotations(r *Report) []Annotation {
 			add(Annotation{Path: orDefault(f.File, s.SchemaFile), StartLine: f.Line, StartColumn: f.Column, Level: LevelFailure,
 				Title: title, Message: f.Message})
 		}
+		for _, d := range s.DataRules {
+			add(Annotation{Path: d.File, StartLine: d.Line, StartColumn: d.Column, Level: LevelFailure, Title: "data rule " + d.Rule, Message: d.Message})
+		}
 		for _, w := range s.Warnings {
 			add(Annotation{Path: s.SchemaFile, StartLine: 1, Level: LevelWarning, Title: "schema registry: " + s.Subject, Message: w})
 		}

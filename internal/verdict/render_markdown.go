@@ -119,6 +119,12 @@ func (m *mdWriter) subject(s *SubjectReport) {
 			m.f("- %s\n", escapeMarkdown(g))
 		}
 	}
+	if len(s.DataRules) > 0 {
+		m.f("\n**Data rules** the change breaks:\n\n")
+		for _, d := range s.DataRules {
+			m.f("- `%s:%d`: %s\n", d.File, d.Line, escapeMarkdown(d.Message))
+		}
+	}
 	if len(s.Warnings) > 0 {
 		m.f("\n**Warnings**\n\n")
 		for _, w := range s.Warnings {

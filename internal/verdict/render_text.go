@@ -64,6 +64,9 @@ func Text(r *Report) string {
 		for _, p := range s.Policy {
 			f("  policy: %s:%d:%d: %s at %s, %s by the %s removal policy: %s\n", plain(orDefault(p.File, s.SchemaFile)), p.Line, p.Column, plain(p.Rule), plain(p.Path), p.Class, plain(p.Policy), plain(p.Message))
 		}
+		for _, d := range s.DataRules {
+			f("  data rule: %s:%d:%d: %s\n", plain(d.File), d.Line, d.Column, plain(d.Message))
+		}
 		for i, c := range s.Changes {
 			if i == maxChanges {
 				f("  ... and %d more field changes\n", len(s.Changes)-i)
