@@ -16,5 +16,6 @@ func commands() []*cobra.Command {
 		newRegistryCmd(),
 		newPublishCmd(),
 		newLineageCmd(),
+		newReportCmd(),
 	}
 }

@@ -94,19 +94,20 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 
 // historyDiagnostics audits the default branch of the repository at dir.
 func historyDiagnostics(dir string) (contract.Diagnostics, error) {
-	bs, err := auditHistory(dir)
-	if err != nil {
-		return nil, err
-	}
-	return history.Diagnostics(bs), nil
+	var ds contract.Diagnostics
+	err := withHistory(dir, func(_ *gitrepo.Repo, _ *versions.Index, bs []history.Break) error {
+		ds = history.Diagnostics(bs)
+		return nil
+	})
+	return ds, err
 }
 
-// auditHistory builds the versions index of the default branch of the repository at
-// dir (HEAD when it has none) and audits it.
-func auditHistory(dir string) ([]history.Break, error) {
+// withHistory opens the repository at dir, builds the versions index of its default
+// branch (HEAD when it has none), audits it, and calls fn with the three.
+func withHistory(dir string, fn func(*gitrepo.Repo, *versions.Index, []history.Break) error) error {
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
 	defer repo.Close()
 	branch, err := gitrepo.DefaultBranch(repo.Repository)
@@ -115,17 +116,17 @@ func auditHistory(dir string) ([]history.Break, error) {
 	}
 	head, err := gitrepo.ResolveBranch(repo.Repository, branch)
 	if err != nil {
-		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
 	ix, err := versions.Build(repo.Repository, head)
 	if err != nil {
-		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
 	bs, err := history.Audit(repo.Storer, ix)
 	if err != nil {
-		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
-	return bs, nil
+	return fn(repo, ix, bs)
 }
 
 // writeDiagnostics prints a tree's diagnostics in one of the lint formats.

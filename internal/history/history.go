@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -75,6 +76,7 @@ func Audit(s storer.EncodedObjectStorer, ix *versions.Index) ([]Break, error) {
 	var out []Break
 	for _, subject := range ix.Subjects() {
 		vs := ix.Versions(subject)
+		r.parsed = map[int]parsed{} // each version is parsed once, as next and as previous
 		for i := 1; i < len(vs); i++ {
 			b, err := r.check(vs[:i], vs[i])
 			if err != nil {
@@ -88,10 +90,20 @@ func Audit(s storer.EncodedObjectStorer, ix *versions.Index) ([]Break, error) {
 	return out, nil
 }
 
-// reader reads versions' texts and the files they import at their commits.
+// reader reads versions' texts and the files they import at their commits. The
+// Protobuf compiler resolves imports from several goroutines: reads are serialised
+// (go-git's trees and the cache are not safe for concurrent use).
 type reader struct {
-	s     storer.EncodedObjectStorer
-	trees map[string]*object.Tree
+	mu     sync.Mutex
+	s      storer.EncodedObjectStorer
+	trees  map[string]*object.Tree
+	parsed map[int]parsed // the current subject's versions by number
+}
+
+// parsed is a version's parse result.
+type parsed struct {
+	schema checker.Schema
+	err    error
 }
 
 // check returns the break of v against the earlier versions its level reaches, or nil.
@@ -152,6 +164,15 @@ func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, 
 var errSkip = errors.New("version does not parse")
 
 func (r *reader) parse(eng checker.Engine, v versions.Version) (checker.Schema, error) {
+	if p, ok := r.parsed[v.Version]; ok {
+		return p.schema, p.err
+	}
+	sc, err := r.parseText(eng, v)
+	r.parsed[v.Version] = parsed{sc, err}
+	return sc, err
+}
+
+func (r *reader) parseText(eng checker.Engine, v versions.Version) (checker.Schema, error) {
 	data, err := gitrepo.ReadBlob(r.s, plumbing.NewHash(v.Blob), contract.MaxSchemaBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read %s version %d: %w", v.Subject, v.Version, err)
@@ -171,6 +192,8 @@ func (r *reader) parse(eng checker.Engine, v versions.Version) (checker.Schema, 
 
 // readAt reads a file of the tree at a commit (an imported schema file).
 func (r *reader) readAt(commit, path string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	t := r.trees[commit]
 	if t == nil {
 		c, err := object.GetCommit(r.s, plumbing.NewHash(commit))

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+var reCommit = regexp.MustCompile(`\b[0-9a-f]{40}\b|\b[0-9a-f]{12}\b`)
+
+// The report over the example tree, with the example's own history (gmv order_count
+// long, then int at BACKWARD): the subjects no one reads, the lineage coverage and its
+// black boxes, the deprecated reads, the commit that broke its level. A golden per
+// format; the commit hashes follow the example tree's content and are not pinned.
+func TestReportExampleTree(t *testing.T) {
+	r := testutil.NewRepo(t)
+	testutil.CopyExample(t, r.Dir)
+	gmv := "contracts/dws/gmv-1min/gmv_1min.avsc"
+	r.Edit(gmv, `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	r.Commit("example tree")
+	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
+	// A new subject nobody reads yet, and a deprecated field a job still reads.
+	r.Write("contracts/orders/order-cancelled/contract.yaml", "subject: orders.order-cancelled-value\nformat: avro\nschema: order_cancelled.avsc\ncompatibility: BACKWARD\nowner: orders\ntopic: ods_order_cancelled\nkeys: {business: [order_id], event_time: cancelled_at, update_time: cancelled_at}\n")
+	r.Write("contracts/orders/order-cancelled/order_cancelled.avsc", `{"type": "record", "name": "OrderCancelled", "fields": [
+  {"name": "order_id", "type": "string", "doc": "Order number."},
+  {"name": "cancelled_at", "type": "long", "doc": "When the order was cancelled, ms since epoch (UTC)."}
+]}
+`)
+	r.Edit("contracts/dw/order-detail/contract.yaml", "fields:\n", "fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
+	head := r.Commit("gmv order_count is an int; order-cancelled; deprecate order-detail user_id")
+	for _, f := range []struct{ format, golden string }{{"text", "example.txt"}, {"markdown", "example.md"}, {"json", "example.json"}} {
+		out, errOut, code := runCLI(t, "report", "--repo", r.Dir, "--now", "2026-12-01T09:00:00Z", "--format", f.format)
+		if code != 0 {
+			t.Fatalf("report --format %s: exit %d\n%s%s", f.format, code, out, errOut)
+		}
+		for _, want := range []string{"orders.order-cancelled-value", "dws.gmv-1min-value", "user_id"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report --format %s does not name %s:\n%s", f.format, want, out)
+			}
+		}
+		out = strings.ReplaceAll(out, head.String(), "<head>")
+		out = strings.ReplaceAll(out, head.String()[:12], "<head>")
+		for _, b := range reCommit.FindAllString(out, -1) {
+			out = strings.ReplaceAll(out, b, "<commit>")
+		}
+		checkGolden(t, "../report/"+f.golden, out)
+	}
+}

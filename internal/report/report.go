@@ -1,0 +1,150 @@
+// Package report builds the repository's health report (`contractbot report`): unused
+// subjects, lineage coverage and black boxes, deprecated fields still read, and the
+// history that broke its level. It is pure: it reads a loaded tree, the versions
+// index and the history audit an edge has built.
+package report
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// Report is the health of a contract repository at one commit.
+type Report struct {
+	Commit   string    `json:"commit"`
+	At       time.Time `json:"at"`
+	Subjects int       `json:"subjects"`
+	// Unused lists the subjects no consumer reads, oldest first.
+	Unused []Unused `json:"unused"`
+	// Lineage is the coverage of declared lineage among the consumers that compute
+	// something (jobs).
+	Lineage Lineage `json:"lineage"`
+	// DeprecatedReads lists the reads of deprecated fields.
+	DeprecatedReads []DeprecatedRead `json:"deprecated_reads"`
+	// Broken lists the versions of the default branch that broke their level.
+	Broken []history.Break `json:"history_broke_level"`
+	// NotDerived names the figures this report cannot compute offline, and why.
+	NotDerived []string `json:"not_derived"`
+}
+
+// importedSchemas lists the schema files the current versions of the index import
+// (Protobuf imports, JSON Schema references): a subject other schemas build on is
+// used even when no consumer reads it.
+func importedSchemas(tree *contract.Tree, ix *versions.Index) map[string]bool {
+	out := map[string]bool{}
+	if ix == nil {
+		return out
+	}
+	for _, s := range tree.Subjects {
+		if v, ok := ix.Current(s.Subject); ok {
+			for _, imp := range v.Imports {
+				out[contract.ContractsDir+"/"+imp] = true
+			}
+		}
+	}
+	return out
+}
+
+// Unused is a subject without consumers, whose schema no other schema imports.
+type Unused struct {
+	Subject string `json:"subject"`
+	Owner   string `json:"owner"`
+	Topic   string `json:"topic,omitempty"`
+	// Since is when its first version appeared on the default branch; Days its age.
+	Since time.Time `json:"since,omitzero"`
+	Days  int       `json:"days"`
+}
+
+// Lineage counts the jobs that declare what they produce.
+type Lineage struct {
+	Jobs     int `json:"jobs"`
+	Declared int `json:"declared"`
+	// Coverage is Declared/Jobs (1 when there are no jobs).
+	Coverage float64 `json:"coverage"`
+	// BlackBoxes are the jobs that read subjects and declare no produces:, by
+	// subject and name.
+	BlackBoxes []Consumer `json:"black_boxes"`
+}
+
+// Consumer names one consumer of one subject.
+type Consumer struct {
+	Subject string `json:"subject"`
+	Name    string `json:"name"`
+	Owner   string `json:"owner"`
+	Kind    string `json:"kind"`
+}
+
+// DeprecatedRead is one read of a deprecated field.
+type DeprecatedRead struct {
+	Consumer
+	Field       string    `json:"field"`
+	RemoveAfter time.Time `json:"remove_after,omitzero"`
+	Replacement string    `json:"replacement,omitempty"`
+}
+
+// jobKinds are the consumer kinds that compute new data, whose lineage matters.
+var jobKinds = []string{"flink-job", "spark-job", "kafka-streams", "batch-job"}
+
+// Build computes the report of a tree at now, with the versions index of the default
+// branch (nil: no ages) and the audit of its history.
+func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now time.Time) *Report {
+	r := &Report{At: now, Subjects: len(tree.Subjects), Unused: []Unused{}, DeprecatedReads: []DeprecatedRead{}, Broken: broken,
+		NotDerived: []string{
+			"subjects with a topic but never published: the publish marks are commit statuses on GitHub, not in the repository",
+			"automation rate and sign-off latency: they come from pull requests and the bot's comments on GitHub",
+		}}
+	if r.Broken == nil {
+		r.Broken = []history.Break{}
+	}
+	if ix != nil {
+		r.Commit = ix.Head
+	}
+	r.Lineage.BlackBoxes = []Consumer{}
+	imported := importedSchemas(tree, ix)
+	for _, s := range tree.Subjects {
+		if len(s.Consumers) == 0 && !imported[s.SchemaFile] {
+			u := Unused{Subject: s.Subject, Owner: s.Owner, Topic: s.Topic}
+			if ix != nil {
+				if vs := ix.Versions(s.Subject); len(vs) > 0 {
+					u.Since = vs[0].Time
+					u.Days = int(now.Sub(u.Since).Hours() / 24)
+				}
+			}
+			r.Unused = append(r.Unused, u)
+		}
+		for _, c := range s.Consumers {
+			ref := Consumer{Subject: s.Subject, Name: c.Name, Owner: c.Owner, Kind: c.Kind}
+			if slices.Contains(jobKinds, c.Kind) {
+				r.Lineage.Jobs++
+				if len(c.Produces) > 0 {
+					r.Lineage.Declared++
+				} else {
+					r.Lineage.BlackBoxes = append(r.Lineage.BlackBoxes, ref)
+				}
+			}
+			for _, read := range c.Reads {
+				field, d := s.DeprecationOf(read)
+				if d == nil {
+					continue
+				}
+				r.DeprecatedReads = append(r.DeprecatedReads, DeprecatedRead{Consumer: ref, Field: field, RemoveAfter: d.RemoveAfter, Replacement: d.Replacement})
+			}
+		}
+	}
+	r.Lineage.Coverage = 1
+	if r.Lineage.Jobs > 0 {
+		r.Lineage.Coverage = float64(r.Lineage.Declared) / float64(r.Lineage.Jobs)
+	}
+	sort.SliceStable(r.Unused, func(i, j int) bool {
+		if r.Unused[i].Days != r.Unused[j].Days {
+			return r.Unused[i].Days > r.Unused[j].Days
+		}
+		return r.Unused[i].Subject < r.Unused[j].Subject
+	})
+	return r
+}
