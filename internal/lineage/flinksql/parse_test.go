@@ -122,3 +122,20 @@ insert into sink3 select b from src`
 		t.Errorf("sink3.b <- %v", got)
 	}
 }
+
+func TestTypes(t *testing.T) {
+	src := "CREATE TABLE t (a CHARACTER VARYING(20), b DOUBLE PRECISION, c TIMESTAMP(3) WITHOUT TIME ZONE, " +
+		"d INTERVAL DAY(2) TO SECOND(3), e INT ARRAY, f MAP<STRING, ARRAY<ROW<x INT NOT NULL 'the x'>>> NOT NULL, " +
+		"g RAW('java.lang.String', 'AEZ'), h TIMESTAMP_LTZ(3), i DECIMAL(10, 2) NOT NULL COMMENT 'money') WITH ('connector' = 'print');"
+	s := Parse("t.sql", src)
+	if len(s.Errors) != 0 || len(s.Stmts) != 1 {
+		t.Fatalf("errors %v", s.Errors)
+	}
+	ct := s.Stmts[0].(*CreateTable)
+	if len(ct.Columns) != 9 {
+		t.Fatalf("%d columns", len(ct.Columns))
+	}
+	if f := ct.Columns[5].Type; f.Name != "MAP" || f.Elem.Name != "ARRAY" || f.Elem.Elem.Fields[0].Name != "x" {
+		t.Errorf("MAP type: %+v", f)
+	}
+}

@@ -440,6 +440,9 @@ func (p *parser) dataType() *Type {
 			p.expectKw("ZONE")
 		case p.peek().is("VARYING"), p.peek().is("PRECISION"):
 			p.next()
+			if p.peek().isP("(") {
+				p.skipParens() // CHARACTER VARYING(20)
+			}
 		case p.peek().is("TO") && t.Name == "INTERVAL" || isTimeUnit(p.peek()) && t.Name == "INTERVAL":
 			p.next()
 			if p.peek().isP("(") {
