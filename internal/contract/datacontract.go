@@ -1,7 +1,8 @@
 package contract
 
 // DecodeDataContract reads the data-contract keys of the contract.yaml at path
-// (owner, tier, topic and the fields' pii, doc and unit) with the loader's rules, for
+// (owner, tier, topic, the fields' pii, doc and unit, and the rules, not compiled)
+// with the loader's rules, for
 // readers that need them without loading the folder (the embedded registry, at the
 // commit where each version first appeared). Values that do not decode are left
 // empty; the loader reports them. nil when the file does not parse.
@@ -31,5 +32,6 @@ func DecodeDataContract(path string, data []byte) *Subject {
 			s.Fields[name] = meta
 		}
 	}
+	s.Rules = rules(o)
 	return s
 }

@@ -269,8 +269,8 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 
 // MetadataRegistry is a Registry that takes a data contract's metadata with a schema
 // (*registry.Client has it); publishing sends contract.yaml's owner, tier, topic and
-// PII tags through it (registry.MetadataOf), and the bare schema through Register to a
-// Registry without it.
+// PII tags (registry.MetadataOf) and its rules (registry.RuleSetOf) through it, and the
+// bare schema through Register to a Registry without it.
 type MetadataRegistry interface {
 	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
 }
@@ -282,8 +282,9 @@ func (p *Publisher) register(ctx context.Context, subject, text string, typ regi
 	if !ok || f == nil || f.head == nil {
 		return p.Registry.Register(ctx, subject, text, typ, refs)
 	}
+	s := f.head.Subject(subject)
 	return mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
-		Metadata: registry.MetadataOf(f.head.Subject(subject))})
+		Metadata: registry.MetadataOf(s), RuleSet: registry.RuleSetOf(s)})
 }
 
 // order sorts subjects by name, then moves each subject after the subjects of the same

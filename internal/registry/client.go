@@ -103,13 +103,13 @@ func (c *Client) Register(ctx context.Context, subject, schema string, typ Schem
 	return out.ID, nil
 }
 
-// RegisterSchema registers s (its text, type, references and data-contract metadata)
+// RegisterSchema registers s (its text, type, references, data-contract metadata and rules)
 // under subject, or finds it registered there, and returns its global id.
 func (c *Client) RegisterSchema(ctx context.Context, subject string, s Schema) (int, error) {
 	var out struct {
 		ID int `json:"id"`
 	}
-	req := schemaRequest{Schema: s.Schema, SchemaType: typeForRequest(s.Type()), References: s.References, Metadata: s.Metadata}
+	req := schemaRequest{Schema: s.Schema, SchemaType: typeForRequest(s.Type()), References: s.References, Metadata: s.Metadata, RuleSet: s.RuleSet}
 	if err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject)+"/versions", req, &out); err != nil {
 		return 0, fmt.Errorf("register a schema under %s: %w", subject, err)
 	}

@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -144,5 +146,58 @@ func TestVersionsCarryMetadata(t *testing.T) {
 	proto, err := cl.SchemaByVersion(ctx, "common.money-value", -1)
 	if err != nil || proto.SchemaMetadata == nil || proto.SchemaMetadata.Properties["owner"] == "" {
 		t.Errorf("metadata of common.money-value: %+v %v", proto.SchemaMetadata, err)
+	}
+}
+
+// A version committed with rules: in its contract.yaml carries them as its ruleSet
+// (domain and migration rules apart), read back with franz-go's client.
+func TestVersionsCarryRuleSet(t *testing.T) {
+	dir, repo := testRepo(t)
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	edit(t, cy, "fields:\n", `rules:
+  - name: coupon-format
+    kind: CONDITION
+    type: CEL
+    mode: WRITE
+    expr: message.coupon_code == null || message.coupon_code.startsWith("C-")
+    on_failure: DLQ
+    params: {dlq.topic: bad-orders}
+  - name: v2-currency
+    kind: TRANSFORM
+    type: CEL_FIELD
+    mode: UPGRADE
+    expr: name == "currency" ; value.upperAscii()
+fields:
+`)
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/order_created.avsc"), `"fields": [`,
+		`"fields": [{"name": "note", "type": ["null", "string"], "default": null},`)
+	commitAll(t, repo, "rules and a note", 50)
+	srv, err := NewServer(Source{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	cl, err := sr.NewClient(sr.URLs(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := cl.SchemaByVersion(context.Background(), "orders.order-created-value", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := latest.SchemaRuleSet
+	if rs == nil || len(rs.DomainRules) != 1 || len(rs.MigrationRules) != 1 {
+		t.Fatalf("ruleSet of the latest version: %+v", rs)
+	}
+	d := rs.DomainRules[0]
+	if d.Name != "coupon-format" || d.Type != "CEL" || d.OnFailure != "DLQ" || d.Params["dlq.topic"] != "bad-orders" || !strings.Contains(d.Expr, "startsWith") {
+		t.Errorf("domain rule %+v", d)
+	}
+	if m := rs.MigrationRules[0]; m.Name != "v2-currency" || m.Mode != sr.SchemaRuleModeUpgrade || m.Kind != sr.SchemaRuleKindTransform {
+		t.Errorf("migration rule %+v", m)
+	}
+	if first, _ := cl.SchemaByVersion(context.Background(), "orders.order-created-value", 1); first.SchemaRuleSet != nil {
+		t.Errorf("version 1, committed before the rules, carries %+v", first.SchemaRuleSet)
 	}
 }

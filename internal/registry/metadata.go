@@ -36,3 +36,22 @@ func MetadataOf(s *contract.Subject) *Metadata {
 	}
 	return m
 }
+
+// RuleSetOf is the ruleSet of a subject's contract.yaml `rules:`, split into domain
+// and migration rules as Confluent takes them; nil when it declares none.
+func RuleSetOf(s *contract.Subject) *RuleSet {
+	if s == nil || len(s.Rules) == 0 {
+		return nil
+	}
+	rs := &RuleSet{}
+	for _, r := range s.Rules {
+		out := Rule{Name: r.Name, Doc: r.Doc, Kind: r.Kind, Mode: r.Mode, Type: r.Type, Tags: r.Tags, Params: r.Params,
+			Expr: r.Expr, OnSuccess: r.OnSuccess, OnFailure: r.OnFailure, Disabled: r.Disabled}
+		if r.Migration() {
+			rs.MigrationRules = append(rs.MigrationRules, out)
+		} else {
+			rs.DomainRules = append(rs.DomainRules, out)
+		}
+	}
+	return rs
+}

@@ -129,8 +129,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if len(v.Imports) > 0 {
 					ve.refs = b.references(ix, v, imports())
 				}
+				meta, rules := b.dataContract(v)
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
-					Metadata: b.metadata(v), Schema: string(data)})
+					Metadata: meta, RuleSet: rules, Schema: string(data)})
 				ve.norm, _ = canonical(ve.typ, ve.text)
 				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(ve.text)
 				b.entries[key] = ve
@@ -193,17 +194,19 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 	return snap, nil
 }
 
-// metadata is the data contract of a version: contract.yaml's owner, tier, topic and
-// PII fields at the commit where it first appeared (nil when it cannot be read).
-func (b *builder) metadata(v versions.Version) *Metadata {
+// dataContract is the data contract of a version: contract.yaml's owner, tier, topic
+// and PII fields (metadata) and its rules (ruleSet) at the commit where the version
+// first appeared (nil when it cannot be read).
+func (b *builder) dataContract(v versions.Version) (*Metadata, *RuleSet) {
 	if b.contractAt == nil {
-		return nil
+		return nil, nil
 	}
 	data, err := b.contractAt(v)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return MetadataOf(contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data))
+	s := contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data)
+	return MetadataOf(s), RuleSetOf(s)
 }
 
 // reusable returns the previous snapshot's entry for subject when nothing of it

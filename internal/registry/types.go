@@ -40,7 +40,32 @@ type Schema struct {
 	// Metadata is the data-contract metadata registered with the schema (Confluent
 	// Platform 7.4 and later).
 	Metadata *Metadata `json:"metadata,omitempty"`
-	Schema   string    `json:"schema"`
+	// RuleSet is the data contract's rules registered with the schema.
+	RuleSet *RuleSet `json:"ruleSet,omitempty"`
+	Schema  string   `json:"schema"`
+}
+
+// RuleSet is a data contract's rules as the Confluent Schema Registry takes them:
+// domain rules (modes WRITE, READ, WRITEREAD) and migration rules (UPGRADE,
+// DOWNGRADE, UPDOWN).
+type RuleSet struct {
+	MigrationRules []Rule `json:"migrationRules,omitempty"`
+	DomainRules    []Rule `json:"domainRules,omitempty"`
+}
+
+// Rule is one rule of a RuleSet.
+type Rule struct {
+	Name      string            `json:"name"`
+	Doc       string            `json:"doc,omitempty"`
+	Kind      string            `json:"kind"`
+	Mode      string            `json:"mode"`
+	Type      string            `json:"type"`
+	Tags      []string          `json:"tags,omitempty"`
+	Params    map[string]string `json:"params,omitempty"`
+	Expr      string            `json:"expr,omitempty"`
+	OnSuccess string            `json:"onSuccess,omitempty"`
+	OnFailure string            `json:"onFailure,omitempty"`
+	Disabled  bool              `json:"disabled,omitempty"`
 }
 
 // Metadata is a data contract's metadata as the Confluent Schema Registry takes it:
@@ -78,6 +103,7 @@ type schemaRequest struct {
 	SchemaType SchemaType  `json:"schemaType,omitempty"`
 	References []Reference `json:"references,omitempty"`
 	Metadata   *Metadata   `json:"metadata,omitempty"`
+	RuleSet    *RuleSet    `json:"ruleSet,omitempty"`
 }
 
 // configBody is the body of GET and PUT /config. GET answers compatibilityLevel, PUT
