@@ -3,6 +3,7 @@ package contract
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -87,4 +88,62 @@ func TestUnprintableCharacterIsLocated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Collections nested past MaxYAMLDepth are refused before any parser sees them, at the
+// first bracket past the limit, with bounded memory (issue 13: 30,000 `[` cost 1.45 GB in
+// the parser that locates syntax errors).
+func TestDeeplyNestedYAMLIsRefusedCheaply(t *testing.T) {
+	const p = "contracts/orders/order-created/consumers/deep.yaml"
+	head := "name: deep\nowner: risk\nkind: service\nreads: "
+	indent := func(n int) string {
+		var b strings.Builder
+		b.WriteString(head + "\n")
+		for i := range n {
+			b.WriteString(strings.Repeat(" ", 2*i+2) + "k:\n")
+		}
+		b.WriteString(strings.Repeat(" ", 2*n+2) + "x\n")
+		return b.String()
+	}
+	for name, tc := range map[string]struct {
+		text         string
+		line, column int
+	}{
+		"flow refused by yaml":   {head + strings.Repeat("[", 30000) + strings.Repeat("]", 30000) + "\n", 4, len("reads: ") + MaxYAMLDepth + 1},
+		"flow unclosed":          {head + strings.Repeat("{a: ", 30000) + "\n", 4, len("reads: ") + 4*MaxYAMLDepth + 1},
+		"flow accepted by yaml":  {head + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n", 4, len("reads: ") + MaxYAMLDepth + 1},
+		"block accepted by yaml": {indent(MaxYAMLDepth), MaxYAMLDepth + 3, 2*MaxYAMLDepth - 1}, // the key 62 levels under reads is the 65th node down
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := MemSource(testutil.ExampleFiles(t))
+			m[p] = []byte(tc.text)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			tree, err := Load(m)
+			runtime.ReadMemStats(&after)
+			must(t, err)
+			ds := tree.Diagnostics.ForFile(p)
+			if len(ds) != 1 || ds[0].Code != CodeYAMLTooDeep || ds[0].Line != tc.line || ds[0].Column != tc.column {
+				t.Fatalf("want one %s at %d:%d, got:\n%s", CodeYAMLTooDeep, tc.line, tc.column, formatDiagnostics(ds))
+			}
+			if !strings.Contains(ds[0].Message, "flatten") {
+				t.Errorf("the message does not say what to do: %s", ds[0].Message)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+				t.Errorf("loading the tree allocated %d MB; want at most 64", got>>20)
+			}
+		})
+	}
+	t.Run("brackets in quotes, comments and words are text", func(t *testing.T) {
+		m := MemSource(testutil.ExampleFiles(t))
+		deep := strings.Repeat("[", 200)
+		m[p] = []byte(head + "[order_id]\ndoc: \"" + deep + "\"\n# " + deep + "\nnote: 'it''s " + deep + "'\n")
+		tree, err := Load(m)
+		must(t, err)
+		for _, d := range tree.Diagnostics.ForFile(p) {
+			if d.Code == CodeYAMLTooDeep || d.Code == CodeYAMLSyntax {
+				t.Errorf("%s", formatDiagnostics(Diagnostics{d}))
+			}
+		}
+	})
 }

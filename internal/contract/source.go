@@ -137,7 +137,7 @@ func (d *DirSource) ReadFile(name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to flush
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -46,6 +46,10 @@ var reYAMLLine = regexp.MustCompile(`line (\d+):\s*(.*)`)
 // it again to find the column of the offending token, which yaml/v3 does not report.
 func (f *file) parse(data []byte) *object {
 	f.data = data
+	if p, deep := tooDeepFlow(data); deep {
+		f.reportTooDeep(p) // before any parser: the error-locating one is costly this deep
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -62,6 +66,10 @@ func (f *file) parse(data []byte) *object {
 		return nil
 	} else if !errors.Is(err, io.EOF) {
 		f.syntaxError(data, err)
+		return nil
+	}
+	if n, deep := tooDeepNode(&doc, 0); deep {
+		f.reportTooDeep(posOf(n))
 		return nil
 	}
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
