@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // Canonical returns the text the Confluent Schema Registry stores for an Avro schema
@@ -87,13 +89,13 @@ func qualified(space, name, current string) string {
 	return space + "." + name
 }
 
-func (p *canonPrinter) schema(n *jnode, space string) error {
-	switch n.kind {
-	case jString:
-		return p.ref(n.str, space)
-	case jArray:
+func (p *canonPrinter) schema(n *jsontext.Node, space string) error {
+	switch n.Kind {
+	case jsontext.String:
+		return p.ref(n.Str, space)
+	case jsontext.Array:
 		p.b.WriteByte('[')
-		for i, e := range n.elems {
+		for i, e := range n.Elems {
 			if i > 0 {
 				p.b.WriteByte(',')
 			}
@@ -103,10 +105,10 @@ func (p *canonPrinter) schema(n *jnode, space string) error {
 		}
 		p.b.WriteByte(']')
 		return nil
-	case jObject:
+	case jsontext.Object:
 		return p.object(n, space)
 	}
-	return fmt.Errorf("avro: a schema is a type name, an object or an array of schemas, not %s", n.str)
+	return fmt.Errorf("avro: a schema is a type name, an object or an array of schemas, not %s", n.Str)
 }
 
 // ref prints a type named by a string: a primitive, or a named type printed before.
@@ -131,16 +133,16 @@ func (p *canonPrinter) ref(name, space string) error {
 	return fmt.Errorf("avro: type %q is not defined before its use", name)
 }
 
-func (p *canonPrinter) object(n *jnode, space string) error {
-	t := n.get("type")
+func (p *canonPrinter) object(n *jsontext.Node, space string) error {
+	t := n.Get("type")
 	if t == nil {
 		return fmt.Errorf("avro: an object schema needs a \"type\"")
 	}
-	if t.kind != jString {
+	if t.Kind != jsontext.String {
 		// {"type": {...}} or {"type": [...]}: the inner schema.
 		return p.schema(t, space)
 	}
-	switch typ := t.str; {
+	switch typ := t.Str; {
 	case primitiveNames[typ]:
 		props := properties(n, schemaReserved, nil)
 		if len(props) == 0 {
@@ -164,7 +166,7 @@ func (p *canonPrinter) object(n *jnode, space string) error {
 			key = "values"
 		}
 		p.b.WriteString(`{"type":"` + typ + `","` + key + `":`)
-		inner := n.get(key)
+		inner := n.Get(key)
 		if inner == nil {
 			return fmt.Errorf("avro: an %s needs %q", typ, key)
 		}
@@ -182,17 +184,17 @@ func (p *canonPrinter) object(n *jnode, space string) error {
 
 // name prints "name" and, when it differs from the enclosing one, "namespace", and
 // records the type as defined; it returns the type's namespace.
-func (p *canonPrinter) name(n *jnode, space string) (string, error) {
-	nm := n.get("name")
-	if nm == nil || nm.kind != jString {
+func (p *canonPrinter) name(n *jsontext.Node, space string) (string, error) {
+	nm := n.Get("name")
+	if nm == nil || nm.Kind != jsontext.String {
 		return "", fmt.Errorf("avro: a named type needs a \"name\"")
 	}
-	nsNode := n.get("namespace")
+	nsNode := n.Get("namespace")
 	ns := ""
-	if nsNode != nil && nsNode.kind == jString {
-		ns = nsNode.str
+	if nsNode != nil && nsNode.Kind == jsontext.String {
+		ns = nsNode.Str
 	}
-	s, short := fullName(nm.str, ns, nsNode != nil && nsNode.kind == jString, space)
+	s, short := fullName(nm.Str, ns, nsNode != nil && nsNode.Kind == jsontext.String, space)
 	full := join(s, short)
 	if p.defined[full] {
 		return "", fmt.Errorf("avro: type %q is defined twice", full)
@@ -207,40 +209,40 @@ func (p *canonPrinter) name(n *jnode, space string) (string, error) {
 	return s, nil
 }
 
-func (p *canonPrinter) doc(n *jnode) {
-	if d := n.get("doc"); d != nil && d.kind == jString {
+func (p *canonPrinter) doc(n *jsontext.Node) {
+	if d := n.Get("doc"); d != nil && d.Kind == jsontext.String {
 		p.b.WriteString(`,"doc":`)
-		writeJSONString(&p.b, d.str)
+		writeJSONString(&p.b, d.Str)
 	}
 }
 
 // aliases prints a named type's aliases, each as short as its namespace allows.
-func (p *canonPrinter) aliases(n *jnode, space string) {
-	a := n.get("aliases")
-	if a == nil || a.kind != jArray || len(a.elems) == 0 {
+func (p *canonPrinter) aliases(n *jsontext.Node, space string) {
+	a := n.Get("aliases")
+	if a == nil || a.Kind != jsontext.Array || len(a.Elems) == 0 {
 		return
 	}
 	p.b.WriteString(`,"aliases":[`)
-	for i, e := range a.elems {
+	for i, e := range a.Elems {
 		if i > 0 {
 			p.b.WriteByte(',')
 		}
-		s, short := fullName(e.str, "", false, space)
+		s, short := fullName(e.Str, "", false, space)
 		writeJSONString(&p.b, qualified(s, short, space))
 	}
 	p.b.WriteByte(']')
 }
 
-func (p *canonPrinter) record(n *jnode, typ, space string) error {
+func (p *canonPrinter) record(n *jsontext.Node, typ, space string) error {
 	p.b.WriteString(`{"type":"` + typ + `"`)
 	s, err := p.name(n, space)
 	if err != nil {
 		return err
 	}
 	p.doc(n)
-	if fs := n.get("fields"); fs != nil && fs.kind == jArray {
+	if fs := n.Get("fields"); fs != nil && fs.Kind == jsontext.Array {
 		p.b.WriteString(`,"fields":[`)
-		for i, f := range fs.elems {
+		for i, f := range fs.Elems {
 			if i > 0 {
 				p.b.WriteByte(',')
 			}
@@ -256,28 +258,28 @@ func (p *canonPrinter) record(n *jnode, typ, space string) error {
 	return nil
 }
 
-func (p *canonPrinter) field(f *jnode, space string) error {
-	nm := f.get("name")
-	t := f.get("type")
+func (p *canonPrinter) field(f *jsontext.Node, space string) error {
+	nm := f.Get("name")
+	t := f.Get("type")
 	if nm == nil || t == nil {
 		return fmt.Errorf("avro: a record field needs \"name\" and \"type\"")
 	}
 	p.b.WriteString(`{"name":`)
-	writeJSONString(&p.b, nm.str)
+	writeJSONString(&p.b, nm.Str)
 	p.b.WriteString(`,"type":`)
 	if err := p.schema(t, space); err != nil {
 		return err
 	}
 	p.doc(f)
-	if d := f.get("default"); d != nil {
+	if d := f.Get("default"); d != nil {
 		p.b.WriteString(`,"default":`)
 		writeJSONValue(&p.b, d)
 	}
-	if o := f.get("order"); o != nil && o.kind == jString && !strings.EqualFold(o.str, "ascending") {
+	if o := f.Get("order"); o != nil && o.Kind == jsontext.String && !strings.EqualFold(o.Str, "ascending") {
 		p.b.WriteString(`,"order":`)
-		writeJSONString(&p.b, strings.ToLower(o.str))
+		writeJSONString(&p.b, strings.ToLower(o.Str))
 	}
-	if a := f.get("aliases"); a != nil && a.kind == jArray && len(a.elems) > 0 {
+	if a := f.Get("aliases"); a != nil && a.Kind == jsontext.Array && len(a.Elems) > 0 {
 		p.b.WriteString(`,"aliases":`)
 		writeJSONValue(&p.b, a)
 	}
@@ -286,7 +288,7 @@ func (p *canonPrinter) field(f *jnode, space string) error {
 	return nil
 }
 
-func (p *canonPrinter) enum(n *jnode, space string) error {
+func (p *canonPrinter) enum(n *jsontext.Node, space string) error {
 	p.b.WriteString(`{"type":"enum"`)
 	s, err := p.name(n, space)
 	if err != nil {
@@ -294,14 +296,14 @@ func (p *canonPrinter) enum(n *jnode, space string) error {
 	}
 	p.doc(n)
 	p.b.WriteString(`,"symbols":`)
-	if sy := n.get("symbols"); sy != nil {
+	if sy := n.Get("symbols"); sy != nil {
 		writeJSONValue(&p.b, sy)
 	} else {
 		p.b.WriteString("[]")
 	}
-	if d := n.get("default"); d != nil && d.kind == jString {
+	if d := n.Get("default"); d != nil && d.Kind == jsontext.String {
 		p.b.WriteString(`,"default":`)
-		writeJSONString(&p.b, d.str)
+		writeJSONString(&p.b, d.Str)
 	}
 	p.props(properties(n, schemaReserved, enumReserved))
 	p.aliases(n, s)
@@ -309,7 +311,7 @@ func (p *canonPrinter) enum(n *jnode, space string) error {
 	return nil
 }
 
-func (p *canonPrinter) fixed(n *jnode, space string) error {
+func (p *canonPrinter) fixed(n *jsontext.Node, space string) error {
 	p.b.WriteString(`{"type":"fixed"`)
 	s, err := p.name(n, space)
 	if err != nil {
@@ -317,7 +319,7 @@ func (p *canonPrinter) fixed(n *jnode, space string) error {
 	}
 	p.doc(n)
 	p.b.WriteString(`,"size":`)
-	if sz := n.get("size"); sz != nil && sz.kind == jNumber {
+	if sz := n.Get("size"); sz != nil && sz.Kind == jsontext.Number {
 		writeJSONValue(&p.b, sz)
 	} else {
 		return fmt.Errorf("avro: a fixed type needs a numeric \"size\"")
@@ -329,55 +331,55 @@ func (p *canonPrinter) fixed(n *jnode, space string) error {
 }
 
 // properties lists an object's members that are neither reserved set's, in source order.
-func properties(n *jnode, reserved, also map[string]bool) []jmember {
-	var out []jmember
-	for _, m := range n.members {
-		if !reserved[m.key] && !also[m.key] {
+func properties(n *jsontext.Node, reserved, also map[string]bool) []jsontext.Member {
+	var out []jsontext.Member
+	for _, m := range n.Members {
+		if !reserved[m.Key] && !also[m.Key] {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
-func (p *canonPrinter) props(ms []jmember) {
+func (p *canonPrinter) props(ms []jsontext.Member) {
 	for _, m := range ms {
 		p.b.WriteByte(',')
-		writeJSONString(&p.b, m.key)
+		writeJSONString(&p.b, m.Key)
 		p.b.WriteByte(':')
-		writeJSONValue(&p.b, m.val)
+		writeJSONValue(&p.b, m.Val)
 	}
 }
 
 // writeJSONValue prints a JSON value compactly as Jackson does: members in source
 // order, integers as written, other numbers as Java prints a double.
-func writeJSONValue(b *strings.Builder, n *jnode) {
-	switch n.kind {
-	case jObject:
+func writeJSONValue(b *strings.Builder, n *jsontext.Node) {
+	switch n.Kind {
+	case jsontext.Object:
 		b.WriteByte('{')
-		for i, m := range n.members {
+		for i, m := range n.Members {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, m.key)
+			writeJSONString(b, m.Key)
 			b.WriteByte(':')
-			writeJSONValue(b, m.val)
+			writeJSONValue(b, m.Val)
 		}
 		b.WriteByte('}')
-	case jArray:
+	case jsontext.Array:
 		b.WriteByte('[')
-		for i, e := range n.elems {
+		for i, e := range n.Elems {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			writeJSONValue(b, e)
 		}
 		b.WriteByte(']')
-	case jString:
-		writeJSONString(b, n.str)
-	case jNumber:
-		b.WriteString(javaNumber(n.str))
+	case jsontext.String:
+		writeJSONString(b, n.Str)
+	case jsontext.Number:
+		b.WriteString(javaNumber(n.Str))
 	default:
-		b.WriteString(n.str)
+		b.WriteString(n.Str)
 	}
 }
 

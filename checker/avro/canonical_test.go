@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata")
@@ -116,14 +118,14 @@ func reverseKeys(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	var walk func(n *jnode, depth int)
-	walk = func(n *jnode, depth int) {
+	var walk func(n *jsontext.Node, depth int)
+	walk = func(n *jsontext.Node, depth int) {
 		pad := "\n" + strings.Repeat("\t", depth+1)
-		switch n.kind {
-		case jObject:
-			var ms []jmember
-			for i := len(n.members) - 1; i >= 0; i-- {
-				if m := n.members[i]; schemaReserved[m.key] || fieldReserved[m.key] {
+		switch n.Kind {
+		case jsontext.Object:
+			var ms []jsontext.Member
+			for i := len(n.Members) - 1; i >= 0; i-- {
+				if m := n.Members[i]; schemaReserved[m.Key] || fieldReserved[m.Key] {
 					ms = append(ms, m)
 				}
 			}
@@ -134,14 +136,14 @@ func reverseKeys(t *testing.T, data []byte) []byte {
 					b.WriteString(",")
 				}
 				b.WriteString(pad)
-				writeJSONString(&b, m.key)
+				writeJSONString(&b, m.Key)
 				b.WriteString(" :  ")
-				walk(m.val, depth+1)
+				walk(m.Val, depth+1)
 			}
 			b.WriteString("\n}")
-		case jArray:
+		case jsontext.Array:
 			b.WriteString("[ ")
-			for i, e := range n.elems {
+			for i, e := range n.Elems {
 				if i > 0 {
 					b.WriteString(" ,")
 				}

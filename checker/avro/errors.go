@@ -3,11 +3,13 @@ package avro
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // explainHambaError turns an error of hamba/avro's parser, which has no position, into
 // a pointer to the most likely place and a sentence that says what to fix.
-func explainHambaError(root *jnode, err error) (ptr, msg string) {
+func explainHambaError(root *jsontext.Node, err error) (ptr, msg string) {
 	raw := strings.TrimPrefix(err.Error(), "avro: ")
 	quoted := firstQuoted(raw)
 	switch {
@@ -64,19 +66,19 @@ func firstQuoted(s string) string {
 }
 
 // walkJSON visits every node with its pointer, depth first, until fn returns true.
-func walkJSON(n *jnode, ptr string, fn func(n *jnode, ptr string) bool) bool {
+func walkJSON(n *jsontext.Node, ptr string, fn func(n *jsontext.Node, ptr string) bool) bool {
 	if fn(n, ptr) {
 		return true
 	}
-	switch n.kind {
-	case jObject:
-		for _, m := range n.members {
-			if walkJSON(m.val, ptr+"/"+escapePointerToken(m.key), fn) {
+	switch n.Kind {
+	case jsontext.Object:
+		for _, m := range n.Members {
+			if walkJSON(m.Val, ptr+"/"+jsontext.EscapePointerToken(m.Key), fn) {
 				return true
 			}
 		}
-	case jArray:
-		for i, e := range n.elems {
+	case jsontext.Array:
+		for i, e := range n.Elems {
 			if walkJSON(e, fmt.Sprintf("%s/%d", ptr, i), fn) {
 				return true
 			}
@@ -85,10 +87,10 @@ func walkJSON(n *jnode, ptr string, fn func(n *jnode, ptr string) bool) bool {
 	return false
 }
 
-func findTypeString(root *jnode, ptr, name string) (string, bool) {
+func findTypeString(root *jsontext.Node, ptr, name string) (string, bool) {
 	var found string
-	ok := walkJSON(root, ptr, func(n *jnode, p string) bool {
-		if n.kind != jString || n.str != name {
+	ok := walkJSON(root, ptr, func(n *jsontext.Node, p string) bool {
+		if n.Kind != jsontext.String || n.Str != name {
 			return false
 		}
 		last := p[strings.LastIndex(p, "/")+1:]
@@ -101,10 +103,10 @@ func findTypeString(root *jnode, ptr, name string) (string, bool) {
 	return found, ok
 }
 
-func findString(root *jnode, ptr, s string) (string, bool) {
+func findString(root *jsontext.Node, ptr, s string) (string, bool) {
 	var found string
-	ok := walkJSON(root, ptr, func(n *jnode, p string) bool {
-		if n.kind == jString && n.str == s {
+	ok := walkJSON(root, ptr, func(n *jsontext.Node, p string) bool {
+		if n.Kind == jsontext.String && n.Str == s {
 			found = p
 			return true
 		}
@@ -113,16 +115,16 @@ func findString(root *jnode, ptr, s string) (string, bool) {
 	return found, ok
 }
 
-func findDuplicateField(root *jnode, ptr, name string) (string, bool) {
+func findDuplicateField(root *jsontext.Node, ptr, name string) (string, bool) {
 	var found string
-	ok := walkJSON(root, ptr, func(n *jnode, p string) bool {
-		fields := n.get("fields")
-		if fields == nil || fields.kind != jArray {
+	ok := walkJSON(root, ptr, func(n *jsontext.Node, p string) bool {
+		fields := n.Get("fields")
+		if fields == nil || fields.Kind != jsontext.Array {
 			return false
 		}
 		seen := false
-		for i, f := range fields.elems {
-			if nm := f.get("name"); nm != nil && nm.str == name {
+		for i, f := range fields.Elems {
+			if nm := f.Get("name"); nm != nil && nm.Str == name {
 				if seen {
 					found = fmt.Sprintf("%s/fields/%d", p, i)
 					return true
@@ -135,15 +137,15 @@ func findDuplicateField(root *jnode, ptr, name string) (string, bool) {
 	return found, ok
 }
 
-func findFieldByName(root *jnode, ptr, name string) (string, bool) {
+func findFieldByName(root *jsontext.Node, ptr, name string) (string, bool) {
 	var found string
-	ok := walkJSON(root, ptr, func(n *jnode, p string) bool {
-		fields := n.get("fields")
-		if fields == nil || fields.kind != jArray {
+	ok := walkJSON(root, ptr, func(n *jsontext.Node, p string) bool {
+		fields := n.Get("fields")
+		if fields == nil || fields.Kind != jsontext.Array {
 			return false
 		}
-		for i, f := range fields.elems {
-			if nm := f.get("name"); nm != nil && nm.str == name && f.get("default") != nil {
+		for i, f := range fields.Elems {
+			if nm := f.Get("name"); nm != nil && nm.Str == name && f.Get("default") != nil {
 				found = fmt.Sprintf("%s/fields/%d", p, i)
 				return true
 			}
@@ -154,15 +156,15 @@ func findFieldByName(root *jnode, ptr, name string) (string, bool) {
 }
 
 // findNthName finds the nth definition of a named type with that short name.
-func findNthName(root *jnode, short string, nth int) (string, bool) {
+func findNthName(root *jsontext.Node, short string, nth int) (string, bool) {
 	var found string
 	count := 0
-	ok := walkJSON(root, "", func(n *jnode, p string) bool {
+	ok := walkJSON(root, "", func(n *jsontext.Node, p string) bool {
 		if !isDefinition(n) {
 			return false
 		}
-		nm := n.get("name")
-		if nm == nil || nm.str[strings.LastIndex(nm.str, ".")+1:] != short {
+		nm := n.Get("name")
+		if nm == nil || nm.Str[strings.LastIndex(nm.Str, ".")+1:] != short {
 			return false
 		}
 		count++
@@ -175,23 +177,23 @@ func findNthName(root *jnode, short string, nth int) (string, bool) {
 	return found, ok
 }
 
-func findDuplicateUnion(root *jnode, ptr string) (string, bool) {
+func findDuplicateUnion(root *jsontext.Node, ptr string) (string, bool) {
 	var found string
-	ok := walkJSON(root, ptr, func(n *jnode, p string) bool {
-		if n.kind != jArray || strings.HasSuffix(p, "/fields") || strings.HasSuffix(p, "/symbols") || strings.HasSuffix(p, "/aliases") {
+	ok := walkJSON(root, ptr, func(n *jsontext.Node, p string) bool {
+		if n.Kind != jsontext.Array || strings.HasSuffix(p, "/fields") || strings.HasSuffix(p, "/symbols") || strings.HasSuffix(p, "/aliases") {
 			return false
 		}
 		seen := map[string]bool{}
-		for i, e := range n.elems {
+		for i, e := range n.Elems {
 			key := ""
-			switch e.kind {
-			case jString:
-				key = e.str
-			case jObject:
-				if t := e.get("type"); t != nil && t.kind == jString {
-					key = t.str
-					if nm := e.get("name"); nm != nil {
-						key += ":" + nm.str
+			switch e.Kind {
+			case jsontext.String:
+				key = e.Str
+			case jsontext.Object:
+				if t := e.Get("type"); t != nil && t.Kind == jsontext.String {
+					key = t.Str
+					if nm := e.Get("name"); nm != nil {
+						key += ":" + nm.Str
 					}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/jsontext"
 	"github.com/hamba/avro/v2"
 )
 
@@ -16,8 +17,8 @@ type Schema struct {
 	File string
 
 	root  avro.Schema
-	text  *jnode
-	lines lineIndex
+	text  *jsontext.Node
+	lines jsontext.LineIndex
 	// defs maps each named type to the JSON pointer of its definition.
 	defs map[avro.NamedSchema]string
 
@@ -70,18 +71,18 @@ func Parse(in checker.Input) (s *Schema, err error) {
 		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: fmt.Sprintf(
 			"schema is %d bytes; the limit is %d bytes (8 MiB, avro.MaxSchemaBytes): split it into smaller subjects", len(in.Data), MaxSchemaBytes)}
 	}
-	lines := newLineIndex(in.Data)
+	lines := jsontext.NewLineIndex(in.Data)
 	text, err := parseJSON(in.Data)
 	if err != nil {
-		var se *syntaxError
+		var se *jsontext.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lines.pos(se.off)
-			return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: "invalid JSON: " + se.msg}
+			line, col := lines.Pos(se.Off)
+			return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: "invalid JSON: " + se.Msg}
 		}
 		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: err.Error()}
 	}
 	if ptr, msg := checkShape(text, ""); msg != "" {
-		line, col := lines.pos(valueOffset(text, ptr))
+		line, col := lines.Pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
 	data := in.Data
@@ -91,7 +92,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 	root, err := parseHamba(data)
 	if err != nil {
 		ptr, msg := explainHambaError(text, err)
-		line, col := lines.pos(valueOffset(text, ptr))
+		line, col := lines.Pos(valueOffset(text, ptr))
 		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
 	}
 	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, records: map[*avro.RecordSchema]*recordInfo{}}
@@ -114,10 +115,10 @@ func parseHamba(data []byte) (sch avro.Schema, err error) {
 
 // valueOffset is where the value a pointer names starts (for errors, which are about
 // the value rather than its key).
-func valueOffset(root *jnode, ptr string) int {
-	n, off, ok := resolvePointer(root, ptr)
+func valueOffset(root *jsontext.Node, ptr string) int {
+	n, off, ok := jsontext.ResolvePointer(root, ptr)
 	if ok && n != nil {
-		return n.off
+		return n.Off
 	}
 	return off
 }
@@ -132,9 +133,9 @@ func deref(s avro.Schema) avro.Schema {
 
 // typeNode returns the node that holds a type written at n: the array of a union
 // written as {"type": [...]}, n itself otherwise.
-func typeNode(n *jnode, ptr string) (*jnode, string) {
-	if n != nil && n.kind == jObject {
-		if t := n.get("type"); t != nil && t.kind == jArray {
+func typeNode(n *jsontext.Node, ptr string) (*jsontext.Node, string) {
+	if n != nil && n.Kind == jsontext.Object {
+		if t := n.Get("type"); t != nil && t.Kind == jsontext.Array {
 			return t, ptr + "/type"
 		}
 	}
@@ -142,15 +143,15 @@ func typeNode(n *jnode, ptr string) (*jnode, string) {
 }
 
 // isDefinition reports whether n defines a named type (rather than referring to one).
-func isDefinition(n *jnode) bool {
-	if n == nil || n.kind != jObject {
+func isDefinition(n *jsontext.Node) bool {
+	if n == nil || n.Kind != jsontext.Object {
 		return false
 	}
-	t := n.get("type")
-	if t == nil || t.kind != jString {
+	t := n.Get("type")
+	if t == nil || t.Kind != jsontext.String {
 		return false
 	}
-	switch t.str {
+	switch t.Str {
 	case "record", "error", "enum", "fixed":
 		return true
 	}
@@ -159,7 +160,7 @@ func isDefinition(n *jnode) bool {
 
 // index walks hamba's schema and the JSON text together and records where each named
 // type is defined.
-func (s *Schema) index(sch avro.Schema, n *jnode, ptr string) {
+func (s *Schema) index(sch avro.Schema, n *jsontext.Node, ptr string) {
 	n, ptr = typeNode(n, ptr)
 	if n == nil {
 		return
@@ -171,13 +172,13 @@ func (s *Schema) index(sch avro.Schema, n *jnode, ptr string) {
 		}
 		s.defs[t] = ptr
 		s.records[t] = newRecordInfo(t)
-		fields := n.get("fields")
+		fields := n.Get("fields")
 		for i, f := range t.Fields() {
-			if fields == nil || i >= len(fields.elems) {
+			if fields == nil || i >= len(fields.Elems) {
 				return
 			}
 			fp := fmt.Sprintf("%s/fields/%d", ptr, i)
-			s.index(f.Type(), fields.elems[i].get("type"), fp+"/type")
+			s.index(f.Type(), fields.Elems[i].Get("type"), fp+"/type")
 		}
 	case *avro.EnumSchema:
 		if isDefinition(n) {
@@ -188,16 +189,16 @@ func (s *Schema) index(sch avro.Schema, n *jnode, ptr string) {
 			s.defs[t] = ptr
 		}
 	case *avro.ArraySchema:
-		s.index(t.Items(), n.get("items"), ptr+"/items")
+		s.index(t.Items(), n.Get("items"), ptr+"/items")
 	case *avro.MapSchema:
-		s.index(t.Values(), n.get("values"), ptr+"/values")
+		s.index(t.Values(), n.Get("values"), ptr+"/values")
 	case *avro.UnionSchema:
-		if n.kind != jArray {
+		if n.Kind != jsontext.Array {
 			return
 		}
 		for i, b := range t.Types() {
-			if i < len(n.elems) {
-				s.index(b, n.elems[i], fmt.Sprintf("%s/%d", ptr, i))
+			if i < len(n.Elems) {
+				s.index(b, n.Elems[i], fmt.Sprintf("%s/%d", ptr, i))
 			}
 		}
 	}
@@ -217,8 +218,8 @@ func (s *Schema) pointerOf(sch avro.Schema, ptr string) string {
 // position returns the line and column a pointer names, using the deepest part of it
 // that exists in the text.
 func (s *Schema) position(ptr string) (line, col int) {
-	_, off, _ := resolvePointer(s.text, ptr)
-	return s.lines.pos(off)
+	_, off, _ := jsontext.ResolvePointer(s.text, ptr)
+	return s.lines.Pos(off)
 }
 
 // fieldInfo is one field reached by a dotted path.

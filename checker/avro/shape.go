@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // checkShape checks, before hamba/avro sees the text, the structure hamba reports
@@ -12,17 +14,17 @@ import (
 // directly inside unions. It returns the pointer of the first problem and a message,
 // or "" when the shape is sound. Type positions only are visited: a default value may
 // well be an array of arrays.
-func checkShape(n *jnode, ptr string) (string, string) {
+func checkShape(n *jsontext.Node, ptr string) (string, string) {
 	if n == nil {
 		return ptr, "missing type"
 	}
-	switch n.kind {
-	case jString, jNull:
+	switch n.Kind {
+	case jsontext.String, jsontext.Null:
 		return "", ""
-	case jArray:
-		for i, e := range n.elems {
+	case jsontext.Array:
+		for i, e := range n.Elems {
 			p := ptr + "/" + strconv.Itoa(i)
-			if e.kind == jArray {
+			if e.Kind == jsontext.Array {
 				return p, "a union cannot hold another union directly; list the inner union's types in the outer one"
 			}
 			if q, msg := checkShape(e, p); msg != "" {
@@ -30,49 +32,49 @@ func checkShape(n *jnode, ptr string) (string, string) {
 			}
 		}
 		return "", ""
-	case jObject:
+	case jsontext.Object:
 		return checkTypeObject(n, ptr)
 	}
 	return ptr, "expected a type here: a type name such as \"string\" or a named type, a type object such as {\"type\": \"array\", \"items\": \"int\"}, or a union array"
 }
 
-func checkTypeObject(n *jnode, ptr string) (string, string) {
-	t := n.get("type")
+func checkTypeObject(n *jsontext.Node, ptr string) (string, string) {
+	t := n.Get("type")
 	switch {
 	case t == nil:
 		return ptr, "type object has no \"type\" member; add one, e.g. \"type\": \"record\""
-	case t.kind == jArray:
+	case t.Kind == jsontext.Array:
 		return checkShape(t, ptr+"/type")
-	case t.kind != jString:
+	case t.Kind != jsontext.String:
 		return ptr + "/type", "\"type\" must be a string naming a type (\"record\", \"enum\", \"array\", \"string\", a named type, ...)"
 	}
-	switch t.str {
+	switch t.Str {
 	case "record", "error":
-		if q, msg := checkName(n, ptr, t.str); msg != "" {
+		if q, msg := checkName(n, ptr, t.Str); msg != "" {
 			return q, msg
 		}
-		fields := n.get("fields")
+		fields := n.Get("fields")
 		if fields == nil {
-			return ptr, fmt.Sprintf("%s has no \"fields\"; add \"fields\": [] with one object per field", t.str)
+			return ptr, fmt.Sprintf("%s has no \"fields\"; add \"fields\": [] with one object per field", t.Str)
 		}
-		if fields.kind != jArray {
+		if fields.Kind != jsontext.Array {
 			return ptr + "/fields", "\"fields\" must be an array of field objects, e.g. [{\"name\": \"id\", \"type\": \"string\"}]"
 		}
-		for i, f := range fields.elems {
+		for i, f := range fields.Elems {
 			fp := ptr + "/fields/" + strconv.Itoa(i)
-			if f.kind != jObject {
+			if f.Kind != jsontext.Object {
 				return fp, "a field must be an object with \"name\" and \"type\", e.g. {\"name\": \"id\", \"type\": \"string\"}"
 			}
-			name := f.get("name")
-			if name == nil || name.kind != jString {
+			name := f.Get("name")
+			if name == nil || name.Kind != jsontext.String {
 				return fp, "field has no \"name\" string; add one, e.g. \"name\": \"id\""
 			}
-			if !validName(name.str) {
-				return fp + "/name", fmt.Sprintf("field name %q is not a valid Avro name: start with a letter or _, then letters, digits or _", name.str)
+			if !validName(name.Str) {
+				return fp + "/name", fmt.Sprintf("field name %q is not a valid Avro name: start with a letter or _, then letters, digits or _", name.Str)
 			}
-			ft := f.get("type")
+			ft := f.Get("type")
 			if ft == nil {
-				return fp, fmt.Sprintf("field %q has no \"type\"; add one, e.g. \"type\": \"string\"", name.str)
+				return fp, fmt.Sprintf("field %q has no \"type\"; add one, e.g. \"type\": \"string\"", name.Str)
 			}
 			if q, msg := checkShape(ft, fp+"/type"); msg != "" {
 				return q, msg
@@ -82,12 +84,12 @@ func checkTypeObject(n *jnode, ptr string) (string, string) {
 		if q, msg := checkName(n, ptr, "enum"); msg != "" {
 			return q, msg
 		}
-		syms := n.get("symbols")
-		if syms == nil || syms.kind != jArray {
+		syms := n.Get("symbols")
+		if syms == nil || syms.Kind != jsontext.Array {
 			return ptr, "enum needs \"symbols\": an array of symbol names, e.g. [\"NEW\", \"PAID\"]"
 		}
-		for i, sym := range syms.elems {
-			if sym.kind != jString || !validName(sym.str) {
+		for i, sym := range syms.Elems {
+			if sym.Kind != jsontext.String || !validName(sym.Str) {
 				return fmt.Sprintf("%s/symbols/%d", ptr, i), "an enum symbol must be a string that starts with a letter or _, then letters, digits or _"
 			}
 		}
@@ -95,21 +97,21 @@ func checkTypeObject(n *jnode, ptr string) (string, string) {
 		if q, msg := checkName(n, ptr, "fixed"); msg != "" {
 			return q, msg
 		}
-		size := n.get("size")
+		size := n.Get("size")
 		if size == nil {
 			return ptr, "fixed needs \"size\": the number of bytes, e.g. \"size\": 16"
 		}
-		if v, err := strconv.Atoi(size.str); size.kind != jNumber || err != nil || v < 0 {
+		if v, err := strconv.Atoi(size.Str); size.Kind != jsontext.Number || err != nil || v < 0 {
 			return ptr + "/size", "\"size\" must be a non-negative whole number of bytes, e.g. 16"
 		}
 	case "array":
-		items := n.get("items")
+		items := n.Get("items")
 		if items == nil {
 			return ptr, "array needs \"items\": the type of its elements, e.g. \"items\": \"string\""
 		}
 		return checkShape(items, ptr+"/items")
 	case "map":
-		values := n.get("values")
+		values := n.Get("values")
 		if values == nil {
 			return ptr, "map needs \"values\": the type of its values, e.g. \"values\": \"long\""
 		}
@@ -119,16 +121,16 @@ func checkTypeObject(n *jnode, ptr string) (string, string) {
 }
 
 // checkName checks the "name" (and "aliases") of a named type definition.
-func checkName(n *jnode, ptr, kind string) (string, string) {
-	name := n.get("name")
-	if name == nil || name.kind != jString || name.str == "" {
+func checkName(n *jsontext.Node, ptr, kind string) (string, string) {
+	name := n.Get("name")
+	if name == nil || name.Kind != jsontext.String || name.Str == "" {
 		return ptr, fmt.Sprintf("%s needs a \"name\", e.g. \"name\": \"Order\"", kind)
 	}
-	if !validFullName(name.str) {
-		return ptr + "/name", fmt.Sprintf("%q is not a valid Avro name: each dot-separated part starts with a letter or _, then letters, digits or _", name.str)
+	if !validFullName(name.Str) {
+		return ptr + "/name", fmt.Sprintf("%q is not a valid Avro name: each dot-separated part starts with a letter or _, then letters, digits or _", name.Str)
 	}
-	if ns := n.get("namespace"); ns != nil && ns.kind == jString && ns.str != "" && !validFullName(ns.str) {
-		return ptr + "/namespace", fmt.Sprintf("namespace %q is not valid: each dot-separated part starts with a letter or _, then letters, digits or _", ns.str)
+	if ns := n.Get("namespace"); ns != nil && ns.Kind == jsontext.String && ns.Str != "" && !validFullName(ns.Str) {
+		return ptr + "/namespace", fmt.Sprintf("namespace %q is not valid: each dot-separated part starts with a letter or _, then letters, digits or _", ns.Str)
 	}
 	return "", ""
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // Diff lists the field-level changes from old to next by dotted path: properties
@@ -169,7 +170,7 @@ func (d *differ) leftovers() {
 func (d *differ) add(kind checker.ChangeKind, path, oldPath, o, n string, effect checker.Effect, at *fieldInfo, key, msg string) {
 	ptr := at.ptr
 	if key != "" {
-		if _, _, ok := resolvePointer(at.doc.text, ptr+"/"+key); ok {
+		if _, _, ok := jsontext.ResolvePointer(at.doc.text, ptr+"/"+key); ok {
 			ptr += "/" + key
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // Format is the name contract.yaml uses for JSON Schema subjects.
@@ -126,7 +127,7 @@ var hints = map[string]string{
 }
 
 func exists(n *node, ptr string) bool {
-	_, _, ok := resolvePointer(n.doc.text, ptr)
+	_, _, ok := jsontext.ResolvePointer(n.doc.text, ptr)
 	return ok
 }
 

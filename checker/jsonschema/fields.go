@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // fieldInfo is one property reached by a dotted path.
@@ -46,7 +47,7 @@ func (s *Schema) flatten() {
 				if prefix != "" {
 					path = prefix + "." + p.name
 				}
-				fi := &fieldInfo{path: path, name: p.name, n: p.n, ptr: n.ptr + "/properties/" + escapePointerToken(p.name),
+				fi := &fieldInfo{path: path, name: p.name, n: p.n, ptr: n.ptr + "/properties/" + jsontext.EscapePointerToken(p.name),
 					doc: n.doc, required: n.required[p.name], depth: depth}
 				visits++
 				if _, dup := s.byPath[path]; !dup && len(s.fields) >= checker.MaxFieldPaths || visits > 4*checker.MaxFieldPaths {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // The keywords that make a schema without `type` an object, array, number or string
@@ -36,7 +38,7 @@ type nodeKey struct {
 }
 
 // load returns the node for the schema v at ptr in doc, building it once.
-func (b *builder) load(doc *document, v *jnode, ptr string) *node {
+func (b *builder) load(doc *document, v *jsontext.Node, ptr string) *node {
 	key := nodeKey{doc, ptr}
 	if n := b.nodes[key]; n != nil {
 		return n
@@ -47,16 +49,16 @@ func (b *builder) load(doc *document, v *jnode, ptr string) *node {
 		n.kind = kEmpty
 		return n
 	}
-	switch v.kind {
-	case jBool:
+	switch v.Kind {
+	case jsontext.Bool:
 		n.kind = kFalse
-		if v.str == "true" {
+		if v.Str == "true" {
 			n.kind = kTrue
 		}
 		return n
-	case jObject:
+	case jsontext.Object:
 	default:
-		b.fail(doc, v.off, "a schema is a JSON object or true or false, not %s; write {} to accept any value", describeKind(v.kind))
+		b.fail(doc, v.Off, "a schema is a JSON object or true or false, not %s; write {} to accept any value", describeKind(v.Kind))
 		n.kind = kEmpty
 		return n
 	}
@@ -71,12 +73,12 @@ func (b *builder) part(n *node, k kind) *node {
 
 // fill reads a schema object into n: a reference, one kind, or an allOf of the kinds
 // its keywords name (everit's synthetic allOf).
-func (b *builder) fill(n *node, v *jnode) {
+func (b *builder) fill(n *node, v *jsontext.Node) {
 	doc, ptr := n.doc, n.ptr
 	var parts []*node
-	if r := v.get("$ref"); r != nil && r.kind == jString {
+	if r := v.Get("$ref"); r != nil && r.Kind == jsontext.String {
 		ref := b.part(n, kRef)
-		ref.ref = r.str
+		ref.ref = r.Str
 		b.pending = append(b.pending, ref)
 		if doc.draft < 2019 || !hasConstraints(v) {
 			*n = *ref
@@ -86,42 +88,42 @@ func (b *builder) fill(n *node, v *jnode) {
 		}
 		parts = append(parts, ref)
 	}
-	if e := v.get("enum"); e != nil && e.kind == jArray {
+	if e := v.Get("enum"); e != nil && e.Kind == jsontext.Array {
 		p := b.part(n, kEnum)
-		for _, el := range e.elems {
+		for _, el := range e.Elems {
 			p.values = appendUnique(p.values, canonical(el))
 		}
 		parts = append(parts, p)
 	}
 	for _, crit := range []string{"allOf", "anyOf", "oneOf"} {
-		if c := v.get(crit); c != nil && c.kind == jArray {
+		if c := v.Get(crit); c != nil && c.Kind == jsontext.Array {
 			p := b.part(n, kCombined)
 			p.crit = crit
-			for i, el := range c.elems {
+			for i, el := range c.Elems {
 				p.subs = append(p.subs, b.load(doc, el, fmt.Sprintf("%s/%s/%d", ptr, crit, i)))
 			}
 			parts = append(parts, p)
 		}
 	}
-	if x := v.get("not"); x != nil {
+	if x := v.Get("not"); x != nil {
 		p := b.part(n, kNot)
 		p.not = b.load(doc, x, ptr+"/not")
 		parts = append(parts, p)
 	}
-	if c := v.get("const"); c != nil && doc.draft >= 6 {
+	if c := v.Get("const"); c != nil && doc.draft >= 6 {
 		p := b.part(n, kConst)
 		p.constVal = canonical(c)
 		parts = append(parts, p)
 	}
-	switch t := v.get("type"); {
-	case t != nil && t.kind == jString:
-		parts = append(parts, b.typed(n, v, t.str))
-	case t != nil && t.kind == jArray:
+	switch t := v.Get("type"); {
+	case t != nil && t.Kind == jsontext.String:
+		parts = append(parts, b.typed(n, v, t.Str))
+	case t != nil && t.Kind == jsontext.Array:
 		p := b.part(n, kCombined)
 		p.crit = "anyOf"
-		for _, el := range t.elems {
-			if el.kind == jString {
-				p.subs = append(p.subs, b.typed(n, v, el.str))
+		for _, el := range t.Elems {
+			if el.Kind == jsontext.String {
+				p.subs = append(p.subs, b.typed(n, v, el.Str))
 			}
 		}
 		parts = append(parts, p)
@@ -135,7 +137,7 @@ func (b *builder) fill(n *node, v *jnode) {
 			}
 		}
 	}
-	if v.get("if") != nil && doc.draft >= 7 {
+	if v.Get("if") != nil && doc.draft >= 7 {
 		parts = append(parts, b.part(n, kCond))
 	}
 	switch len(parts) {
@@ -150,35 +152,35 @@ func (b *builder) fill(n *node, v *jnode) {
 }
 
 // meta reads the annotations the registry compares: id, title, description, default.
-func (b *builder) meta(n *node, v *jnode) {
+func (b *builder) meta(n *node, v *jsontext.Node) {
 	idKey := "$id"
 	if n.doc.draft == 4 {
 		idKey = "id"
 	}
-	if x := v.get(idKey); x != nil && x.kind == jString {
-		n.id, n.hasID = x.str, true
+	if x := v.Get(idKey); x != nil && x.Kind == jsontext.String {
+		n.id, n.hasID = x.Str, true
 	}
-	if x := v.get("title"); x != nil && x.kind == jString {
-		n.title, n.hasTitle = x.str, true
+	if x := v.Get("title"); x != nil && x.Kind == jsontext.String {
+		n.title, n.hasTitle = x.Str, true
 	}
-	if x := v.get("description"); x != nil && x.kind == jString {
-		n.desc, n.hasDesc = x.str, true
+	if x := v.Get("description"); x != nil && x.Kind == jsontext.String {
+		n.desc, n.hasDesc = x.Str, true
 	}
-	if x := v.get("default"); x != nil {
+	if x := v.Get("default"); x != nil {
 		n.def, n.hasDef = canonical(x), true
 	}
 }
 
 // typed builds the node of one type from the keywords of that type.
-func (b *builder) typed(n *node, v *jnode, typ string) *node {
+func (b *builder) typed(n *node, v *jsontext.Node, typ string) *node {
 	doc, ptr := n.doc, n.ptr
 	switch typ {
 	case "string":
 		p := b.part(n, kString)
 		p.minLen = intKey(v, "minLength")
 		p.maxLen = intKey(v, "maxLength")
-		if x := v.get("pattern"); x != nil && x.kind == jString {
-			s := x.str
+		if x := v.Get("pattern"); x != nil && x.Kind == jsontext.String {
+			s := x.Str
 			p.pattern = &s
 		}
 		return p
@@ -197,28 +199,28 @@ func (b *builder) typed(n *node, v *jnode, typ string) *node {
 		return b.object(n, v)
 	case "array":
 		p := b.part(n, kArray)
-		items, prefix := v.get("items"), v.get("prefixItems")
-		if prefix != nil && prefix.kind == jArray && doc.draft >= 2020 {
-			for i, el := range prefix.elems {
+		items, prefix := v.Get("items"), v.Get("prefixItems")
+		if prefix != nil && prefix.Kind == jsontext.Array && doc.draft >= 2020 {
+			for i, el := range prefix.Elems {
 				p.itemList = append(p.itemList, b.load(doc, el, fmt.Sprintf("%s/prefixItems/%d", ptr, i)))
 			}
 			b.additional(doc, items, ptr+"/items", &p.addlItemsClosed, &p.addlItems)
-		} else if items != nil && items.kind == jArray {
-			for i, el := range items.elems {
+		} else if items != nil && items.Kind == jsontext.Array {
+			for i, el := range items.Elems {
 				p.itemList = append(p.itemList, b.load(doc, el, fmt.Sprintf("%s/items/%d", ptr, i)))
 			}
 		} else if items != nil {
 			p.items = b.load(doc, items, ptr+"/items")
 		}
 		if doc.draft < 2020 {
-			b.additional(doc, v.get("additionalItems"), ptr+"/additionalItems", &p.addlItemsClosed, &p.addlItems)
+			b.additional(doc, v.Get("additionalItems"), ptr+"/additionalItems", &p.addlItemsClosed, &p.addlItems)
 		}
-		if x := v.get("unevaluatedItems"); x != nil {
+		if x := v.Get("unevaluatedItems"); x != nil {
 			p.unevalItems = b.load(doc, x, ptr+"/unevaluatedItems")
 		}
 		p.maxItems, p.minItems = intKey(v, "maxItems"), intKey(v, "minItems")
 		p.maxContains, p.minContains = intKey(v, "maxContains"), intKey(v, "minContains")
-		if x := v.get("uniqueItems"); x != nil && x.kind == jBool && x.str == "true" {
+		if x := v.Get("uniqueItems"); x != nil && x.Kind == jsontext.Bool && x.Str == "true" {
 			p.unique = true
 		}
 		return p
@@ -228,56 +230,56 @@ func (b *builder) typed(n *node, v *jnode, typ string) *node {
 }
 
 // object builds an object node from the object keywords.
-func (b *builder) object(n *node, v *jnode) *node {
+func (b *builder) object(n *node, v *jsontext.Node) *node {
 	doc, ptr := n.doc, n.ptr
 	p := b.part(n, kObject)
-	if props := v.get("properties"); props != nil && props.kind == jObject {
-		p.propIdx = make(map[string]int, len(props.members))
-		for _, m := range props.members {
-			p.propIdx[m.key] = len(p.props)
-			pn := b.load(doc, m.val, ptr+"/properties/"+escapePointerToken(m.key))
-			p.props = append(p.props, prop{m.key, pn, leafSig(pn)})
+	if props := v.Get("properties"); props != nil && props.Kind == jsontext.Object {
+		p.propIdx = make(map[string]int, len(props.Members))
+		for _, m := range props.Members {
+			p.propIdx[m.Key] = len(p.props)
+			pn := b.load(doc, m.Val, ptr+"/properties/"+jsontext.EscapePointerToken(m.Key))
+			p.props = append(p.props, prop{m.Key, pn, leafSig(pn)})
 		}
 	}
-	if req := v.get("required"); req != nil && req.kind == jArray {
+	if req := v.Get("required"); req != nil && req.Kind == jsontext.Array {
 		p.required = map[string]bool{}
-		for _, el := range req.elems {
-			if el.kind == jString {
-				p.required[el.str] = true
+		for _, el := range req.Elems {
+			if el.Kind == jsontext.String {
+				p.required[el.Str] = true
 			}
 		}
 	}
-	if pp := v.get("patternProperties"); pp != nil && pp.kind == jObject {
-		for _, m := range pp.members {
-			re, _ := regexp.Compile(m.key) // ECMA-262 patterns Go cannot read match nothing
-			p.patternProps = append(p.patternProps, patternProp{m.key, re, b.load(doc, m.val, ptr+"/patternProperties/"+escapePointerToken(m.key))})
+	if pp := v.Get("patternProperties"); pp != nil && pp.Kind == jsontext.Object {
+		for _, m := range pp.Members {
+			re, _ := regexp.Compile(m.Key) // ECMA-262 patterns Go cannot read match nothing
+			p.patternProps = append(p.patternProps, patternProp{m.Key, re, b.load(doc, m.Val, ptr+"/patternProperties/"+jsontext.EscapePointerToken(m.Key))})
 		}
 	}
-	b.additional(doc, v.get("additionalProperties"), ptr+"/additionalProperties", &p.addlClosed, &p.addl)
-	if x := v.get("unevaluatedProperties"); x != nil {
+	b.additional(doc, v.Get("additionalProperties"), ptr+"/additionalProperties", &p.addlClosed, &p.addl)
+	if x := v.Get("unevaluatedProperties"); x != nil {
 		p.uneval = b.load(doc, x, ptr+"/unevaluatedProperties")
 	}
 	deps := func(key string) {
-		d := v.get(key)
-		if d == nil || d.kind != jObject {
+		d := v.Get(key)
+		if d == nil || d.Kind != jsontext.Object {
 			return
 		}
-		for _, m := range d.members {
-			if m.val.kind == jArray {
+		for _, m := range d.Members {
+			if m.Val.Kind == jsontext.Array {
 				if p.propDeps == nil {
 					p.propDeps = map[string][]string{}
 				}
 				var names []string
-				for _, el := range m.val.elems {
-					names = appendUnique(names, el.str)
+				for _, el := range m.Val.Elems {
+					names = appendUnique(names, el.Str)
 				}
-				p.propDeps[m.key] = names
+				p.propDeps[m.Key] = names
 				continue
 			}
 			if p.schemaDeps == nil {
 				p.schemaDeps = map[string]*node{}
 			}
-			p.schemaDeps[m.key] = b.load(doc, m.val, ptr+"/"+key+"/"+escapePointerToken(m.key))
+			p.schemaDeps[m.Key] = b.load(doc, m.Val, ptr+"/"+key+"/"+jsontext.EscapePointerToken(m.Key))
 		}
 	}
 	deps("dependencies")
@@ -289,11 +291,11 @@ func (b *builder) object(n *node, v *jnode) *node {
 
 // additional reads additionalProperties or additionalItems: false closes, true (or
 // absence) leaves open, a schema makes it partially open.
-func (b *builder) additional(doc *document, x *jnode, ptr string, closed *bool, schema **node) {
+func (b *builder) additional(doc *document, x *jsontext.Node, ptr string, closed *bool, schema **node) {
 	switch {
 	case x == nil:
-	case x.kind == jBool:
-		*closed = x.str == "false"
+	case x.Kind == jsontext.Bool:
+		*closed = x.Str == "false"
 	default:
 		*schema = b.load(doc, x, ptr)
 	}
@@ -310,18 +312,18 @@ func leafSig(n *node) uint64 {
 	return h.Sum64() | 1
 }
 
-func hasAny(v *jnode, keys []string) bool {
+func hasAny(v *jsontext.Node, keys []string) bool {
 	for _, k := range keys {
-		if v.get(k) != nil {
+		if v.Get(k) != nil {
 			return true
 		}
 	}
 	return false
 }
 
-func hasConstraints(v *jnode) bool {
-	for _, m := range v.members {
-		if !annotationKeys[m.key] {
+func hasConstraints(v *jsontext.Node) bool {
+	for _, m := range v.Members {
+		if !annotationKeys[m.Key] {
 			return true
 		}
 	}
@@ -337,39 +339,39 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-func intKey(v *jnode, key string) optInt {
-	x := v.get(key)
-	if x == nil || x.kind != jNumber {
+func intKey(v *jsontext.Node, key string) optInt {
+	x := v.Get(key)
+	if x == nil || x.Kind != jsontext.Number {
 		return optInt{}
 	}
-	r, ok := new(big.Rat).SetString(x.str)
+	r, ok := new(big.Rat).SetString(x.Str)
 	if !ok || !r.IsInt() || !r.Num().IsInt64() {
 		return optInt{}
 	}
 	return optInt{r.Num().Int64(), true}
 }
 
-func numKey(v *jnode, key string) optNum {
-	x := v.get(key)
-	if x == nil || x.kind != jNumber {
+func numKey(v *jsontext.Node, key string) optNum {
+	x := v.Get(key)
+	if x == nil || x.Kind != jsontext.Number {
 		return optNum{}
 	}
-	r, ok := new(big.Rat).SetString(x.str)
+	r, ok := new(big.Rat).SetString(x.Str)
 	if !ok {
 		return optNum{}
 	}
-	return optNum{r, x.str}
+	return optNum{r, x.Str}
 }
 
-func describeKind(k jkind) string {
+func describeKind(k jsontext.Kind) string {
 	switch k {
-	case jArray:
+	case jsontext.Array:
 		return "an array"
-	case jString:
+	case jsontext.String:
 		return "a string"
-	case jNumber:
+	case jsontext.Number:
 		return "a number"
-	case jNull:
+	case jsontext.Null:
 		return "null"
 	}
 	return "a value"
@@ -377,48 +379,48 @@ func describeKind(k jkind) string {
 
 // canonical renders a JSON value with sorted object keys and no space, so equal values
 // have equal texts.
-func canonical(v *jnode) string {
+func canonical(v *jsontext.Node) string {
 	var sb strings.Builder
 	writeCanonical(&sb, v)
 	return sb.String()
 }
 
-func writeCanonical(sb *strings.Builder, v *jnode) {
+func writeCanonical(sb *strings.Builder, v *jsontext.Node) {
 	if v == nil {
 		sb.WriteString("null")
 		return
 	}
-	switch v.kind {
-	case jObject:
-		ms := slices.SortedFunc(slices.Values(v.members), func(a, b jmember) int { return strings.Compare(a.key, b.key) })
+	switch v.Kind {
+	case jsontext.Object:
+		ms := slices.SortedFunc(slices.Values(v.Members), func(a, b jsontext.Member) int { return strings.Compare(a.Key, b.Key) })
 		sb.WriteByte('{')
 		for i, m := range ms {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString(strconv.Quote(m.key))
+			sb.WriteString(strconv.Quote(m.Key))
 			sb.WriteByte(':')
-			writeCanonical(sb, m.val)
+			writeCanonical(sb, m.Val)
 		}
 		sb.WriteByte('}')
-	case jArray:
+	case jsontext.Array:
 		sb.WriteByte('[')
-		for i, el := range v.elems {
+		for i, el := range v.Elems {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
 			writeCanonical(sb, el)
 		}
 		sb.WriteByte(']')
-	case jString:
-		sb.WriteString(strconv.Quote(v.str))
-	case jNumber:
-		if r, ok := new(big.Rat).SetString(v.str); ok {
+	case jsontext.String:
+		sb.WriteString(strconv.Quote(v.Str))
+	case jsontext.Number:
+		if r, ok := new(big.Rat).SetString(v.Str); ok {
 			sb.WriteString(r.RatString())
 		} else {
-			sb.WriteString(v.str)
+			sb.WriteString(v.Str)
 		}
 	default:
-		sb.WriteString(v.str)
+		sb.WriteString(v.Str)
 	}
 }

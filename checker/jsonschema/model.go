@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // kind is the kind of a schema node, one per class of the model the Confluent Schema
@@ -59,7 +61,7 @@ type node struct {
 	// ptr is the JSON pointer of the schema object (or boolean) this node stands for.
 	ptr string
 	// src is the JSON text of the schema, for its canonical form.
-	src *jnode
+	src *jsontext.Node
 
 	id, title, desc, def             string
 	hasID, hasTitle, hasDesc, hasDef bool

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // Schema is one parsed JSON Schema: the model the registry compares, built from the
@@ -33,8 +34,8 @@ type Schema struct {
 type document struct {
 	// file names it in messages; name is how the tree names it (Source.Resolve).
 	file, name string
-	text       *jnode
-	lines      lineIndex
+	text       *jsontext.Node
+	lines      jsontext.LineIndex
 	draft      int // 4, 6, 7, 2019 or 2020
 	id         string
 }
@@ -42,8 +43,8 @@ type document struct {
 // position returns the line and column a pointer names (1-based), using the deepest
 // part of it that exists.
 func (d *document) position(ptr string) (line, col int) {
-	_, off, _ := resolvePointer(d.text, ptr)
-	return d.lines.pos(off)
+	_, off, _ := jsontext.ResolvePointer(d.text, ptr)
+	return d.lines.Pos(off)
 }
 
 // drafts maps the $schema URLs (without scheme and trailing #) to drafts.
@@ -69,7 +70,7 @@ type builder struct {
 }
 
 func (b *builder) fail(doc *document, off int, format string, args ...any) {
-	line, col := doc.lines.pos(off)
+	line, col := doc.lines.Pos(off)
 	b.errs = append(b.errs, &checker.InputError{File: doc.file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
 }
 
@@ -108,9 +109,9 @@ func Parse(src checker.Source) (*Schema, error) {
 
 // document reads one file's text: JSON with positions, its draft and $id.
 func (b *builder) document(name string, data []byte, inherited int, main bool) (*document, error) {
-	lines := newLineIndex(data)
+	lines := jsontext.NewLineIndex(data)
 	in := func(off int, format string, args ...any) error {
-		line, col := lines.pos(off)
+		line, col := lines.Pos(off)
 		return &checker.InputError{File: name, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
 	}
 	if len(data) > MaxSchemaBytes {
@@ -118,22 +119,22 @@ func (b *builder) document(name string, data []byte, inherited int, main bool) (
 	}
 	text, err := parseJSON(data)
 	if err != nil {
-		var se *syntaxError
+		var se *jsontext.SyntaxError
 		if errors.As(err, &se) {
-			return nil, in(se.off, "invalid JSON: %s", se.msg)
+			return nil, in(se.Off, "invalid JSON: %s", se.Msg)
 		}
 		return nil, in(0, "%v", err)
 	}
-	if text.kind != jObject && text.kind != jBool {
-		return nil, in(text.off, "a JSON Schema is an object (or true or false), not %s", describeKind(text.kind))
+	if text.Kind != jsontext.Object && text.Kind != jsontext.Bool {
+		return nil, in(text.Off, "a JSON Schema is an object (or true or false), not %s", describeKind(text.Kind))
 	}
 	d := &document{file: name, name: name, text: text, lines: lines, draft: inherited}
-	if s := text.get("$schema"); s != nil {
-		key := strings.TrimSuffix(s.str, "#")
+	if s := text.Get("$schema"); s != nil {
+		key := strings.TrimSuffix(s.Str, "#")
 		key = strings.TrimPrefix(strings.TrimPrefix(key, "https://"), "http://")
 		dr, ok := drafts[key]
-		if s.kind != jString || !ok {
-			return nil, in(s.off, "unknown JSON Schema draft %s in $schema: use one of http://json-schema.org/draft-04/schema#, draft-06, draft-07, https://json-schema.org/draft/2019-09/schema or https://json-schema.org/draft/2020-12/schema", canonical(s))
+		if s.Kind != jsontext.String || !ok {
+			return nil, in(s.Off, "unknown JSON Schema draft %s in $schema: use one of http://json-schema.org/draft-04/schema#, draft-06, draft-07, https://json-schema.org/draft/2019-09/schema or https://json-schema.org/draft/2020-12/schema", canonical(s))
 		}
 		d.draft = dr
 	}
@@ -141,8 +142,8 @@ func (b *builder) document(name string, data []byte, inherited int, main bool) (
 	if d.draft == 4 {
 		idKey = "id"
 	}
-	if id := text.get(idKey); id != nil && id.kind == jString {
-		d.id = id.str
+	if id := text.Get(idKey); id != nil && id.Kind == jsontext.String {
+		d.id = id.Str
 	}
 	b.docs[name] = d
 	b.order = append(b.order, d)
@@ -161,10 +162,10 @@ func (b *builder) resolveAll() {
 // refOffset is where a $ref value stands, for messages.
 func refOffset(n *node) int {
 	if n.src != nil {
-		if r := n.src.get("$ref"); r != nil {
-			return r.off
+		if r := n.src.Get("$ref"); r != nil {
+			return r.Off
 		}
-		return n.src.off
+		return n.src.Off
 	}
 	return 0
 }
@@ -186,7 +187,7 @@ func (b *builder) resolve(n *node) *node {
 	case frag == "" || frag == "/":
 		return b.load(doc, doc.text, "")
 	case strings.HasPrefix(frag, "/"):
-		v, _, ok := resolvePointer(doc.text, frag)
+		v, _, ok := jsontext.ResolvePointer(doc.text, frag)
 		if !ok {
 			b.fail(n.doc, refOffset(n), "$ref %q names nothing: %s has no %s; point it at an existing schema (under $defs or definitions)", n.ref, doc.file, frag)
 			return nil
@@ -255,27 +256,27 @@ func (b *builder) refDoc(n *node, docPart string) *document {
 
 // findAnchor finds the schema that declares a plain-name anchor ($anchor, or an $id of
 // "#name" in drafts 6 and 7).
-func findAnchor(v *jnode, name, ptr string) (*jnode, string) {
+func findAnchor(v *jsontext.Node, name, ptr string) (*jsontext.Node, string) {
 	if v == nil {
 		return nil, ""
 	}
-	switch v.kind {
-	case jObject:
-		if a := v.get("$anchor"); a != nil && a.str == name {
+	switch v.Kind {
+	case jsontext.Object:
+		if a := v.Get("$anchor"); a != nil && a.Str == name {
 			return v, ptr
 		}
 		for _, k := range []string{"$id", "id"} {
-			if a := v.get(k); a != nil && a.kind == jString && a.str == "#"+name {
+			if a := v.Get(k); a != nil && a.Kind == jsontext.String && a.Str == "#"+name {
 				return v, ptr
 			}
 		}
-		for _, m := range v.members {
-			if r, p := findAnchor(m.val, name, ptr+"/"+escapePointerToken(m.key)); r != nil {
+		for _, m := range v.Members {
+			if r, p := findAnchor(m.Val, name, ptr+"/"+jsontext.EscapePointerToken(m.Key)); r != nil {
 				return r, p
 			}
 		}
-	case jArray:
-		for i, el := range v.elems {
+	case jsontext.Array:
+		for i, el := range v.Elems {
 			if r, p := findAnchor(el, name, fmt.Sprintf("%s/%d", ptr, i)); r != nil {
 				return r, p
 			}

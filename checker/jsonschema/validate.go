@@ -10,6 +10,8 @@ import (
 	sv "github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/contractbot/contractbot/checker/jsontext"
 )
 
 // memBase is the URL the documents of one Parse are known by to the validator.
@@ -77,11 +79,11 @@ func (b *builder) validate(main *document) {
 			}
 			ptr := strings.TrimSuffix(frag, "/")
 			for _, t := range leaf.InstanceLocation {
-				ptr += "/" + escapePointerToken(t)
+				ptr += "/" + jsontext.EscapePointerToken(t)
 			}
-			n, off, _ := resolvePointer(d.text, ptr)
+			n, off, _ := jsontext.ResolvePointer(d.text, ptr)
 			if n != nil && ptr != "" {
-				off = n.off
+				off = n.Off
 			}
 			b.fail(d, off, "the schema does not follow the %s meta-schema at %s: %s", draftName(d.draft), orRoot(ptr), leaf.ErrorKind.LocalizedString(printer))
 			return
@@ -108,26 +110,26 @@ func draftName(d int) string {
 }
 
 // toAny turns a parsed value into what the validator reads (numbers as json.Number).
-func toAny(v *jnode) any {
-	switch v.kind {
-	case jObject:
-		m := make(map[string]any, len(v.members))
-		for _, mb := range v.members {
-			m[mb.key] = toAny(mb.val)
+func toAny(v *jsontext.Node) any {
+	switch v.Kind {
+	case jsontext.Object:
+		m := make(map[string]any, len(v.Members))
+		for _, mb := range v.Members {
+			m[mb.Key] = toAny(mb.Val)
 		}
 		return m
-	case jArray:
-		a := make([]any, len(v.elems))
-		for i, el := range v.elems {
+	case jsontext.Array:
+		a := make([]any, len(v.Elems))
+		for i, el := range v.Elems {
 			a[i] = toAny(el)
 		}
 		return a
-	case jString:
-		return v.str
-	case jNumber:
-		return json.Number(v.str)
-	case jBool:
-		return v.str == "true"
+	case jsontext.String:
+		return v.Str
+	case jsontext.Number:
+		return json.Number(v.Str)
+	case jsontext.Bool:
+		return v.Str == "true"
 	}
 	return nil
 }
