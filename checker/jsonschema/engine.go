@@ -190,10 +190,10 @@ func (Engine) Imports(text []byte) []string {
 
 func containsScheme(ref string) bool {
 	for i, c := range ref {
-		switch {
-		case c == ':':
+		switch c {
+		case ':':
 			return i > 0
-		case c == '/' || c == '.':
+		case '/', '.':
 			return false
 		}
 	}

@@ -124,14 +124,6 @@ type patternProp struct {
 	n   *node
 }
 
-// property returns the schema of a named property, or nil.
-func (n *node) property(name string) *node {
-	if i, ok := n.propIdx[name]; ok {
-		return n.props[i].n
-	}
-	return nil
-}
-
 // propertyAt returns a named property, trying position i first (two versions of an
 // object usually list their properties in the same order); nil when there is none.
 func (n *node) propertyAt(i int, name string) *prop {

@@ -22,6 +22,7 @@ const MaxNestingDepth = 256
 // Kind is the kind of a JSON value.
 type Kind byte
 
+// The kinds of JSON values.
 const (
 	Object Kind = iota + 1 // an object: Node.Members
 	Array                  // an array: Node.Elems
