@@ -47,10 +47,11 @@ func Load(c Change) (*Loaded, error) {
 	if dirs, err = contract.WithImporters(c.Head, dirs); err != nil {
 		return nil, err
 	}
-	baseIndex, err := contract.IndexSubjects(c.Base)
+	baseFolders, err := contract.SubjectFolders(c.Base)
 	if err != nil {
 		return nil, err
 	}
+	baseIndex := firstFolders(baseFolders)
 	headIndex, err := contract.UpdateIndex(baseIndex, c.Head, dirs)
 	if err != nil {
 		return nil, err
@@ -59,12 +60,46 @@ func Load(c Change) (*Loaded, error) {
 	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
 		return nil, err
 	}
+	if err := treeWide(c.Head, l.Head, baseFolders, dirs); err != nil {
+		return nil, err
+	}
 	if c.Repo != nil && !c.HistoryAt.IsZero() {
 		if l.History, err = earlierVersions(c.Repo, c.HistoryAt, l.Base, l.Head); err != nil {
 			return nil, err
 		}
 	}
 	return l, nil
+}
+
+// firstFolders is the subject index (contract.IndexSubjects) of folders: each name's
+// first folder.
+func firstFolders(folders map[string][]string) map[string]string {
+	out := make(map[string]string, len(folders))
+	for name, dirs := range folders {
+		out[name] = dirs[0]
+	}
+	return out
+}
+
+// treeWide adds to head, loaded partially, the errors of the whole tree that a
+// partial load does not see and lint reports: subjects claimed by two folders, and
+// links or misplaced files in contracts/ and its domain folders. They block the change
+// whichever folders it touches: lint fails on that head too.
+func treeWide(src contract.Source, head *contract.Tree, baseFolders map[string][]string, dirs []string) error {
+	folders, err := contract.UpdateFolders(baseFolders, src, dirs)
+	if err != nil {
+		return fmt.Errorf("index the subjects of %s: %w", src.Describe(), err)
+	}
+	dups, err := contract.DuplicateSubjects(src, folders)
+	if err != nil {
+		return fmt.Errorf("look for duplicate subjects in %s: %w", src.Describe(), err)
+	}
+	layout, err := contract.LayoutDiagnostics(src)
+	if err != nil {
+		return fmt.Errorf("check the layout of %s: %w", src.Describe(), err)
+	}
+	head.AddTreeWide(append(dups, layout...))
+	return nil
 }
 
 // earlierVersions reads the distinct earlier canonical forms of the schema files of the

@@ -36,6 +36,9 @@ type loader struct {
 	// again on demand: the folders a partial load was asked for, which its caller is
 	// about to compare (parsing a large schema costs more than holding it).
 	keep map[string]bool
+	// shallow lists contracts/ and its domain folders but not the subject folders
+	// (LayoutDiagnostics).
+	shallow bool
 }
 
 type protoFile struct {
@@ -215,6 +218,8 @@ func (l *loader) domainDirs(dir, domain string) []subjectDir {
 			}
 		case !reSlug.MatchString(e.Name):
 			l.layout(p, CodeLayout, "subject folder %q must be lower case letters, digits, '-' or '_'; rename it.", e.Name)
+		case l.shallow:
+			out = append(out, subjectDir{dir: p, domain: domain, name: e.Name})
 		default:
 			sub, ok := l.listDir(p)
 			if !ok {

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// lintAt runs the full lint on a revision and returns its diagnostics with code.
+func lintAt(t *testing.T, dir, rev, code string) contract.Diagnostics {
+	t.Helper()
+	out, errOut, exit := runCLI(t, "lint", "--repo", dir, "--rev", rev, "--format", "json")
+	if exit != 1 {
+		t.Fatalf("lint exit %d, want 1: %s", exit, errOut)
+	}
+	var r struct {
+		Diagnostics contract.Diagnostics `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("lint output: %v\n%s", err, out)
+	}
+	return slices.DeleteFunc(r.Diagnostics, func(d contract.Diagnostic) bool { return d.Code != code })
+}
+
+// withCode returns a report's lint errors of one code.
+func withCode(r *verdict.Report, code string) contract.Diagnostics {
+	return slices.DeleteFunc(slices.Clone(r.Lint), func(d contract.Diagnostic) bool { return d.Code != code })
+}
+
+// TestCheckHijackedSubject: a new folder that claims an existing subject is a
+// duplicate subject for check as for lint, not a new subject ready to merge (the
+// folder sorts first, so lint reports the duplicate on the existing folder).
+func TestCheckHijackedSubject(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	hijack := filepath.Join(dir, "contracts/aaa/hijack")
+	if err := os.MkdirAll(hijack, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yml, err := os.ReadFile(filepath.Join(dir, "contracts/orders/order-created/contract.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"type": "record", "name": "Hijack", "namespace": "evil", "fields": [{"name": "payload", "type": "string"}]}`
+	for name, data := range map[string][]byte{"contract.yaml": yml, "order_created.avsc": []byte(schema)} {
+		if err := os.WriteFile(filepath.Join(hijack, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, repo, "hijack orders.order-created-value")
+
+	r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	got := withCode(r, contract.CodeDuplicateSubject)
+	if code != 1 || len(got) != 1 {
+		t.Fatalf("exit %d, duplicate-subject errors %v: want exit 1 and one", code, got)
+	}
+	want := lintAt(t, dir, "HEAD", contract.CodeDuplicateSubject)
+	if !slices.Equal(got, want) {
+		t.Errorf("check reports %v, lint %v", got, want)
+	}
+	if d := got[0]; d.File != "contracts/orders/order-created/contract.yaml" || d.Line != 2 {
+		t.Errorf("at %s:%d, want the later folder's subject line contracts/orders/order-created/contract.yaml:2", d.File, d.Line)
+	}
+}
+
+// TestCheckSymlinkedFolder: a domain folder that is a link fails lint, and check.
+func TestCheckSymlinkedFolder(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	if err := os.Symlink("orders", filepath.Join(dir, "contracts/etc")); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, repo, "link a domain")
+
+	r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	got := withCode(r, contract.CodeSymlink)
+	if code != 1 || len(got) != 1 || got[0].File != "contracts/etc" {
+		t.Fatalf("exit %d, symlink errors %v: want exit 1 and one on contracts/etc", code, got)
+	}
+	if want := lintAt(t, dir, "HEAD", contract.CodeSymlink); !slices.Equal(got, want) {
+		t.Errorf("check reports %v, lint %v", got, want)
+	}
+}

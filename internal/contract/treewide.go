@@ -1,0 +1,122 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"slices"
+)
+
+// A partial load (LoadSubjects) validates the folders it loads; the rules below are
+// the ones of the whole tree that a change elsewhere can break and that cost no more
+// than listing the folders or reading each contract.yaml's subject line, which the
+// subject index reads anyway. change.Load adds them to the head it loads, so check and
+// the bot refuse what lint refuses: a second folder claiming a subject, a link or a
+// misplaced file in contracts/.
+
+// SubjectFolders maps each subject name to every folder whose contract.yaml names it,
+// in the order SubjectDirs lists them: more than one folder is a duplicate subject.
+func SubjectFolders(src Source) (map[string][]string, error) {
+	dirs, err := SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	return folderNames(src, map[string][]string{}, dirs)
+}
+
+// UpdateFolders returns a copy of folders (SubjectFolders of another revision) brought
+// up to date for src, where only the folders dirs may differ.
+func UpdateFolders(folders map[string][]string, src Source, dirs []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(folders))
+	for name, ds := range folders {
+		kept := slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return slices.Contains(dirs, d) })
+		if len(kept) > 0 {
+			out[name] = kept
+		}
+	}
+	return folderNames(src, out, dirs)
+}
+
+func folderNames(src Source, out map[string][]string, dirs []string) (map[string][]string, error) {
+	for _, dir := range dirs {
+		name, _, ok, err := subjectLine(src, dir)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = append(out[name], dir)
+		}
+	}
+	return out, nil
+}
+
+// subjectLine reads the subject key of dir's contract.yaml and the line it is on;
+// ok is false when there is none to read (a missing, linked, oversized or broken file
+// is reported when the folder is loaded).
+func subjectLine(src Source, dir string) (name string, line int, ok bool, err error) {
+	data, err := src.ReadFile(dir+"/"+ContractFile, MaxYAMLBytes)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrSymlink) || errors.Is(err, fs.ErrInvalid) {
+			return "", 0, false, nil
+		}
+		return "", 0, false, err
+	}
+	m := reSubjectKey.FindSubmatchIndex(data)
+	if m == nil {
+		return "", 0, false, nil
+	}
+	return string(data[m[2]:m[3]]), bytes.Count(data[:m[0]], []byte("\n")) + 1, true, nil
+}
+
+// DuplicateSubjects reports every subject name that more than one folder claims, as
+// Load does: the first folder in path order keeps the name and each later one gets a
+// duplicate-subject error at its subject line. folders is SubjectFolders of src.
+func DuplicateSubjects(src Source, folders map[string][]string) (Diagnostics, error) {
+	var ds Diagnostics
+	for name, dirs := range folders {
+		if len(dirs) < 2 {
+			continue
+		}
+		dirs = slices.Sorted(slices.Values(dirs))
+		for _, dir := range dirs[1:] {
+			_, line, ok, err := subjectLine(src, dir)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			f := &file{path: dir + "/" + ContractFile, diags: &ds}
+			f.report(Pos{line, 1}, CodeDuplicateSubject, "subject %q is already defined in %s; each subject has one folder. Rename this one or remove the folder.", name, dirs[0]+"/"+ContractFile)
+		}
+	}
+	ds.Sort()
+	return ds, nil
+}
+
+// LayoutDiagnostics reports what Load reports about the shape of contracts/ and its
+// domain folders (links, files out of place, folder names), listing only those
+// folders: a link added where a domain or subject folder belongs is not one of the
+// subject folders a change touches, and a partial load would not see it.
+func LayoutDiagnostics(src Source) (Diagnostics, error) {
+	l := &loader{src: src, shallow: true}
+	l.subjectDirs()
+	if l.sysErr != nil {
+		return nil, l.sysErr
+	}
+	l.diags.Sort()
+	return l.diags, nil
+}
+
+// AddTreeWide adds the diagnostics ds to t's, leaving out any t already has (the same
+// file, line and code), in order.
+func (t *Tree) AddTreeWide(ds Diagnostics) {
+	for _, d := range ds {
+		if !slices.ContainsFunc(t.Diagnostics, func(o Diagnostic) bool {
+			return o.File == d.File && o.Line == d.Line && o.Code == d.Code
+		}) {
+			t.Diagnostics = append(t.Diagnostics, d)
+		}
+	}
+	t.Diagnostics.Sort()
+}
