@@ -180,7 +180,7 @@ func TestComparisonBudget(t *testing.T) {
 	old, next := mustParse(t, "a.json", build("a")), mustParse(t, "b.json", build("b"))
 	start := time.Now()
 	res := Check([]*Schema{old}, next, checker.Backward)
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // a hang, not a speed target
 		t.Errorf("took %v", d)
 	}
 	if !slices.ContainsFunc(res.Findings, func(f checker.Finding) bool { return f.Rule == ComparisonBudgetExceeded && f.Line == 1 }) {

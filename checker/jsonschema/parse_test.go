@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
 			_, err := Parse(src("bad.json", c.text, nil))
-			if time.Since(start) > 2*time.Second {
+			if time.Since(start) > 20*time.Second { // a hang, not a speed target
 				t.Errorf("took %v", time.Since(start))
 			}
 			var ie *checker.InputError
@@ -184,7 +184,7 @@ func TestFieldPathBudget(t *testing.T) {
 	sb.WriteString(`"l20": {"type": "string"}}, "$ref": "#/$defs/l0"}`)
 	start := time.Now()
 	s := mustParse(t, "wide.json", sb.String())
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 20*time.Second { // a hang, not a speed target
 		t.Errorf("parse took %v", d)
 	}
 	if n := len(s.FieldPaths()); n != checker.MaxFieldPaths {
