@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"bytes"
 	"fmt"
 	"sync/atomic"
 
@@ -15,13 +16,42 @@ import (
 // and a check comparing two such versions under 512 MB.
 const MaxDeclarations = 30_000
 
+// MaxLineBytes bounds the length of one line of a Protobuf file. The compiler finds a
+// token's column by scanning its line from the start, so a file written on one line
+// costs time quadratic in its length (29,000 fields on one 517 KB line ran past two
+// minutes); 16 KiB is far past any line a person writes.
+const MaxLineBytes = 16 << 10
+
+// longLine returns a located error for the first line of data longer than
+// MaxLineBytes, or nil.
+func longLine(display string, data []byte) error {
+	line := 1
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		if n > MaxLineBytes {
+			return &checker.InputError{File: display, Line: line, Column: 1, Message: fmt.Sprintf(
+				"this line is %d bytes long, over the limit of %d bytes for a line of a Protobuf schema (the compiler's cost grows with the square of a line's length); break it into one declaration per line.",
+				n, MaxLineBytes)}
+		}
+		data = data[min(n+1, len(data)):]
+		line++
+	}
+	return nil
+}
+
 // declarationBudget counts declarations across the files of one compilation; the
 // compiler reads imports from several goroutines.
 type declarationBudget struct{ used atomic.Int64 }
 
-// take counts the declarations of one file and returns a located error when the total
+// take refuses a line over MaxLineBytes, counts the declarations of one file and returns a located error when the total
 // passes MaxDeclarations, naming the file by display.
 func (b *declarationBudget) take(display string, data []byte) error {
+	if err := longLine(display, data); err != nil {
+		return err
+	}
 	n, line, col := countDeclarations(data, MaxDeclarations+1)
 	total := b.used.Add(int64(n))
 	if total <= MaxDeclarations {

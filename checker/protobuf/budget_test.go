@@ -145,3 +145,37 @@ func WideProtoText(n int) string {
 	b.WriteString("}\n")
 	return b.String()
 }
+
+// A line longer than MaxLineBytes is refused before it is compiled, at its start, with
+// a message saying to break it (issue 13: 29,000 fields on one line ran past 120 s);
+// the canonical form refuses it too.
+func TestLongLineIsRefused(t *testing.T) {
+	for name, body := range map[string]string{
+		"fields":      "message Wide { " + strings.Repeat("string f = 1; ", 29000) + "}",
+		"enum values": "enum E { " + strings.Repeat("V = 0; ", 10000) + "}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			text := "syntax = \"proto3\";\npackage w;\n" + body + "\n"
+			var ie *checker.InputError
+			bytes := allocated(func() {
+				_, err := Parse("one.proto", mapResolver(map[string]string{"one.proto": text}), "")
+				if !errors.As(err, &ie) {
+					t.Fatalf("Parse: %v", err)
+				}
+			})
+			if ie.File != "one.proto" || ie.Line != 3 || ie.Column != 1 || !strings.Contains(ie.Message, fmt.Sprintf("over the limit of %d bytes", MaxLineBytes)) || !strings.Contains(ie.Message, "break it") {
+				t.Errorf("refusal: %+v", ie)
+			}
+			if bytes > 4<<20 {
+				t.Errorf("refusing allocated %d MB", bytes>>20)
+			}
+			if _, err := (Engine{}).Canonical([]byte(text)); err == nil || !strings.Contains(err.Error(), "break it") {
+				t.Errorf("Canonical: %v", err)
+			}
+		})
+	}
+	ok := "syntax = \"proto3\";\npackage w;\nmessage M { " + strings.Repeat("string f = 1; ", MaxLineBytes/len("string f = 1; ")-1) + "}\n"
+	if err := longLine("ok.proto", []byte(ok)); err != nil {
+		t.Errorf("a line under the limit: %v", err)
+	}
+}

@@ -23,6 +23,9 @@ func (Engine) Canonical(text []byte) ([]byte, error) {
 	if n, _, _ := countDeclarations(text, 0); n > MaxDeclarations {
 		return nil, fmt.Errorf("protobuf: the schema has %d declarations, over the limit of %d (MaxDeclarations)", n, MaxDeclarations)
 	}
+	if err := longLine("schema.proto", text); err != nil {
+		return nil, fmt.Errorf("protobuf: %w", err)
+	}
 	h := reporter.NewHandler(nil)
 	file, err := parser.Parse("schema.proto", bytes.NewReader(text), h)
 	if err != nil {
