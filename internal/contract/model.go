@@ -244,6 +244,9 @@ type Consumer struct {
 	Reads []string `json:"reads"`
 	// Produces maps an output subject to its lineage: output field <- input fields.
 	Produces map[string]map[string][]string `json:"produces,omitempty"`
+	// Signoff is "required" when the team signs off changes reaching the consumer
+	// through lineage too; "" otherwise.
+	Signoff string `json:"signoff,omitempty"`
 	// State is what a stateful job keeps of the subject, nil for none.
 	State *JobState `json:"state,omitempty"`
 	// Subject is the registry name of the subject this consumer reads.

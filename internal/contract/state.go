@@ -65,3 +65,8 @@ func jobState(f *file, o *object, s *Subject) *JobState {
 	}
 	return st
 }
+
+// SignoffRequired is a consumer file's `signoff: required`: the consumer's team signs
+// off changes that reach it through lineage too, as a direct consumer's does (by
+// default an indirect consumer's team is only told).
+const SignoffRequired = "required"

@@ -40,6 +40,7 @@ func Settle(in Input, r *Report) {
 	r.Override, r.Notices = in.Override, in.Notices
 	r.SignOffs, r.State = signOffs(in, r.Subjects)
 	suggestEntries(in, r)
+	r.FYI = fyis(r)
 	r.Blockers = blockers(r)
 	r.Ready = len(r.Blockers) == 0 || in.Override != nil
 	r.Deadline = time.Time{}

@@ -150,6 +150,8 @@ type Report struct {
 	Ready    bool             `json:"ready"`
 	Subjects []*SubjectReport `json:"subjects"`
 	SignOffs []*SignOff       `json:"signoffs"`
+	// FYI lists the teams of indirect consumers to tell, without a sign-off.
+	FYI []FYI `json:"fyi,omitempty"`
 	// Deadline is the earliest deadline of a pending sign-off (zero when none).
 	Deadline time.Time        `json:"deadline,omitzero"`
 	Calendar []*CalendarCheck `json:"calendar"`

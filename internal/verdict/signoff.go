@@ -47,7 +47,8 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 	for _, sr := range subjects {
 		required := map[string]bool{}
 		for _, a := range sr.Affected {
-			if !a.Direct || a.Effect.Rank() < checker.ChangesMeaning.Rank() {
+			gated := a.Direct || (a.Consumer != nil && a.Consumer.Signoff == contract.SignoffRequired)
+			if !gated || a.Effect.Rank() < checker.ChangesMeaning.Rank() {
 				continue
 			}
 			fields := map[string]bool{}
@@ -61,6 +62,9 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 			reason := "the change breaks fields it reads"
 			if a.Effect == checker.ChangesMeaning {
 				reason = "fields it reads change their meaning or range"
+			}
+			if !a.Direct {
+				reason = fmt.Sprintf("it asks to sign off changes that reach it through lineage (signoff: required), %d hop(s) away: ", a.Hops) + reason
 			}
 			if sr.Kind == Deleted {
 				reason = "the subject it reads is deleted"

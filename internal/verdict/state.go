@@ -141,3 +141,51 @@ func stateMigrationEntry(in Input, subject string) string {
 	}
 	return ""
 }
+
+// FYI is a team to tell, without asking it to sign off: the owner of indirect
+// consumers a change reaches through lineage (issue 18: everyone affected hears of
+// it). The bot's Slack FYI is not sent yet; the report carries the list.
+type FYI struct {
+	Team string `json:"team"`
+	// Consumers are the team's indirect consumers the change reaches, with the
+	// subject each reads.
+	Consumers []ConsumerRef `json:"consumers"`
+}
+
+// fyis lists, by team, the indirect consumers that a change breaks or changes the
+// meaning for and whose team does not sign off already.
+func fyis(r *Report) []FYI {
+	signing := map[string]bool{}
+	for _, so := range r.SignOffs {
+		signing[so.Team] = true
+	}
+	byTeam := map[string]*FYI{}
+	var teams []string
+	for _, sr := range r.Subjects {
+		for _, a := range sr.Affected {
+			if a.Direct || signing[a.Owner] || a.Effect.Rank() < checker.ChangesMeaning.Rank() {
+				continue
+			}
+			f := byTeam[a.Owner]
+			if f == nil {
+				f = &FYI{Team: a.Owner}
+				byTeam[a.Owner] = f
+				teams = append(teams, a.Owner)
+			}
+			var fields []string
+			for _, h := range a.Hits {
+				if !slices.Contains(fields, h.Field) {
+					fields = append(fields, h.Field)
+				}
+			}
+			f.Consumers = append(f.Consumers, ConsumerRef{Subject: a.Subject, Consumer: a.Name, Effect: a.Effect, Fields: fields,
+				Reason: fmt.Sprintf("%s changes %d hop(s) upstream", sr.Subject, a.Hops)})
+		}
+	}
+	slices.Sort(teams)
+	out := make([]FYI, 0, len(teams))
+	for _, t := range teams {
+		out = append(out, *byTeam[t])
+	}
+	return out
+}
