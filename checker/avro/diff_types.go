@@ -151,16 +151,28 @@ func orPlain(l string) string {
 	return l
 }
 
+// symbolDiff lists the symbols next adds to old and those it removes, each in its
+// list's order; sets keep it linear (a 40,000-symbol enum took 12 s with a scan per
+// symbol).
 func symbolDiff(old, next []string) (added, removed []string) {
+	inOld, inNext := set(old), set(next)
 	for _, s := range next {
-		if !slices.Contains(old, s) {
+		if !inOld[s] {
 			added = append(added, s)
 		}
 	}
 	for _, s := range old {
-		if !slices.Contains(next, s) {
+		if !inNext[s] {
 			removed = append(removed, s)
 		}
 	}
 	return added, removed
+}
+
+func set(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }
