@@ -70,7 +70,7 @@ func TestDeepReuseEvaluationIsBounded(t *testing.T) {
 	if len(s.Affected) != 1 || s.Affected[0].Name != "reader" || s.Affected[0].Effect != checker.Breaks {
 		t.Errorf("affected: %+v", s.Affected)
 	}
-	if n := strings.Count(out, "\n"); n > MaxActionsAnnotations+1 {
+	if n := strings.Count(out, "\n"); n > MaxActionsLines {
 		t.Errorf("%d lines of annotations", n)
 	}
 	// What a person reads: the cut change, the first 50 changes, the consumer's

@@ -15,9 +15,12 @@ const (
 	// MaxCheckRunAnnotations is how many annotations one check run carries in all
 	// (ten requests); the rest are counted in the run's summary.
 	MaxCheckRunAnnotations = 500
+	// MaxActionsLines is how many workflow command lines GitHubActions prints in all,
+	// its summary line included.
+	MaxActionsLines = 1000
 	// MaxActionsAnnotations is how many annotation lines GitHubActions prints before
 	// its summary line, which counts the rest.
-	MaxActionsAnnotations = 1000
+	MaxActionsAnnotations = MaxActionsLines - 1
 	// MaxSummaryBytes is where a check run's summary is cut (GitHub refuses a summary
 	// over 65,535 characters; the note on what was cut fits in the difference).
 	MaxSummaryBytes = 60000
