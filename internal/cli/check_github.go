@@ -156,7 +156,7 @@ func appendFile(path, text string) error {
 		return err
 	}
 	if _, err := f.WriteString(text); err != nil {
-		f.Close()
+		_ = f.Close() // the write's error is the one to report
 		return err
 	}
 	return f.Close()

@@ -75,7 +75,7 @@ func readEvents(file, url string) ([]openlineage.RunEvent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read OpenLineage events: %w", err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		return openlineage.ReadLines(file, f)
 	}
 	u := strings.TrimSuffix(url, "/") + olstore.Path

@@ -83,7 +83,11 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			if err != nil {
 				return err
 			}
-			defer sink.Close()
+			defer func() {
+				if err := sink.Close(); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "closing the event sink: %v\n", err)
+				}
+			}()
 			if source == "" {
 				source = sourceOf(r, bf.repo)
 			}

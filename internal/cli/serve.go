@@ -148,7 +148,11 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					if err != nil {
 						return err
 					}
-					defer sink.Close()
+					defer func() {
+						if err := sink.Close(); err != nil {
+							log.Error("closing the event sink", "err", err)
+						}
+					}()
 					b.Publishing = &bot.Publishing{Sink: sink}
 					if publishTo != "" {
 						c, err := registry.NewClient(publishTo, clientOptions(10*time.Second)...)

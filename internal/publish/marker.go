@@ -82,13 +82,13 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
+	defer func() { _ = os.Remove(f.Name()) }() // gone after the rename; left only on failure
 	if _, err := f.Write(data); err != nil {
-		f.Close()
+		_ = f.Close() // the first error is the one to report
 		return err
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
+		_ = f.Close() // the first error is the one to report
 		return err
 	}
 	if err := f.Close(); err != nil {

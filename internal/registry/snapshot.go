@@ -70,8 +70,8 @@ type builder struct {
 	// metadata (nil: no metadata).
 	contractAt func(versions.Version) ([]byte, error)
 	entries    map[versions.SubjectVersion]*versionEntry
-	seq     map[string]int // first-parent commit -> position in history
-	prev    *snapshot      // the last snapshot built: unchanged subjects are reused
+	seq        map[string]int // first-parent commit -> position in history
+	prev       *snapshot      // the last snapshot built: unchanged subjects are reused
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called

@@ -39,7 +39,7 @@ type Tree struct {
 	// ready is the commit whose tree is loaded, read without waiting for a load
 	// under mu to finish (Ready).
 	ready atomic.Pointer[plumbing.Hash]
-	seq  map[string]int
+	seq   map[string]int
 
 	// ixMu guards ix, the versions index, extended in place as the branch moves.
 	ixMu sync.Mutex

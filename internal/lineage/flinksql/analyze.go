@@ -122,9 +122,7 @@ func (a *Analyzer) createTable(file string, ct *CreateTable) {
 	if ct.As != nil {
 		st := a.resolveInsert(file, &Insert{Pos: ct.Pos, Table: ct.Name, Query: ct.As}, d)
 		if len(ct.Columns) == 0 {
-			for c := range st.Order {
-				d.asCols = append(d.asCols, st.Order[c])
-			}
+			d.asCols = append(d.asCols, st.Order...)
 		}
 		a.res.Statements = append(a.res.Statements, st.Statement)
 	}

@@ -230,6 +230,7 @@ func (*Match) table()     {}
 // ExprKind is the kind of an expression node.
 type ExprKind int
 
+// The kinds of expression node.
 const (
 	ERef        ExprKind = iota // column reference: Parts = a.b.c (quoted or not)
 	ELit                        // literal, keyword argument or niladic function: reads nothing

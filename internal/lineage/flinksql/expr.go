@@ -158,11 +158,10 @@ func (p *parser) postfix(e *Expr) *Expr {
 		case p.peek().isP(".") && (p.peekN(1).kind == tIdent || p.peekN(1).kind == tQuoted):
 			p.next()
 			name := p.next().text
-			if e.Kind == ERef {
+			switch e.Kind {
+			case ERef, EField:
 				e.Parts = append(e.Parts, name)
-			} else if e.Kind == EField {
-				e.Parts = append(e.Parts, name)
-			} else {
+			default:
 				e = &Expr{Pos: e.Pos, Kind: EField, Parts: []string{name}, Args: []*Expr{e}}
 			}
 		case p.peek().isP("["):

@@ -48,7 +48,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the lineage events file: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), openlineage.MaxLine)
 	for n := 1; sc.Scan(); n++ {
@@ -135,11 +135,11 @@ func (s *Store) add(line []byte) error {
 			return fmt.Errorf("keep a lineage event: %w", err)
 		}
 		if _, err := f.Write(append(bytes.Clone(line), '\n')); err != nil {
-			f.Close()
+			_ = f.Close() // the write's error is the one to report
 			return fmt.Errorf("keep a lineage event: %w", err)
 		}
 		if err := f.Sync(); err != nil {
-			f.Close()
+			_ = f.Close() // the write's error is the one to report
 			return fmt.Errorf("keep a lineage event: %w", err)
 		}
 		if err := f.Close(); err != nil {
