@@ -41,7 +41,7 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 	}
 	var seen map[Finding]bool
 	var seenPlace map[place]bool
-	left, firstLeft := 0, Finding{} // past MaxFindings
+	left, firstLeft, uncounted := 0, Finding{}, false // past MaxFindings
 	if p.OnePerPlace {
 		seenPlace = map[place]bool{}
 	} else {
@@ -66,6 +66,7 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 					firstLeft = f
 				}
 				left++
+				uncounted = uncounted || f.Rule == RuleFindingsCut // an engine's own cut: more than it says
 				continue
 			}
 			res.Findings = append(res.Findings, f)
@@ -97,9 +98,21 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 	if left > 0 {
 		res.Findings = append(res.Findings, Finding{Rule: RuleFindingsCut, File: firstLeft.File, Line: firstLeft.Line, Column: firstLeft.Column,
 			Against: firstLeft.Against, Direction: firstLeft.Direction,
-			Message: fmt.Sprintf("%d more incompatibilities are not listed: the list stops at %d, before this one (%s). Fix the ones listed and check again.", left, MaxFindings, firstLeft.Rule)})
+			Message: cutMessage(left, uncounted, firstLeft.Rule)})
 	}
 	res.Compatible = len(res.Findings) == 0
 	res.Sort()
 	return res
+}
+
+// cutMessage says how many findings a check left out: a number only when it is known
+// (a comparison that stopped counting, left out with the rest, makes it a lower bound).
+func cutMessage(left int, uncounted bool, rule string) string {
+	switch {
+	case uncounted:
+		return fmt.Sprintf("More incompatibilities were not listed: the list stops at %d, before this one (%s), and a comparison stopped counting them. Fix the ones listed and check again.", MaxFindings, rule)
+	case left == 1:
+		return fmt.Sprintf("1 more incompatibility is not listed: the list stops at %d, before this one (%s). Fix the ones listed and check again.", MaxFindings, rule)
+	}
+	return fmt.Sprintf("%d more incompatibilities are not listed: the list stops at %d, before this one (%s). Fix the ones listed and check again.", left, MaxFindings, rule)
 }

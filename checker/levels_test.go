@@ -117,3 +117,38 @@ func TestCheckLevelCutsFindings(t *testing.T) {
 		t.Errorf("the cut finding: %+v", cut)
 	}
 }
+
+// When what is left out includes an engine's own cut finding (a comparison that stopped
+// counting), the check's cut gives no number: "1 more" would say far too few (issue 13).
+func TestCheckLevelCutWithoutACount(t *testing.T) {
+	for name, tc := range map[string]struct {
+		extra []Finding
+		want  string
+	}{
+		"engine cut left out": {[]Finding{{Rule: RuleFindingsCut, File: "f", Line: MaxFindings + 1, Column: 1}}, "More incompatibilities were not listed: the list stops at 10000"},
+		"one left out":        {[]Finding{{Rule: "R", File: "f", Line: MaxFindings + 1, Column: 1}}, "1 more incompatibility is not listed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := CheckLevel(Backward, versionsOf("v1"), stub("v2"), Pairwise{Compare: func(prev Schema, dir Direction, against int) []Finding {
+				out := make([]Finding, MaxFindings, MaxFindings+1)
+				for i := range out {
+					out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), File: "f", Line: i + 1, Column: 1, Against: against, Direction: dir}
+				}
+				for _, e := range tc.extra {
+					e.Against, e.Direction = against, dir
+					out = append(out, e)
+				}
+				return out
+			}})
+			var cuts []string
+			for _, f := range res.Findings {
+				if f.Rule == RuleFindingsCut {
+					cuts = append(cuts, f.Message)
+				}
+			}
+			if len(res.Findings) != MaxFindings+1 || len(cuts) != 1 || !strings.HasPrefix(cuts[0], tc.want) {
+				t.Errorf("%d findings, cut: %q; want one starting %q", len(res.Findings), cuts, tc.want)
+			}
+		})
+	}
+}
