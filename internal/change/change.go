@@ -6,6 +6,7 @@
 package change
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
@@ -60,7 +61,7 @@ func Load(c Change) (*Loaded, error) {
 	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
 		return nil, err
 	}
-	if err := treeWide(c.Head, l.Head, baseFolders, dirs); err != nil {
+	if err := treeWide(c.Base, c.Head, l.Head, baseFolders, dirs); err != nil {
 		return nil, err
 	}
 	if c.Repo != nil && !c.HistoryAt.IsZero() {
@@ -84,8 +85,9 @@ func firstFolders(folders map[string][]string) map[string]string {
 // treeWide adds to head, loaded partially, the errors of the whole tree that a
 // partial load does not see and lint reports: subjects claimed by two folders, and
 // links or misplaced files in contracts/ and its domain folders. They block the change
-// whichever folders it touches: lint fails on that head too.
-func treeWide(src contract.Source, head *contract.Tree, baseFolders map[string][]string, dirs []string) error {
+// whichever folders it touches: lint fails on that head too. When teams.yaml changed,
+// every owner of the head is checked against it as well.
+func treeWide(base, src contract.Source, head *contract.Tree, baseFolders map[string][]string, dirs []string) error {
 	folders, err := contract.UpdateFolders(baseFolders, src, dirs)
 	if err != nil {
 		return fmt.Errorf("index the subjects of %s: %w", src.Describe(), err)
@@ -98,8 +100,24 @@ func treeWide(src contract.Source, head *contract.Tree, baseFolders map[string][
 	if err != nil {
 		return fmt.Errorf("check the layout of %s: %w", src.Describe(), err)
 	}
-	head.AddTreeWide(append(dups, layout...))
+	ds := append(dups, layout...)
+	if teamsChanged(base, src) {
+		owners, err := contract.TeamOwners(src, head.Teams)
+		if err != nil {
+			return fmt.Errorf("check the owners in %s against its teams.yaml: %w", src.Describe(), err)
+		}
+		ds = append(ds, owners...)
+	}
+	head.AddTreeWide(ds)
 	return nil
+}
+
+// teamsChanged reports whether teams.yaml differs between two sources (a file that
+// cannot be read counts as changed).
+func teamsChanged(base, head contract.Source) bool {
+	b, berr := base.ReadFile(contract.TeamsFile, contract.MaxYAMLBytes)
+	h, herr := head.ReadFile(contract.TeamsFile, contract.MaxYAMLBytes)
+	return berr != nil || herr != nil || !bytes.Equal(b, h)
 }
 
 // earlierVersions reads the distinct earlier canonical forms of the schema files of the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/contract"
@@ -82,5 +83,33 @@ func TestCheckSymlinkedFolder(t *testing.T) {
 	}
 	if want := lintAt(t, dir, "HEAD", contract.CodeSymlink); !slices.Equal(got, want) {
 		t.Errorf("check reports %v, lint %v", got, want)
+	}
+}
+
+// TestCheckRemovedTeam: removing a team from teams.yaml that a subject no change
+// touches still owns fails check with lint's unknown-team error on that subject.
+func TestCheckRemovedTeam(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	teams := filepath.Join(dir, "contracts/teams.yaml")
+	data, err := os.ReadFile(teams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "\n  payments:\n")
+	end := strings.Index(text[start+1:], "\n\n  ")
+	if start < 0 || end < 0 {
+		t.Fatal("the example teams.yaml has no payments team followed by another")
+	}
+	if err := os.WriteFile(teams, []byte(text[:start]+text[start+1+end:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, repo, "remove the payments team")
+
+	r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	got := withCode(r, contract.CodeUnknownTeam)
+	want := lintAt(t, dir, "HEAD", contract.CodeUnknownTeam)
+	if code != 1 || len(got) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("exit %d, unknown-team errors %v; want exit 1 and lint's %v", code, got, want)
 	}
 }

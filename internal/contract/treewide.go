@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"regexp"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // A partial load (LoadSubjects) validates the folders it loads; the rules below are
@@ -119,4 +122,49 @@ func (t *Tree) AddTreeWide(ds Diagnostics) {
 		}
 	}
 	t.Diagnostics.Sort()
+}
+
+// reOwnerKey finds the owner key of a contract or consumer file without parsing it.
+var reOwnerKey = regexp.MustCompile(`(?m)^owner:[ \t]*(["']?)([^"'#\s]+)["']?[ \t]*(?:#.*)?$`)
+
+// TeamOwners reports every owner, in the contract.yaml and consumer files of every
+// subject folder of src, that is not a team of teams (the head's teams.yaml), as Load
+// does: what a change to teams.yaml alone can break in folders it does not touch.
+// It reads every contract and consumer file, so callers run it only when teams.yaml
+// changed; a file it cannot read is reported when its folder is loaded.
+func TeamOwners(src Source, teams map[string]*Team) (Diagnostics, error) {
+	if teams == nil {
+		return nil, nil // teams.yaml is broken or missing: reported there
+	}
+	dirs, err := SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{src: src, teams: teams}
+	var ds Diagnostics
+	for _, dir := range dirs {
+		files := []string{dir + "/" + ContractFile}
+		if entries, err := src.ReadDir(dir + "/" + ConsumersDir); err == nil {
+			for _, e := range entries {
+				if !e.Dir && !e.Symlink && strings.HasSuffix(e.Name, ".yaml") {
+					files = append(files, dir+"/"+ConsumersDir+"/"+e.Name)
+				}
+			}
+		}
+		for _, name := range files {
+			data, err := src.ReadFile(name, MaxYAMLBytes)
+			if err != nil {
+				continue
+			}
+			m := reOwnerKey.FindSubmatchIndex(data)
+			if m == nil {
+				continue
+			}
+			line := bytes.Count(data[:m[0]], []byte("\n")) + 1
+			col := utf8.RuneCount(data[bytes.LastIndexByte(data[:m[2]], '\n')+1:m[2]]) + 1
+			l.checkTeam(&file{path: name, diags: &ds}, Pos{line, col}, string(data[m[4]:m[5]]), "owner")
+		}
+	}
+	ds.Sort()
+	return ds, nil
 }
