@@ -144,6 +144,7 @@ func verdictStatus(r *verdict.Report, comment Comment) githubapi.Status {
 
 // writeComment signs the state into the comment and writes it.
 func (b *Bot) writeComment(ctx context.Context, gh comments, pr PullRequest, st State, markdown string) (Comment, error) {
+	st.WrittenAt = b.Now().UTC()
 	body, err := RenderComment(b.StateKey, commentRef(pr), markdown, st)
 	if err != nil {
 		return Comment{}, err

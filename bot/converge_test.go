@@ -31,7 +31,7 @@ var (
 // verified state of the previous evaluation.
 func runConverge(t *testing.T, gh *recorder, pr PullRequest, r *verdict.Report, prev *State, markdown string) error {
 	t.Helper()
-	b := &Bot{Self: botLogin, StateKey: testKey, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, Now: func() time.Time { return r.Now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ev := &evaluation{gh: &onceGitHub{GitHub: gh}, pr: &pr, report: r, markdown: markdown, log: b.Log, mem: memory{state: prev}}
 	ev.next = carried(prev, r)
 	return b.converge(context.Background(), ev)
@@ -49,6 +49,16 @@ type recorder struct {
 	requested [][2][]string
 	labels    map[string]bool
 	calls     []string
+	// clock is GitHub's clock, for the comments' created_at and updated_at (time.Now
+	// when nil).
+	clock func() time.Time
+}
+
+func (g *recorder) now() time.Time {
+	if g.clock == nil {
+		return time.Now()
+	}
+	return g.clock()
 }
 
 func newRecorder() *recorder {
@@ -92,7 +102,7 @@ func (g *recorder) ListComments(context.Context, string, string, int) ([]Comment
 func (g *recorder) CreateComment(_ context.Context, _, _ string, _ int, body string) (Comment, error) {
 	g.calls = append(g.calls, "create-comment")
 	g.nextID++
-	c := Comment{ID: g.nextID, Body: body, Login: botLogin}
+	c := Comment{ID: g.nextID, Body: body, Login: botLogin, CreatedAt: g.now(), UpdatedAt: g.now()}
 	g.comments = append(g.comments, c)
 	return c, nil
 }
@@ -100,7 +110,7 @@ func (g *recorder) EditComment(_ context.Context, _, _ string, id int64, body st
 	g.calls = append(g.calls, "edit-comment")
 	for i := range g.comments {
 		if g.comments[i].ID == id {
-			g.comments[i].Body = body
+			g.comments[i].Body, g.comments[i].UpdatedAt = body, g.now()
 			return nil
 		}
 	}

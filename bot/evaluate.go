@@ -140,8 +140,10 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 		return nil, fmt.Errorf("read the comments (the bot's memory is one of them): %w", err)
 	}
 	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, comments: comments, log: log}
-	if len(b.StateKey) > 0 { // without a key (EvaluateCheckout may run without), no memory
+	if len(b.StateKey) > 0 {
 		ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
+	} else { // EvaluateCheckout may run without a key: it can believe no memory
+		ev.mem = memory{rebuilt: true, notice: rebuiltNoKey}
 	}
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
@@ -154,7 +156,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	case ev.mem.rebuilt:
 		ev.in.Memory = verdict.Rebuilt
 		ev.in.Requested = b.requested(ctx, gh, *pr, log)
-		ev.in.Notices = append(ev.in.Notices, "contractbot could not verify its memory of this pull request (its comment was changed by someone else, or its state is missing), so it rebuilt it from GitHub: sign-off clocks run from the review requests it made, and only approvals of the latest commit count.")
+		ev.in.Notices = append(ev.in.Notices, ev.mem.notice)
 	}
 	return ev, nil
 }

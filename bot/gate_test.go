@@ -315,12 +315,12 @@ func TestOverrideLapsesOnADifferentBreakingPush(t *testing.T) {
 }
 
 // TestRemindersOnceOverTicksAndReplicas: two replicas reconcile the same repository
-// at the same time, three ticks: the pull request is first evaluated 23 h after it
-// opened (the 2 h reminder is due at once), then 30 min later, then past the
-// deadline. Each reminder and escalation reaches each channel exactly once.
+// at the same time, four ticks: when the pull request opens (the bot asks the teams
+// for review, and their clocks start), 23 h later (the 2 h reminder is due at once),
+// then 30 min later, then past the deadline. Each reminder and escalation reaches
+// each channel exactly once.
 func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 	g := newGate(t, opened, amountToString)
-	g.advance(23 * time.Hour)
 	replicas := []*Bot{g.bot(), g.bot()}
 	for _, b := range replicas {
 		// Long enough that, on a loaded machine, the other replica's claim lands
@@ -338,6 +338,8 @@ func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 		}
 		wg.Wait()
 	}
+	tick()
+	g.advance(23 * time.Hour)
 	tick()
 	g.advance(30 * time.Minute)
 	tick()

@@ -32,6 +32,7 @@ func TestBotEvaluatesAPullRequest(t *testing.T) {
 		BaseRef: "master", Author: "olivia", CloneURL: remote, HTMLURL: "https://github.example/acme/contracts", State: "open", CreatedAt: opened}
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}}
 	now := opened.Add(time.Hour)
+	gh.clock = func() time.Time { return now }
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	if err := b.Evaluate(ctx, "acme", "contracts", 42, b.Log); err != nil {

@@ -151,6 +151,7 @@ func TestProducerHearsWhenAllSignOffsAreIn(t *testing.T) {
 	gh.pr = &PullRequest{Owner: "acme", Repo: "contracts", Number: 42, HeadSHA: head.String(), BaseSHA: base.String(),
 		CloneURL: remote, HTMLURL: "https://github.com/acme/contracts", State: "open", CreatedAt: now}
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}, "acme/data-platform": {"pat"}}
+	gh.clock = func() time.Time { return now }
 	notify := &memNotifier{}
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	run := func() {

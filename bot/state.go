@@ -30,7 +30,11 @@ type State struct {
 	Version     int       `json:"v"`
 	HeadSHA     string    `json:"head"`
 	EvaluatedAt time.Time `json:"at"`
-	Class       string    `json:"class"`
+	// WrittenAt is when the bot wrote this state (just before it sent the comment):
+	// a comment GitHub says was updated later than that, beyond EditTolerance, was
+	// edited by someone else, and its state is not believed (memory.go).
+	WrittenAt time.Time `json:"written"`
+	Class     string    `json:"class"`
 	// Teams is the sign-off state per team: fingerprint, since, requested at.
 	Teams map[string]verdict.TeamState `json:"teams,omitempty"`
 	// Reminded lists the reminder marks already sent ("12h", "2h", "overdue") per

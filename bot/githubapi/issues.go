@@ -20,7 +20,7 @@ func (a *Client) ListComments(ctx context.Context, owner, repo string, number in
 }
 
 func comment(c *github.IssueComment) Comment {
-	return Comment{ID: c.GetID(), Body: c.GetBody(), Login: c.GetUser().GetLogin(), HTMLURL: c.GetHTMLURL(), CreatedAt: c.GetCreatedAt().Time}
+	return Comment{ID: c.GetID(), Body: c.GetBody(), Login: c.GetUser().GetLogin(), HTMLURL: c.GetHTMLURL(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time}
 }
 
 // CreateComment posts a comment and returns it as GitHub stored it.

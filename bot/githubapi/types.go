@@ -41,6 +41,9 @@ type Comment struct {
 	Login     string
 	HTMLURL   string
 	CreatedAt time.Time
+	// UpdatedAt is when GitHub last saw the comment written (created or edited, by
+	// anyone): the bot compares it with the time signed in its state.
+	UpdatedAt time.Time
 }
 
 // CheckRunInput is a check run to create or update.

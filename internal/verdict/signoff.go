@@ -197,12 +197,19 @@ func latestReviews(reviews []Review) map[string]Review {
 }
 
 // approval returns the latest approving review of a team member that counts: given
-// after the team's fingerprint appeared, or on the head commit it appeared at. The
+// after the team's fingerprint appeared, or on the head commit it appeared at; when
+// the memory is rebuilt, only an approval of the head commit. The
 // author's approval never counts for a team they are not in.
 func approval(in Input, so *SignOff, latest map[string]Review, st TeamState) (Review, bool) {
 	for _, login := range slices.Sorted(maps.Keys(latest)) {
 		r := latest[login]
 		if r.State != "APPROVED" || !isMember(in, so.Handles, login) {
+			continue
+		}
+		if in.Memory == Rebuilt { // nothing dates the requirement: the head commit's approvals only
+			if r.CommitID == in.HeadSHA {
+				return r, true
+			}
 			continue
 		}
 		if !r.SubmittedAt.Before(st.Since) || (st.Head != "" && r.CommitID == st.Head) {
