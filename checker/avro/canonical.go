@@ -21,6 +21,9 @@ func (Engine) Canonical(text []byte) ([]byte, error) {
 	if len(text) > MaxSchemaBytes {
 		return nil, fmt.Errorf("avro: schema is %d bytes; the limit is %d", len(text), MaxSchemaBytes)
 	}
+	if n, _ := countValues(text, 0); n > MaxValues {
+		return nil, fmt.Errorf("avro: the schema has %d JSON values, over the limit of %d (MaxValues)", n, MaxValues)
+	}
 	root, err := parseJSON(text)
 	if err != nil {
 		return nil, fmt.Errorf("avro: invalid JSON: %w", err)

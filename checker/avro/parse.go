@@ -72,6 +72,10 @@ func Parse(in checker.Input) (s *Schema, err error) {
 			"schema is %d bytes; the limit is %d bytes (8 MiB, avro.MaxSchemaBytes): split it into smaller subjects", len(in.Data), MaxSchemaBytes)}
 	}
 	lines := jsontext.NewLineIndex(in.Data)
+	if _, off := countValues(in.Data, MaxValues+1); off >= 0 {
+		line, col := lines.Pos(off)
+		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: tooWide()}
+	}
 	text, err := parseJSON(in.Data)
 	if err != nil {
 		var se *jsontext.SyntaxError
