@@ -61,7 +61,7 @@ func Load(c Change) (*Loaded, error) {
 	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
 		return nil, err
 	}
-	if err := treeWide(c.Base, c.Head, l.Head, baseFolders, dirs); err != nil {
+	if err := treeWide(c.Base, c.Head, l, baseFolders, headIndex, dirs); err != nil {
 		return nil, err
 	}
 	if c.Repo != nil && !c.HistoryAt.IsZero() {
@@ -86,8 +86,10 @@ func firstFolders(folders map[string][]string) map[string]string {
 // partial load does not see and lint reports: subjects claimed by two folders, and
 // links or misplaced files in contracts/ and its domain folders. They block the change
 // whichever folders it touches: lint fails on that head too. When teams.yaml changed,
-// every owner of the head is checked against it as well.
-func treeWide(base, src contract.Source, head *contract.Tree, baseFolders map[string][]string, dirs []string) error {
+// every owner of the head is checked against it as well, and when a changed subject
+// lost its name or a field, the consumer files that produce into it.
+func treeWide(base, src contract.Source, l *Loaded, baseFolders map[string][]string, index map[string]string, dirs []string) error {
+	head := l.Head
 	folders, err := contract.UpdateFolders(baseFolders, src, dirs)
 	if err != nil {
 		return fmt.Errorf("index the subjects of %s: %w", src.Describe(), err)
@@ -108,6 +110,11 @@ func treeWide(base, src contract.Source, head *contract.Tree, baseFolders map[st
 		}
 		ds = append(ds, owners...)
 	}
+	producers, err := producerErrors(src, l.Base, head, dirs, index)
+	if err != nil {
+		return err
+	}
+	ds = append(ds, producers...)
 	head.AddTreeWide(ds)
 	return nil
 }

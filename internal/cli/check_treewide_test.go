@@ -113,3 +113,35 @@ func TestCheckRemovedTeam(t *testing.T) {
 		t.Fatalf("exit %d, unknown-team errors %v; want exit 1 and lint's %v", code, got, want)
 	}
 }
+
+// TestCheckProducerOutputGone: a field removed from a subject that an upstream job
+// produces (dws-gmv-1min, a consumer of dw.order-detail-value, maps window_end) and a
+// subject deleted while a job still produces it fail check with lint's errors on that
+// job's file, which the change does not touch and lineage (downstream) does not reach.
+func TestCheckProducerOutputGone(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		change     func(dir string)
+	}{
+		{"field", contract.CodeUnknownOutput, func(dir string) {
+			edit(t, filepath.Join(dir, "contracts/dws/gmv-1min/gmv_1min.avsc"), `    {"name": "window_end", "type": {"type": "long", "logicalType": "timestamp-millis"}, "doc": "Window end, exclusive (UTC); window_start + 60 s."},`+"\n", "")
+		}},
+		{"subject", contract.CodeUnknownSubject, func(dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "contracts/dws/gmv-1min")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, repo := exampleRepo(t)
+			tc.change(dir)
+			commit(t, repo, "remove "+tc.name)
+			r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+			got := slices.DeleteFunc(withCode(r, tc.code), func(d contract.Diagnostic) bool { return !strings.HasPrefix(d.File, "contracts/") })
+			want := slices.DeleteFunc(lintAt(t, dir, "HEAD", tc.code), func(d contract.Diagnostic) bool { return !strings.HasPrefix(d.File, "contracts/") })
+			if code != 1 || len(got) == 0 || !slices.Equal(got, want) || got[0].File != "contracts/dw/order-detail/consumers/dws-gmv-1min.yaml" {
+				t.Fatalf("exit %d, %s errors %v; want exit 1 and lint's %v on dws-gmv-1min.yaml", code, tc.code, got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package change
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/contractbot/contractbot/internal/contract"
+)
+
+// producerErrors returns lint's errors on the consumer files, in folders the partial
+// load of head did not reach, that produce into a subject the change deleted, renamed
+// or took a field from: a produces target that is gone (unknown-subject) or an output
+// field it no longer has (unknown-output-field). Lineage is loaded downstream only, so
+// those producers are found by reading every consumer file for the subjects' names;
+// that happens only when a changed subject lost its name or a field.
+func producerErrors(src contract.Source, base, head *contract.Tree, dirs []string, index map[string]string) (contract.Diagnostics, error) {
+	names := shrunk(base, head, dirs)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	loaded := map[string]bool{}
+	for _, s := range head.Subjects {
+		loaded[s.Dir] = true
+	}
+	for _, d := range head.Unreadable {
+		loaded[d] = true
+	}
+	all, err := contract.SubjectDirs(src)
+	if err != nil {
+		return nil, fmt.Errorf("list the subject folders of %s: %w", src.Describe(), err)
+	}
+	var producers []string
+	for _, dir := range all {
+		if !loaded[dir] && mentions(src, dir, names) {
+			producers = append(producers, dir)
+		}
+	}
+	if len(producers) == 0 {
+		return nil, nil
+	}
+	t, err := contract.LoadSubjects(src, producers, index)
+	if err != nil {
+		return nil, fmt.Errorf("load the producers into %s: %w", strings.Join(names, ", "), err)
+	}
+	var out contract.Diagnostics
+	for _, d := range t.Diagnostics {
+		if d.Code != contract.CodeUnknownSubject && d.Code != contract.CodeUnknownOutput {
+			continue
+		}
+		if slices.ContainsFunc(producers, func(p string) bool { return strings.HasPrefix(d.File, p+"/"+contract.ConsumersDir+"/") }) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// shrunk lists the subjects of the changed folders dirs in base that head no longer
+// has, or that lost a field path (a schema that does not parse is reported on its own).
+func shrunk(base, head *contract.Tree, dirs []string) []string {
+	var out []string
+	for _, b := range base.Subjects {
+		if !slices.Contains(dirs, b.Dir) {
+			continue
+		}
+		h := head.Subject(b.Subject)
+		if h == nil {
+			out = append(out, b.Subject)
+			continue
+		}
+		if h.FieldPaths() == nil {
+			continue
+		}
+		if slices.ContainsFunc(b.FieldPaths(), func(p string) bool { return !h.HasFieldPath(p) }) {
+			out = append(out, b.Subject)
+		}
+	}
+	return out
+}
+
+// mentions reports whether a consumer file of dir names one of the subjects.
+func mentions(src contract.Source, dir string, names []string) bool {
+	entries, err := src.ReadDir(dir + "/" + contract.ConsumersDir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Dir || e.Symlink || !strings.HasSuffix(e.Name, ".yaml") {
+			continue
+		}
+		data, err := src.ReadFile(dir+"/"+contract.ConsumersDir+"/"+e.Name, contract.MaxYAMLBytes)
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(names, func(n string) bool { return bytes.Contains(data, []byte(n)) }) {
+			return true
+		}
+	}
+	return false
+}
