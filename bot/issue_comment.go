@@ -17,10 +17,28 @@ type Command struct {
 	Arg  string // the override's reason
 }
 
-// ParseCommand finds the first line of a comment that starts with /contractbot.
+// ParseCommand finds the first command of a comment: a line whose first text is
+// /contractbot, outside what Markdown shows as code or a quotation. A line inside a
+// fenced code block (``` or ~~~), quoted (>), or indented by 4 spaces or a tab (an
+// indented code block) does not count: an admin explaining the command, or quoting
+// someone who used it, does not give it.
 func ParseCommand(body string) (Command, bool) {
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
+	fence := "" // the fence that opened the code block we are in
+	for _, raw := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {
+		indent := len(raw) - len(strings.TrimLeft(raw, " "))
+		line := strings.TrimSpace(raw)
+		if f := fenceOf(line); f != "" && indent < 4 {
+			switch {
+			case fence == "":
+				fence = f
+			case f[0] == fence[0] && len(f) >= len(fence) && strings.Trim(line, f[:1]) == "":
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" || indent >= 4 || strings.HasPrefix(strings.TrimLeft(raw, " "), "\t") {
+			continue
+		}
 		rest, ok := strings.CutPrefix(line, "/contractbot")
 		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
 			continue
@@ -31,8 +49,19 @@ func ParseCommand(body string) (Command, bool) {
 	return Command{}, false
 }
 
+// fenceOf returns the run of backticks or tildes (three or more) a line starts with,
+// or "" when it does not open or close a fenced code block.
+func fenceOf(line string) string {
+	for _, c := range "`~" {
+		if n := len(line) - len(strings.TrimLeft(line, string(c))); n >= 3 {
+			return line[:n]
+		}
+	}
+	return ""
+}
+
 // HelpText answers an unknown command.
-const HelpText = "contractbot commands (write one at the start of a line of a comment):\n\n" +
+const HelpText = "contractbot commands (write one as the first text of a line of a comment, not in a code block or a quotation):\n\n" +
 	"- `/contractbot recheck`: evaluate the pull request again\n" +
 	"- `/contractbot remind`: send the pending teams a reminder on Slack now\n" +
 	"- `/contractbot override <reason>`: let the change merge without what it still needs (admins only; recorded with who and why)"

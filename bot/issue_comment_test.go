@@ -22,6 +22,19 @@ func TestParseCommand(t *testing.T) {
 		"/contractbotx recheck":                            "",
 		"see `/contractbot recheck`":                       "",
 		"/contractbot":                                     "|",
+		// Code and quotations show the command; they do not give it.
+		"an admin would write:\n```\n/contractbot override <reason>\n```":         "",
+		"an admin would write:\n~~~sh\n/contractbot override <reason>\n~~~":       "",
+		"````\n```\n/contractbot override inner\n````":                            "",
+		"> /contractbot override quoted":                                          "",
+		">/contractbot override quoted":                                           "",
+		"  > /contractbot override quoted":                                        "",
+		"text\n\n    /contractbot override indented code":                         "",
+		"\t/contractbot override tab-indented code":                               "",
+		"```\n/contractbot override in code\n```\n/contractbot recheck":           "recheck|",
+		"~~~\n```\n/contractbot override still in code\n~~~\n/contractbot remind": "remind|",
+		"   /contractbot recheck":                                                 "recheck|",
+		"/contractbot override hotfix\r\nthanks":                                  "override|hotfix",
 	} {
 		cmd, ok := ParseCommand(body)
 		got := ""
@@ -112,3 +125,31 @@ func TestCommandsInComments(t *testing.T) {
 }
 
 func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
+
+// TestOverrideShownInCodeIsNotGiven: an admin's comment that explains the override
+// command in a code block, or quotes someone's, does not override the gate.
+func TestOverrideShownInCodeIsNotGiven(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	b := g.bot()
+	g.evaluate(b)
+	for _, body := range []string{
+		"Please don't merge this yet. If it is ever needed, an admin would write:\n```\n/contractbot override <reason>\n```\nand it is then recorded.",
+		"> /contractbot override because I said so\n\nNo, not like that.",
+		"Example:\n\n    /contractbot override <reason>",
+	} {
+		id := g.fake.AddComment("acme", "contracts", g.n, "boss", body)
+		payload, err := jsonOf(g.fake.IssueCommentEvent("acme", "contracts", g.n, id, "created"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := b.Route(server.Delivery{ID: strconv.FormatInt(id, 10), Event: "issue_comment", Payload: payload})
+		if err != nil || job != nil {
+			t.Errorf("%q: job %v, err %v; want no job", body, job, err)
+		}
+		g.advance(time.Minute)
+		g.evaluate(b)
+		if c := g.conclusion(); c != ConclusionActionRequired {
+			t.Errorf("after the admin's comment %q: check %s, want %s", body, c, ConclusionActionRequired)
+		}
+	}
+}
