@@ -101,6 +101,9 @@ func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 	if owner == "" || repo == "" || n == 0 {
 		return nil, fmt.Errorf("issue_comment payload without repository or issue number")
 	}
+	if err := checkTarget(d.Event, owner, repo, n); err != nil {
+		return nil, err
+	}
 	author := ev.Comment.User.Login
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n, "command", cmd.Name, "by", author)
 	return &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) error {

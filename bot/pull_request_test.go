@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -84,6 +85,60 @@ func TestRouteIgnoresWhatItShould(t *testing.T) {
 		job, err := b.Route(server.Delivery{Event: tc.event, Payload: []byte(tc.payload)})
 		if (job != nil) != tc.job || (err != nil) != tc.err {
 			t.Errorf("%s %s: job %v err %v", tc.event, tc.payload, job != nil, err)
+		}
+	}
+}
+
+// TestRouteRefusesNamesGitHubNeverSends: an owner, repository or pull request number
+// from a payload goes into API paths; one GitHub would never send ("..", a slash, a
+// negative number) is refused as a malformed payload (400, logged) before any call.
+func TestRouteRefusesNamesGitHubNeverSends(t *testing.T) {
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Publishing: &Publishing{},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	payloads := map[string]func(owner, repo string, n int) string{
+		"pull_request": func(owner, repo string, n int) string {
+			return fmt.Sprintf(`{"action":"synchronize","pull_request":{"number":%d},"repository":{"name":%q,"owner":{"login":%q}}}`, n, repo, owner)
+		},
+		"pull_request_review": func(owner, repo string, n int) string {
+			return fmt.Sprintf(`{"action":"submitted","pull_request":{"number":%d},"repository":{"name":%q,"owner":{"login":%q}}}`, n, repo, owner)
+		},
+		"issue_comment": func(owner, repo string, n int) string {
+			return fmt.Sprintf(`{"action":"created","issue":{"number":%d,"pull_request":{}},"comment":{"id":1,"body":"/contractbot recheck","user":{"login":"olivia"}},"repository":{"name":%q,"owner":{"login":%q}}}`, n, repo, owner)
+		},
+		"push": func(owner, repo string, _ int) string {
+			return fmt.Sprintf(`{"ref":"refs/heads/main","after":"abc","repository":{"name":%q,"owner":{"login":%q},"default_branch":"main"}}`, repo, owner)
+		},
+	}
+	for _, tc := range []struct {
+		owner, repo string
+		n           int
+		ok          bool
+	}{
+		{"acme", "contracts", 1, true},
+		{"octo-cat", ".github", 7, true},
+		{"octocat_acme", "my.repo_x-1", 7, true},
+		{"..", "contracts", 1, false},
+		{"acme", "../..", 1, false},
+		{"acme", "..", 1, false},
+		{"acme", "contracts/pulls", 1, false},
+		{"acme/x", "contracts", 1, false},
+		{"acme", "contracts?x=1", 1, false},
+		{"-acme", "contracts", 1, false},
+		{strings.Repeat("a", 40), "contracts", 1, false},
+		{"acme", strings.Repeat("r", 101), 1, false},
+		{"acme", "contracts", -1, false},
+	} {
+		for event, payload := range payloads {
+			if event == "push" && tc.n <= 0 {
+				continue // a push names no pull request
+			}
+			job, err := b.Route(server.Delivery{Event: event, Payload: []byte(payload(tc.owner, tc.repo, tc.n))})
+			if tc.ok && (job == nil || err != nil) {
+				t.Errorf("%s %s/%s#%d: job %v, err %v; want a job", event, tc.owner, tc.repo, tc.n, job != nil, err)
+			}
+			if !tc.ok && (job != nil || err == nil) {
+				t.Errorf("%s %s/%s#%d: job %v, err %v; want it refused", event, tc.owner, tc.repo, tc.n, job != nil, err)
+			}
 		}
 	}
 }

@@ -67,6 +67,9 @@ func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 	if owner == "" || repo == "" || ev.After == "" {
 		return nil, fmt.Errorf("push payload without repository or commit")
 	}
+	if err := checkRepo(d.Event, owner, repo); err != nil {
+		return nil, err
+	}
 	if ev.Repository.DefaultBranch == "" || ev.Ref != "refs/heads/"+ev.Repository.DefaultBranch || strings.Trim(ev.After, "0") == "" {
 		return nil, nil // another branch, or a deletion
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"strings"
 
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -46,6 +48,38 @@ func decode(d server.Delivery, v any, ref *repoRef, number *int) error {
 	}
 	if ref.Repository.Owner.Login == "" || ref.Repository.Name == "" || *number == 0 {
 		return fmt.Errorf("%s payload without repository or pull request number", d.Event)
+	}
+	return checkTarget(d.Event, ref.Repository.Owner.Login, ref.Repository.Name, *number)
+}
+
+var (
+	// reOwner is a GitHub user or organisation login (managed users add _suffix).
+	reOwner = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$`)
+	// reRepo is a GitHub repository name.
+	reRepo = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
+
+// checkTarget refuses a payload whose owner, repository or pull request number
+// GitHub would never send: they go into API paths, so "..", a slash or a negative
+// number could make the bot call another endpoint. The webhook answers 400 and logs
+// the reason.
+func checkTarget(event, owner, repo string, number int) error {
+	if err := checkRepo(event, owner, repo); err != nil {
+		return err
+	}
+	if number <= 0 {
+		return fmt.Errorf("%s payload: pull request number %d is not a positive number", event, number)
+	}
+	return nil
+}
+
+// checkRepo refuses an owner or repository name GitHub does not allow.
+func checkRepo(event, owner, repo string) error {
+	switch {
+	case !reOwner.MatchString(owner):
+		return fmt.Errorf("%s payload: %q is not a GitHub owner name (letters, digits, - and _, up to 39)", event, owner)
+	case !reRepo.MatchString(repo) || strings.Trim(repo, ".") == "":
+		return fmt.Errorf("%s payload: %q is not a GitHub repository name (letters, digits, ., - and _, up to 100, not only dots)", event, repo)
 	}
 	return nil
 }
