@@ -1,0 +1,43 @@
+package contract
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// TestDuplicateSubjectsAsLoad: the duplicates found from the subject lines alone are
+// the ones the full load reports, at the same places, for a name three folders claim,
+// and UpdateFolders finds them from the base's folders and the changed ones.
+func TestDuplicateSubjectsAsLoad(t *testing.T) {
+	base := MemSource(testutil.ExampleFiles(t))
+	head := MemSource{}
+	for k, v := range base {
+		head[k] = v
+	}
+	contract := base["contracts/orders/order-created/contract.yaml"]
+	head["contracts/aaa/hijack/contract.yaml"] = contract
+	head["contracts/aaa/hijack/order_created.avsc"] = base["contracts/orders/order-created/order_created.avsc"]
+	head["contracts/zzz/again/contract.yaml"] = contract
+	head["contracts/zzz/again/order_created.avsc"] = base["contracts/orders/order-created/order_created.avsc"]
+
+	full, err := Load(head)
+	must(t, err)
+	want := slices.DeleteFunc(slices.Clone(full.Diagnostics), func(d Diagnostic) bool { return d.Code != CodeDuplicateSubject })
+	if len(want) != 2 {
+		t.Fatalf("the full load reports %d duplicates, want 2: %s", len(want), formatDiagnostics(want))
+	}
+	baseFolders, err := SubjectFolders(base)
+	must(t, err)
+	folders, err := UpdateFolders(baseFolders, head, []string{"contracts/aaa/hijack", "contracts/zzz/again"})
+	must(t, err)
+	got, err := DuplicateSubjects(head, folders)
+	must(t, err)
+	if !slices.Equal(got, want) {
+		t.Errorf("DuplicateSubjects:\n%s\nthe full load:\n%s", formatDiagnostics(got), formatDiagnostics(want))
+	}
+	if ds, err := DuplicateSubjects(base, baseFolders); err != nil || len(ds) != 0 {
+		t.Errorf("the example tree has duplicates %v (%v)", ds, err)
+	}
+}
