@@ -51,6 +51,25 @@ func indented(sb *strings.Builder, s string) {
 	}
 }
 
+// block prints `head {`, then each non-empty group of declarations after a line break,
+// indented, then `}`: the shape of every message, enum, extend, service and oneof in
+// Confluent's canonical text.
+func block(head string, groups ...[]string) string {
+	var sb strings.Builder
+	sb.WriteString(head + " {")
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		sb.WriteByte('\n')
+		for _, d := range g {
+			indented(&sb, d)
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
 func (c canon) file_() string {
 	var sb strings.Builder
 	var imports, public []string
@@ -154,19 +173,7 @@ func (c canon) messageBody(head string, decls []ast.MessageElement) string {
 			enums = append(enums, c.enum(d))
 		}
 	}
-	var sb strings.Builder
-	sb.WriteString(head + " {")
-	for _, part := range [][]string{reserved, options, fields, oneofs, groups, extensions, append(messages, enums...)} {
-		if len(part) == 0 {
-			continue
-		}
-		sb.WriteByte('\n')
-		for _, s := range part {
-			indented(&sb, s)
-		}
-	}
-	sb.WriteString("}\n")
-	return sb.String()
+	return block(head, reserved, options, fields, oneofs, groups, extensions, append(messages, enums...))
 }
 
 func (c canon) enum(e *ast.EnumNode) string {
@@ -183,21 +190,10 @@ func (c canon) enum(e *ast.EnumNode) string {
 			values = append(values, s+";\n")
 		}
 	}
-	var sb strings.Builder
-	sb.WriteString("enum " + e.Name.Val + " {")
-	if len(options)+len(values) > 0 {
-		sb.WriteByte('\n')
-	}
-	for _, s := range append(options, values...) {
-		indented(&sb, s)
-	}
-	sb.WriteString("}\n")
-	return sb.String()
+	return block("enum "+e.Name.Val, append(options, values...))
 }
 
 func (c canon) extend(e *ast.ExtendNode) string {
-	var sb strings.Builder
-	sb.WriteString("extend " + string(e.Extendee.AsIdentifier()) + " {")
 	var fields []string
 	for _, d := range e.Decls {
 		switch d := d.(type) {
@@ -207,14 +203,7 @@ func (c canon) extend(e *ast.ExtendNode) string {
 			fields = append(fields, c.group(d))
 		}
 	}
-	if len(fields) > 0 {
-		sb.WriteByte('\n')
-		for _, f := range fields {
-			indented(&sb, f)
-		}
-	}
-	sb.WriteString("}\n")
-	return sb.String()
+	return block("extend "+string(e.Extendee.AsIdentifier()), fields)
 }
 
 func (c canon) service(s *ast.ServiceNode) string {
@@ -227,19 +216,7 @@ func (c canon) service(s *ast.ServiceNode) string {
 			rpcs = append(rpcs, c.rpc(d))
 		}
 	}
-	var sb strings.Builder
-	sb.WriteString("service " + s.Name.Val + " {")
-	for _, part := range [][]string{options, rpcs} {
-		if len(part) == 0 {
-			continue
-		}
-		sb.WriteByte('\n')
-		for _, x := range part {
-			indented(&sb, x)
-		}
-	}
-	sb.WriteString("}\n")
-	return sb.String()
+	return block("service "+s.Name.Val, options, rpcs)
 }
 
 func (c canon) rpc(r *ast.RPCNode) string {
@@ -280,17 +257,5 @@ func (c canon) oneof(o *ast.OneofNode) string {
 			groups = append(groups, c.group(d))
 		}
 	}
-	var sb strings.Builder
-	sb.WriteString("oneof " + o.Name.Val + " {")
-	for _, part := range [][]string{options, fields, groups} {
-		if len(part) == 0 {
-			continue
-		}
-		sb.WriteByte('\n')
-		for _, x := range part {
-			indented(&sb, x)
-		}
-	}
-	sb.WriteString("}\n")
-	return sb.String()
+	return block("oneof "+o.Name.Val, options, fields, groups)
 }
