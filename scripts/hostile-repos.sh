@@ -14,6 +14,15 @@
 #   wide-proto-100k-add     1 field -> 100,000 fields
 #   big-consumer          a 200 MB consumer file that compresses to about 1 MB, a loose object
 #   big-contract          contract.yaml of orders/order-created over the 1 MiB limit
+#   yaml-deep-30000       a consumer file whose reads: is 30,000 [ then 30,000 ] (60 KB)
+#   yaml-deep-60000       the same with 60,000
+#   oneline-proto         adds a subject whose .proto holds 29,000 fields on one line
+#   huge-enum-proto       adds a subject whose .proto holds 29,000 enum values on one line
+#   wide-avro-100000      adds a subject whose Avro record has 100,000 fields (one line)
+#   wide-avro-210000      the same with 210,000 fields (7.7 MiB, under the 8 MiB file limit)
+#   wide-avro-33000-change main has an Avro record of 33,000 long fields; the branch renames
+#                         and retypes every one (near the 100,000-value limit)
+#   huge-enum-avro-change main has an Avro enum of 400,000 symbols; the branch renames them all
 set -eu
 out=${1:?usage: hostile-repos.sh OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -103,4 +112,62 @@ repo big-contract
 git -C "$out/big-contract" checkout -qb hostile
 awk 'BEGIN { for (i = 0; i < 30000; i++) print "# " sprintf("%78s", "") }' >>"$out/big-contract/contracts/orders/order-created/contract.yaml"
 commit "$out/big-contract" "a contract.yaml over 1 MiB"
+for n in 30000 60000; do
+	repo yaml-deep-$n
+	git -C "$out/yaml-deep-$n" checkout -qb hostile
+	{
+		printf 'name: deep\nowner: data-warehouse\nkind: service\nreads: '
+		awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "["; for (i = 0; i < n; i++) printf "]"; print "" }'
+	} >"$out/yaml-deep-$n/contracts/orders/order-created/consumers/deep.yaml"
+	commit "$out/yaml-deep-$n" "reads nested $n levels deep"
+done
+
+# plain DIR NAME FORMAT FILE: a subject folder whose schema text comes from stdin.
+plain() {
+	d=$1/contracts/hostile/$2
+	mkdir -p "$d"
+	printf 'subject: hostile.%s-value\nformat: %s\nschema: %s\ncompatibility: BACKWARD\nowner: payments\ntier: standard\n' "$2" "$3" "$4" >"$d/contract.yaml"
+	cat >"$d/$4"
+}
+
+repo oneline-proto
+git -C "$out/oneline-proto" checkout -qb hostile
+awk 'BEGIN { printf "syntax = \"proto3\"; package hostile.v1; message W {"; for (i = 1; i <= 29000; i++) printf " int32 f%d = %d;", i, i; print " }" }' |
+	plain "$out/oneline-proto" oneline protobuf w.proto
+commit "$out/oneline-proto" "29,000 fields on one line"
+
+repo huge-enum-proto
+git -C "$out/huge-enum-proto" checkout -qb hostile
+awk 'BEGIN { printf "syntax = \"proto3\"; package hostile.v1; enum E {"; for (i = 0; i < 29000; i++) printf " E_%d = %d;", i, i; print " }" }' |
+	plain "$out/huge-enum-proto" huge-enum protobuf w.proto
+commit "$out/huge-enum-proto" "29,000 enum values on one line"
+
+for n in 100000 210000; do
+	repo wide-avro-$n
+	git -C "$out/wide-avro-$n" checkout -qb hostile
+	awk -v n=$n 'BEGIN { printf "{\"type\":\"record\",\"name\":\"W\",\"namespace\":\"hostile.v1\",\"fields\":["
+		for (i = 1; i <= n; i++) printf "%s{\"name\":\"f%d\",\"type\":\"long\"}", (i > 1 ? "," : ""), i; print "]}" }' |
+		plain "$out/wide-avro-$n" wide-avro avro w.avsc
+	commit "$out/wide-avro-$n" "an Avro record of $n fields"
+done
+
+wide_avsc() { awk -v p=$1 -v t=$2 'BEGIN { printf "{\"type\":\"record\",\"name\":\"W\",\"namespace\":\"hostile.v1\",\"fields\":["
+	for (i = 1; i <= 33000; i++) printf "%s{\"name\":\"%s%d\",\"type\":\"%s\"}", (i > 1 ? "," : ""), p, i, t; print "]}" }'; }
+repo wide-avro-33000-change
+wide_avsc f long | plain "$out/wide-avro-33000-change" wide-avro avro w.avsc
+mkdir -p "$out/wide-avro-33000-change/contracts/hostile/wide-avro/consumers"
+printf 'name: reader\nowner: risk\nkind: service\nreads: ["*"]\n' >"$out/wide-avro-33000-change/contracts/hostile/wide-avro/consumers/reader.yaml"
+commit "$out/wide-avro-33000-change" "an Avro record of 33,000 fields"
+git -C "$out/wide-avro-33000-change" checkout -qb hostile
+wide_avsc g string >"$out/wide-avro-33000-change/contracts/hostile/wide-avro/w.avsc"
+commit "$out/wide-avro-33000-change" "every field renamed and retyped"
+
+enum_avsc() { awk -v p=$1 'BEGIN { printf "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"hostile.v1\",\"fields\":[{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":["
+	for (i = 0; i < 400000; i++) printf "%s\"%s%d\"", (i > 0 ? "," : ""), p, i; print "]}}]}" }'; }
+repo huge-enum-avro-change
+enum_avsc S | plain "$out/huge-enum-avro-change" huge-enum avro e.avsc
+commit "$out/huge-enum-avro-change" "an enum of 400,000 symbols"
+git -C "$out/huge-enum-avro-change" checkout -qb hostile
+enum_avsc T >"$out/huge-enum-avro-change/contracts/hostile/huge-enum/e.avsc"
+commit "$out/huge-enum-avro-change" "every symbol renamed"
 echo "built under $out: $(ls "$out" | tr '\n' ' ')"
