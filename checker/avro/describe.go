@@ -11,46 +11,16 @@ import (
 // DescribeFields lists the fields in declaration order, nested fields after their
 // parent, as FieldPaths reaches them (unions, arrays and maps are transparent).
 func (s *Schema) DescribeFields() []checker.FieldInfo {
-	var out []checker.FieldInfo
-	seen := map[string]bool{}
-	onPath := map[*avro.RecordSchema]bool{}
-	var walk func(t avro.Schema, prefix string, depth int)
-	walk = func(t avro.Schema, prefix string, depth int) {
-		switch t := deref(t).(type) {
-		case *avro.RecordSchema:
-			if onPath[t] {
-				return
-			}
-			onPath[t] = true
-			defer delete(onPath, t)
-			for _, f := range t.Fields() {
-				path := f.Name()
-				if prefix != "" {
-					path = prefix + "." + path
-				}
-				if _, ok := s.byPath[path]; !ok || seen[path] {
-					continue
-				}
-				seen[path] = true
-				nullable, core := splitNull(f.Type())
-				fi := checker.FieldInfo{Path: path, Depth: depth, Type: fieldLabel(core), Nullable: nullable, Doc: f.Doc(), HasDefault: f.HasDefault()}
-				if fi.HasDefault {
-					fi.Default = renderValue(f.Default())
-				}
-				out = append(out, fi)
-				walk(f.Type(), path, depth+1)
-			}
-		case *avro.ArraySchema:
-			walk(t.Items(), prefix, depth)
-		case *avro.MapSchema:
-			walk(t.Values(), prefix, depth)
-		case *avro.UnionSchema:
-			for _, b := range t.Types() {
-				walk(b, prefix, depth)
-			}
+	out := make([]checker.FieldInfo, 0, len(s.declared))
+	for _, d := range s.declared {
+		f := d.field
+		nullable, core := splitNull(f.Type())
+		fi := checker.FieldInfo{Path: d.path, Depth: d.depth, Type: fieldLabel(core), Nullable: nullable, Doc: f.Doc(), HasDefault: f.HasDefault()}
+		if fi.HasDefault {
+			fi.Default = renderValue(f.Default())
 		}
+		out = append(out, fi)
 	}
-	walk(s.root, "", 0)
 	return out
 }
 

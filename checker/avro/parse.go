@@ -3,6 +3,7 @@ package avro
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/contractbot/contractbot/checker"
@@ -22,8 +23,11 @@ type Schema struct {
 	// defs maps each named type to the JSON pointer of its definition.
 	defs map[avro.NamedSchema]string
 
-	fields []*fieldInfo
-	byPath map[string]*fieldInfo
+	fields []*fieldInfo // sorted by path
+	// declared are the same fields in declaration order, nested fields after their
+	// parent (the order DescribeFields shows).
+	declared []*fieldInfo
+	byPath   map[string]*fieldInfo
 	// cut is the field the listing stopped before (nil when it holds every path);
 	// graph is the fields as a graph of records, each once.
 	cut   *fieldInfo
@@ -286,6 +290,7 @@ func (s *Schema) flatten() {
 		}
 	}
 	walk(s.root, "", 0)
+	s.declared = slices.Clone(s.fields)
 	sort.Slice(s.fields, func(i, j int) bool { return s.fields[i].path < s.fields[j].path })
 }
 
