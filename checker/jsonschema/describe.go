@@ -12,44 +12,10 @@ import (
 // "enum [a, b]"), nullable when null is one of its types, the default as JSON, and the
 // description (else the title).
 func (s *Schema) DescribeFields() []checker.FieldInfo {
-	var out []checker.FieldInfo
-	seen := map[string]bool{}
-	onPath := map[*node]bool{}
-	var walk func(n *node, prefix string, depth int)
-	walk = func(n *node, prefix string, depth int) {
-		n = deref(n)
-		if n == nil || onPath[n] {
-			return
-		}
-		onPath[n] = true
-		defer delete(onPath, n)
-		switch n.kind {
-		case kObject:
-			for _, p := range n.props {
-				path := p.name
-				if prefix != "" {
-					path = prefix + "." + p.name
-				}
-				if _, ok := s.byPath[path]; !ok || seen[path] {
-					continue
-				}
-				seen[path] = true
-				out = append(out, describe(path, depth, p.n))
-				walk(p.n, path, depth+1)
-			}
-		case kArray:
-			walk(n.items, prefix, depth)
-			for _, it := range n.itemList {
-				walk(it, prefix, depth)
-			}
-			walk(n.addlItems, prefix, depth)
-		case kCombined:
-			for _, sub := range n.subs {
-				walk(sub, prefix, depth)
-			}
-		}
+	out := make([]checker.FieldInfo, 0, len(s.declared))
+	for _, d := range s.declared {
+		out = append(out, describe(d.path, d.depth, d.n))
 	}
-	walk(s.root, "", 0)
 	return out
 }
 

@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/contractbot/contractbot/checker"
@@ -73,6 +74,7 @@ func (s *Schema) flatten() {
 		}
 	}
 	walk(s.root, "", 0)
+	s.declared = slices.Clone(s.fields)
 	sort.Slice(s.fields, func(i, j int) bool { return s.fields[i].path < s.fields[j].path })
 }
 

@@ -22,8 +22,11 @@ type Schema struct {
 	root   *node
 	doc    *document
 	deps   []string
-	fields []*fieldInfo
-	byPath map[string]*fieldInfo
+	fields []*fieldInfo // sorted by path
+	// declared are the same properties in declaration order, nested ones after their
+	// parent (the order DescribeFields shows).
+	declared []*fieldInfo
+	byPath   map[string]*fieldInfo
 	// cut is the property the listing stopped before (nil when it holds every path);
 	// graph is the properties as a graph of objects, each once.
 	cut   *fieldInfo
