@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/lineage"
+	"github.com/contractbot/contractbot/internal/verdict"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -156,21 +158,49 @@ func writeDiagnostics(w io.Writer, format string, tree *contract.Tree) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	case "github":
-		for _, d := range ds {
-			level := "error"
-			if d.Severity == contract.Warning {
-				level = "warning"
-			}
-			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, d.File, d.Line, d.Column, d.Code, escapeWorkflow(d.Message))
-		}
-		return nil
+		_, err := io.WriteString(w, lintActions(ds))
+		return err
 	}
 	return fmt.Errorf("unknown --format %q: use text, json or github", format)
 }
 
-// escapeWorkflow escapes a GitHub Actions workflow command message.
-func escapeWorkflow(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+// lintActions prints diagnostics as GitHub Actions annotations: errors before
+// warnings, at most verdict.MaxActionsAnnotations of them (a run's log is not the
+// place for 100,000 lines, and GitHub shows only the first few of each kind on the
+// run's page), then one summary line that counts what was left out.
+func lintActions(ds contract.Diagnostics) string {
+	ordered := make(contract.Diagnostics, 0, len(ds))
+	for _, d := range ds {
+		if d.Severity != contract.Warning {
+			ordered = append(ordered, d)
+		}
+	}
+	for _, d := range ds {
+		if d.Severity == contract.Warning {
+			ordered = append(ordered, d)
+		}
+	}
+	var b strings.Builder
+	kept := min(len(ordered), verdict.MaxActionsAnnotations)
+	for _, d := range ordered[:kept] {
+		level := "error"
+		if d.Severity == contract.Warning {
+			level = "warning"
+		}
+		b.WriteString(verdict.ActionsCommand(level, d.Message, "file", d.File, "line", strconv.Itoa(d.Line), "col", strconv.Itoa(d.Column), "title", d.Code))
+	}
+	errs := ds.Errors()
+	summary := fmt.Sprintf("%d error(s), %d warning(s).", errs, len(ds)-errs)
+	if left := len(ordered) - kept; left > 0 {
+		summary += fmt.Sprintf(" %d more diagnostic(s) are not annotated here; run contractbot lint for the whole list.", left)
+	}
+	switch {
+	case errs > 0:
+		b.WriteString(verdict.ActionsCommand("error", summary, "title", "contractbot lint"))
+	case len(ds) > 0:
+		b.WriteString(verdict.ActionsCommand("warning", summary, "title", "contractbot lint"))
+	}
+	return b.String()
 }
 
 func countConsumers(t *contract.Tree) int {

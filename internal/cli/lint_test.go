@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/testutil"
+	"github.com/contractbot/contractbot/internal/verdict"
 )
 
 const badTree = "../contract/testdata/bad"
@@ -90,5 +92,32 @@ func TestLintHistory(t *testing.T) {
 	lintGolden(t, "history.txt", strings.ReplaceAll(out, h.String()[:12], "<commit>"))
 	if out, _, _ := runCLI(t, "lint", "--repo", r.Dir); strings.Contains(out, "history-broke-level") {
 		t.Errorf("lint without --history audits the history:\n%s", out)
+	}
+}
+
+func TestLintActionsCapAndEscaping(t *testing.T) {
+	var ds contract.Diagnostics
+	for i := range 1200 {
+		ds = append(ds, contract.Diagnostic{File: "contracts/a,b/contract.yaml", Line: i + 1, Column: 3,
+			Severity: contract.Warning, Code: "doc-missing", Message: "50% of fields\nlack docs"})
+	}
+	ds = append(ds, contract.Diagnostic{File: "contracts/x/contract.yaml", Line: 7, Column: 1,
+		Severity: contract.Error, Code: "unknown-key", Message: "unknown key"})
+	lines := strings.Split(strings.TrimSuffix(lintActions(ds), "\n"), "\n")
+	if len(lines) != verdict.MaxActionsAnnotations+1 {
+		t.Fatalf("%d lines, want %d", len(lines), verdict.MaxActionsAnnotations+1)
+	}
+	if want := "::error file=contracts/x/contract.yaml,line=7,col=1,title=unknown-key::unknown key"; lines[0] != want {
+		t.Errorf("first line %q, want the error first: %q", lines[0], want)
+	}
+	if want := "::warning file=contracts/a%2Cb/contract.yaml,line=1,col=3,title=doc-missing::50%25 of fields%0Alack docs"; lines[1] != want {
+		t.Errorf("escaping: %q, want %q", lines[1], want)
+	}
+	last := lines[len(lines)-1]
+	if want := "::error title=contractbot lint::1 error(s), 1200 warning(s). 202 more diagnostic(s) are not annotated here; run contractbot lint for the whole list."; last != want {
+		t.Errorf("summary %q, want %q", last, want)
+	}
+	if lintActions(nil) != "" {
+		t.Error("no diagnostics must print nothing")
 	}
 }

@@ -235,3 +235,27 @@ func escapeData(s string) string { return dataEscaper.Replace(s) }
 var propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 
 func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
+
+// ActionsCommand formats one GitHub Actions workflow command line ("::error
+// file=...,line=...::message"), escaping each property value and the message so that
+// a file name or text carrying ":", ",", "%" or a line break cannot end the command
+// early. props are key, value pairs in the order they are printed.
+func ActionsCommand(command, message string, props ...string) string {
+	var b strings.Builder
+	b.WriteString("::")
+	b.WriteString(command)
+	for i := 0; i+1 < len(props); i += 2 {
+		if i == 0 {
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(props[i])
+		b.WriteByte('=')
+		b.WriteString(escapeProperty(props[i+1]))
+	}
+	b.WriteString("::")
+	b.WriteString(escapeData(message))
+	b.WriteByte('\n')
+	return b.String()
+}
