@@ -102,6 +102,7 @@ func treeWide(base, src contract.Source, l *Loaded, baseFolders map[string][]str
 	if err != nil {
 		return fmt.Errorf("check the layout of %s: %w", src.Describe(), err)
 	}
+	head.AddDuplicates(folders)
 	ds := append(dups, layout...)
 	if teamsChanged(base, src) {
 		owners, err := contract.TeamOwners(src, head.Teams)

@@ -66,6 +66,14 @@ func TestCheckHijackedSubject(t *testing.T) {
 	if d := got[0]; d.File != "contracts/orders/order-created/contract.yaml" || d.Line != 2 {
 		t.Errorf("at %s:%d, want the later folder's subject line contracts/orders/order-created/contract.yaml:2", d.File, d.Line)
 	}
+	// The subject is not judged: not "added, SAFE" above the blocking error.
+	if r.Class != verdict.Breaking || len(r.Subjects) != 1 {
+		t.Fatalf("class %s with %d subject(s), want BREAKING with one", r.Class, len(r.Subjects))
+	}
+	s := r.Subjects[0]
+	if s.Class != verdict.Breaking || !strings.Contains(s.Error, "claimed by 2 folders (contracts/aaa/hijack, contracts/orders/order-created)") {
+		t.Errorf("subject %s: class %s, error %q; want BREAKING, not evaluated, naming both folders", s.Subject, s.Class, s.Error)
+	}
 }
 
 // TestCheckSymlinkedFolder: a domain folder that is a link fails lint, and check.

@@ -269,6 +269,7 @@ func (l *loader) crossCheck(t *Tree) {
 		if prev, dup := t.bySubject[s.Subject]; dup {
 			f := &file{path: s.ContractPath(), diags: &l.diags}
 			f.report(s.KeyPos["subject"], CodeDuplicateSubject, "subject %q is already defined in %s; each subject has one folder. Rename this one or remove the folder.", s.Subject, prev.ContractPath())
+			t.addDuplicate(s.Subject, prev.Dir, s.Dir)
 			continue
 		}
 		t.bySubject[s.Subject] = s

@@ -52,6 +52,11 @@ type Tree struct {
 	// does not decode into a valid subject name; Diagnostics say why. A subject that
 	// another revision has in one of these folders is broken here, not deleted.
 	Unreadable []string
+	// Duplicates maps each subject name that more than one folder claims to those
+	// folders, sorted (the first keeps the name; each later one has a
+	// duplicate-subject error). A partial load learns them from the whole tree
+	// (Tree.AddDuplicates). Such a subject is not judged until one folder names it.
+	Duplicates map[string][]string
 
 	bySubject map[string]*Subject
 	// resolve reads a Protobuf import of this tree (relative to contracts/).

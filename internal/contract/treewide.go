@@ -124,6 +124,31 @@ func (t *Tree) AddTreeWide(ds Diagnostics) {
 	t.Diagnostics.Sort()
 }
 
+// AddDuplicates records in t.Duplicates every name of folders (SubjectFolders of the
+// whole tree, or brought up to date with UpdateFolders) that more than one folder
+// claims: a partial load sees only the folders it loaded.
+func (t *Tree) AddDuplicates(folders map[string][]string) {
+	for name, dirs := range folders {
+		if len(dirs) > 1 {
+			t.addDuplicate(name, dirs...)
+		}
+	}
+}
+
+func (t *Tree) addDuplicate(name string, dirs ...string) {
+	if t.Duplicates == nil {
+		t.Duplicates = map[string][]string{}
+	}
+	all := t.Duplicates[name]
+	for _, d := range dirs {
+		if !slices.Contains(all, d) {
+			all = append(all, d)
+		}
+	}
+	slices.Sort(all)
+	t.Duplicates[name] = all
+}
+
 // reOwnerKey finds the owner key of a contract or consumer file without parsing it.
 var reOwnerKey = regexp.MustCompile(`(?m)^owner:[ \t]*(["']?)([^"'#\s]+)["']?[ \t]*(?:#.*)?$`)
 

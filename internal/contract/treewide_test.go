@@ -37,6 +37,15 @@ func TestDuplicateSubjectsAsLoad(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("DuplicateSubjects:\n%s\nthe full load:\n%s", formatDiagnostics(got), formatDiagnostics(want))
 	}
+	// Both loads know which folders claim the name, for verdict to refuse judging it.
+	partial := &Tree{}
+	partial.AddDuplicates(folders)
+	wantDirs := []string{"contracts/aaa/hijack", "contracts/orders/order-created", "contracts/zzz/again"}
+	for _, tr := range []*Tree{full, partial} {
+		if got := tr.Duplicates["orders.order-created-value"]; !slices.Equal(got, wantDirs) || len(tr.Duplicates) != 1 {
+			t.Errorf("Duplicates %v, want only orders.order-created-value in %v", tr.Duplicates, wantDirs)
+		}
+	}
 	if ds, err := DuplicateSubjects(base, baseFolders); err != nil || len(ds) != 0 {
 		t.Errorf("the example tree has duplicates %v (%v)", ds, err)
 	}

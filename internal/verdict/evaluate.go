@@ -126,6 +126,15 @@ func header(s *contract.Subject, k Kind) *SubjectReport {
 // evaluateSubject fills in findings, changes, impact and class.
 func evaluateSubject(in Input, sr *SubjectReport) {
 	b, h := in.Base.Subject(sr.Subject), in.Head.Subject(sr.Subject)
+	if dirs := in.Head.Duplicates[sr.Subject]; len(dirs) > 1 {
+		// Two folders claim the name: which schema the registry would get depends on
+		// folder order, so nothing about it is judged (a new folder that copies an
+		// existing subject's contract.yaml is not an added subject).
+		sr.Error = fmt.Sprintf("subject %s is claimed by %d folders (%s); it is judged once only one folder names it (see the contract file errors)",
+			sr.Subject, len(dirs), strings.Join(dirs, ", "))
+		sr.Class = Breaking
+		return
+	}
 	switch sr.Kind {
 	case Added:
 		sr.Notes = append(sr.Notes, "new subject: nobody consumes it yet")
