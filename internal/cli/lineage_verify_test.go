@@ -27,8 +27,8 @@ func TestLineageVerify(t *testing.T) {
 func TestLineageVerifyRefusesBadEvents(t *testing.T) {
 	dir := t.TempDir()
 	for name, tc := range map[string]struct{ line, want string }{
-		"no run":   {`{"eventType":"COMPLETE","eventTime":"2026-11-30T10:00:00Z","producer":"x","job":{"namespace":"n","name":"j"}}`, "events.jsonl:1: the event lacks run.runId"},
-		"bad type": {`{"eventType":"DONE","eventTime":"2026-11-30T10:00:00Z","producer":"x","run":{"runId":"r"},"job":{"namespace":"n","name":"j"}}`, `eventType "DONE" is not an OpenLineage event type`},
+		"no run":   {`{"eventType":"COMPLETE","eventTime":"2026-11-30T10:00:00Z","producer":"https://x.example/","schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent","job":{"namespace":"n","name":"j"}}`, `events.jsonl:1: the event does not follow OpenLineage's JSON Schema for a RunEvent (spec 2-0-2): at "" (the event itself): missing property 'run'`},
+		"bad type": {`{"eventType":"DONE","eventTime":"2026-11-30T10:00:00Z","producer":"https://x.example/","schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent","run":{"runId":"01937a6e-0000-7000-8000-000000000009"},"job":{"namespace":"n","name":"j"}}`, `events.jsonl:1: the event does not follow OpenLineage's JSON Schema for a RunEvent (spec 2-0-2): at /eventType: value must be one of`},
 		"not json": {`{"eventType":`, "events.jsonl:1: not an OpenLineage event"},
 	} {
 		p := filepath.Join(dir, "events.jsonl")
@@ -75,7 +75,7 @@ func TestLineageServeThenVerify(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "lacks run.runId") {
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `at "" (the event itself): missing properties 'run', 'job'`) {
 		t.Errorf("a bad event: %s %s", resp.Status, body)
 	}
 	out, errOut, code := runCLI(t, "lineage", "verify", "--repo", "../..", "--url", srv.URL)

@@ -56,11 +56,7 @@ func Open(path string) (*Store, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var e openlineage.RunEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: not an OpenLineage event: %w", path, n, err)
-		}
-		if err := e.Validate(); err != nil {
+		if _, err := openlineage.Parse(line); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		s.lines = append(s.lines, bytes.Clone(line))
@@ -96,14 +92,8 @@ func (s *Store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, fmt.Sprintf("the event could not be read (at most %d bytes): %v", MaxBody, err), http.StatusBadRequest)
 			return
 		}
-		var e openlineage.RunEvent
-		dec := json.NewDecoder(bytes.NewReader(body))
-		if err := dec.Decode(&e); err != nil {
-			http.Error(w, "the body is not an OpenLineage run event: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if err := e.Validate(); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if _, err := openlineage.Parse(body); err != nil {
+			http.Error(w, "The event was not kept: "+err.Error()+".", http.StatusBadRequest)
 			return
 		}
 		var compact bytes.Buffer

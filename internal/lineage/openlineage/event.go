@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -60,9 +61,10 @@ type InputField struct {
 	Field     string `json:"field"`
 }
 
-// Validate checks the fields the specification requires of a RunEvent (run.runId,
-// job.namespace, job.name, eventTime, producer; namespace and name of every dataset)
-// and the event types it allows.
+// Validate checks that the names the specification requires of a RunEvent are there
+// and not empty (run.runId, job.namespace, job.name, eventTime, producer; namespace
+// and name of every dataset) and the event types it allows. The schema (CheckSchema)
+// checks more, but allows empty strings, which name nothing.
 func (e *RunEvent) Validate() error {
 	var missing []string
 	if e.Run == nil || e.Run.RunID == "" {
@@ -93,6 +95,22 @@ func (e *RunEvent) Validate() error {
 	return nil
 }
 
+// Parse reads one event: JSON that follows OpenLineage's JSON Schema for a RunEvent
+// (CheckSchema; the error is then a *SchemaError) and names its job and datasets.
+func Parse(data []byte) (RunEvent, error) {
+	var e RunEvent
+	if err := CheckSchema(data); err != nil {
+		if errors.As(err, new(*SchemaError)) {
+			return e, err
+		}
+		return e, fmt.Errorf("not an OpenLineage event: %w", err)
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return e, fmt.Errorf("not an OpenLineage event: %w", err)
+	}
+	return e, e.Validate()
+}
+
 // MaxLine bounds one event of a JSON-lines file.
 const MaxLine = 4 << 20
 
@@ -107,11 +125,8 @@ func ReadLines(name string, r io.Reader) ([]RunEvent, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var e RunEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: not an OpenLineage event: %w", name, n, err)
-		}
-		if err := e.Validate(); err != nil {
+		e, err := Parse(line)
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		out = append(out, e)

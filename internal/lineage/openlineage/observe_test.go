@@ -6,12 +6,12 @@ import (
 )
 
 func TestObserveKeepsKafkaFieldsOnly(t *testing.T) {
-	src := `{"eventType":"COMPLETE","eventTime":"2026-11-30T10:00:00Z","producer":"p","run":{"runId":"r1"},"job":{"namespace":"n","name":"j"},
+	src := `{"eventType":"COMPLETE","eventTime":"2026-11-30T10:00:00Z","producer":"https://example.com/p","schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent","run":{"runId":"01937a6e-0000-7000-8000-000000000001"},"job":{"namespace":"n","name":"j"},
  "inputs":[{"namespace":"kafka://k:9092","name":"a"},{"namespace":"postgres://db:5432","name":"dim.users"}],
- "outputs":[{"namespace":"kafka://k:9092","name":"b","facets":{"columnLineage":{"_producer":"p","_schemaURL":"s",
+ "outputs":[{"namespace":"kafka://k:9092","name":"b","facets":{"columnLineage":{"_producer":"https://example.com/p","_schemaURL":"https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json",
    "fields":{"x":{"inputFields":[{"namespace":"kafka://k:9092","name":"a","field":"f.g"},{"namespace":"postgres://db:5432","name":"dim.users","field":"name"}]}},
    "dataset":[{"namespace":"kafka://k:9092","name":"a","field":"flag"}]}}}]}
-{"eventType":"START","eventTime":"2026-11-30T11:00:00Z","producer":"p","run":{"runId":"r2"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://k:9092","name":"c"}]}`
+{"eventType":"START","eventTime":"2026-11-30T11:00:00Z","producer":"https://example.com/p","schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent","run":{"runId":"01937a6e-0000-7000-8000-000000000002"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://k:9092","name":"c"}]}`
 	// the first event is wrapped here for reading; a JSON-lines file has it on one line
 	src = strings.NewReplacer("\n ", "", "\n   ", "").Replace(src)
 	evs, err := ReadLines("e.jsonl", strings.NewReader(src))
