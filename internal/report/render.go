@@ -80,6 +80,9 @@ func render(r *Report, md bool) string {
 	head(fmt.Sprintf("Deprecated fields still read (%d)", len(r.DeprecatedReads)))
 	for _, d := range r.DeprecatedReads {
 		s := fmt.Sprintf("%s (team %s) reads %s of %s", code(d.Name), d.Owner, code(d.Field), code(d.Subject))
+		if !d.Since.IsZero() {
+			s += ", deprecated since " + d.Since.Format("2006-01-02")
+		}
 		if !d.RemoveAfter.IsZero() {
 			s += ", to be removed after " + d.RemoveAfter.Format("2006-01-02")
 		}

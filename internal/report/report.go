@@ -83,8 +83,24 @@ type Consumer struct {
 type DeprecatedRead struct {
 	Consumer
 	Field       string    `json:"field"`
+	Since       time.Time `json:"since,omitzero"`
 	RemoveAfter time.Time `json:"remove_after,omitzero"`
 	Replacement string    `json:"replacement,omitempty"`
+}
+
+// DeprecatedReads lists consumer c's reads of fields subject s deprecates (as lint
+// warns of them: the fields c names in reads:, or their parents), in c's order.
+func DeprecatedReads(s *contract.Subject, c *contract.Consumer) []DeprecatedRead {
+	var out []DeprecatedRead
+	for _, read := range c.Reads {
+		field, d := s.DeprecationOf(read)
+		if d == nil {
+			continue
+		}
+		out = append(out, DeprecatedRead{Consumer: Consumer{Subject: s.Subject, Name: c.Name, Owner: c.Owner, Kind: c.Kind},
+			Field: field, Since: d.Since, RemoveAfter: d.RemoveAfter, Replacement: d.Replacement})
+	}
+	return out
 }
 
 // jobKinds are the consumer kinds that compute new data, whose lineage matters.
@@ -127,13 +143,7 @@ func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now 
 					r.Lineage.BlackBoxes = append(r.Lineage.BlackBoxes, ref)
 				}
 			}
-			for _, read := range c.Reads {
-				field, d := s.DeprecationOf(read)
-				if d == nil {
-					continue
-				}
-				r.DeprecatedReads = append(r.DeprecatedReads, DeprecatedRead{Consumer: ref, Field: field, RemoveAfter: d.RemoveAfter, Replacement: d.Replacement})
-			}
+			r.DeprecatedReads = append(r.DeprecatedReads, DeprecatedReads(s, c)...)
 		}
 	}
 	r.Lineage.Coverage = 1

@@ -85,6 +85,7 @@ func (p *Pages) renderCached(w http.ResponseWriter, s *snapshot, key string, t *
 	}
 	s.cache.mu.Unlock()
 	writePage(w, http.StatusOK, s.etag(key), body)
+	p.afterPage()
 }
 
 func writePage(w http.ResponseWriter, status int, etag string, body []byte) {

@@ -34,6 +34,8 @@ type snapshot struct {
 	cache pageCache
 	// light: the catalog's rows only, from summaries, while the full tree loads.
 	light bool
+	// health is the history part of the commit's health report (health.go).
+	health health
 }
 
 // row is one subject of the catalog.

@@ -32,6 +32,8 @@ type Pages struct {
 	snap *snapshot
 	// light is the catalog's snapshot while the full tree loads.
 	light light
+	// auditing runs one history audit of the health report at a time.
+	auditing sync.Mutex
 }
 
 // The pages' templates: each page is the layout plus its own template.
@@ -43,6 +45,7 @@ var (
 	teamsTmpl    = page("teams.html")
 	teamTmpl     = page("team.html")
 	signOffsTmpl = page("signoffs.html")
+	healthTmpl   = page("health.html")
 )
 
 func page(name string) *template.Template {
@@ -62,6 +65,7 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teams", p.teams)
 	mux.HandleFunc("GET /teams/{team}", p.team)
 	mux.HandleFunc("GET /signoffs", p.signOffs)
+	mux.HandleFunc("GET /report", p.healthReport)
 	mux.HandleFunc("GET "+SchemasPath+"{name}", serveSchema)
 	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
@@ -101,7 +105,7 @@ type layout struct {
 	Title  string
 	Head   string
 	Branch string
-	Nav    string // catalog | subject | calendar | teams | signoffs
+	Nav    string // catalog | subject | calendar | teams | signoffs | health
 	// Degraded says why Head is not the branch's head ("" when it is).
 	Degraded string
 }
@@ -126,6 +130,7 @@ func (p *Pages) render(w http.ResponseWriter, status int, t *template.Template, 
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+	p.afterPage()
 }
 
 func (p *Pages) unavailable(w http.ResponseWriter, err error) {

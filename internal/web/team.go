@@ -62,6 +62,9 @@ type teamPage struct {
 	Connected    bool
 	Waiting      []prRow
 	SignOffError string
+	// Deprecated are the team's consumers' reads of deprecated fields, the soonest
+	// remove_after first.
+	Deprecated []deprecatedRow
 }
 
 type ownedRow struct {
@@ -118,6 +121,7 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 		loc = calendar.Location(t.Timezone)
 	}
 	d.Zone = loc.String()
+	d.Deprecated = deprecatedRows(teamDeprecatedReads(s.tree, id), p.Now().UTC().Format("2006-01-02"))
 	now := p.Now().In(loc)
 	for _, it := range calendar.Agenda(s.tree, now, now.Add(TeamHorizon), id).Items() {
 		if it.Kind == calendar.KindEntry {

@@ -1,0 +1,182 @@
+package web
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+
+	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/report"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// health is the costly part of a commit's health report, the history that broke its
+// level (history.Audit parses every version of every subject), computed once per
+// commit in the background, after the pages have served a page of that commit, so
+// that it never delays the first page. Until it is done the report page says that
+// it is being computed.
+type health struct {
+	once   sync.Once
+	mu     sync.Mutex
+	done   bool
+	broken []history.Break
+	err    error
+}
+
+// result returns the audit's breaks and error, and whether it is done.
+func (h *health) result() ([]history.Break, error, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.broken, h.err, h.done
+}
+
+// afterPage starts the current snapshot's history audit, once per commit, when a
+// page has been served: the first page of a commit never waits for it.
+func (p *Pages) afterPage() {
+	p.mu.Lock()
+	s := p.snap
+	p.mu.Unlock()
+	if s == nil || p.Tree.Repo == nil {
+		return
+	}
+	s.health.once.Do(func() { go p.audit(s) })
+}
+
+// audit computes the history part of s's report. Audits run one at a time; one whose
+// commit is no longer served by the time it would start is skipped.
+func (p *Pages) audit(s *snapshot) {
+	p.auditing.Lock()
+	defer p.auditing.Unlock()
+	var broken []history.Break
+	err := fmt.Errorf("the branch moved on from %s before its history was audited", s.head.String()[:12])
+	p.mu.Lock()
+	current := p.snap == s
+	p.mu.Unlock()
+	if current {
+		var ix *versions.Index
+		if err = p.Tree.WithVersions(s.head, func(shared *versions.Index) { ix = indexCopy(shared) }); err == nil {
+			broken, err = history.Audit(p.Tree.Repo.Storer, ix)
+		}
+	}
+	if err != nil {
+		p.Log.Error("pages: auditing the history for the health report failed", "commit", s.head.String(), "err", err)
+	}
+	s.health.mu.Lock()
+	s.health.broken, s.health.err, s.health.done = broken, err, true
+	s.health.mu.Unlock()
+}
+
+// indexCopy copies what the audit reads of a versions index (each subject's
+// versions), so that the audit runs without holding the index, which the registry
+// extends when the branch moves.
+func indexCopy(ix *versions.Index) *versions.Index {
+	c := versions.New()
+	c.Head, c.HeadTree, c.Commits = ix.Head, ix.HeadTree, ix.Commits
+	for subject, h := range ix.BySubject {
+		hc := *h
+		hc.Versions = slices.Clone(h.Versions)
+		hc.Folders = slices.Clone(h.Folders)
+		c.BySubject[subject] = &hc
+	}
+	c.Folders = maps.Clone(ix.Folders)
+	return c
+}
+
+type healthPage struct {
+	layout
+	R *report.Report
+	// Day is the day the ages are counted to.
+	Day string
+	// Computing: the history audit has not finished; AuditError says why it failed.
+	Computing  bool
+	AuditError string
+	Unused     []unusedRow
+	BlackBoxes []consumerRef
+	Deprecated []deprecatedRow
+	Broken     []brokenRow
+	// Coverage is the lineage coverage in whole percent.
+	Coverage int
+}
+
+type unusedRow struct {
+	report.Unused
+	Href, TeamHref, Since string
+}
+
+type consumerRef struct {
+	report.Consumer
+	Href, SubjectHref, TeamHref string
+}
+
+type brokenRow struct {
+	history.Break
+	Href    string
+	Day     string
+	Against string
+	Rules   []string
+}
+
+func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
+	s, err := p.current()
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
+	now := p.Now().UTC()
+	day := now.Format("2006-01-02")
+	broken, auditErr, done := s.health.result()
+	// Ages count days: the page is a function of the commit, the day and whether
+	// the audit is done. Served from memory once the audit is done.
+	key := s.pageKey(r, day)
+	if done && p.serveCached(w, r, s, key) {
+		return
+	}
+	d := healthPage{layout: s.frame("Health", "health"), Day: day, Computing: !done}
+	if auditErr != nil {
+		d.AuditError = "The history could not be audited at this commit; the server's log says why."
+	}
+	if err := p.Tree.WithVersions(s.head, func(ix *versions.Index) { d.R = report.Build(s.tree, ix, broken, now) }); err != nil {
+		p.Log.Error("pages: the versions index for the health report failed", "err", err)
+		d.R = report.Build(s.tree, nil, broken, now)
+	}
+	d.Coverage = int(100*d.R.Lineage.Coverage + 0.5)
+	for _, u := range d.R.Unused {
+		row := unusedRow{Unused: u, Href: subjectHref(u.Subject), TeamHref: teamHref(u.Owner)}
+		if !u.Since.IsZero() {
+			row.Since = u.Since.UTC().Format("2006-01-02")
+		}
+		d.Unused = append(d.Unused, row)
+	}
+	for _, c := range d.R.Lineage.BlackBoxes {
+		d.BlackBoxes = append(d.BlackBoxes, newConsumerRef(c))
+	}
+	d.Deprecated = deprecatedRows(d.R.DeprecatedReads, day)
+	for _, b := range d.R.Broken {
+		row := brokenRow{Break: b, Href: subjectHref(b.Subject), Day: b.Time.UTC().Format("2006-01-02")}
+		for i, v := range b.Against {
+			if i > 0 {
+				row.Against += ", "
+			}
+			row.Against += itoa(v)
+		}
+		for _, f := range b.Findings {
+			if !slices.Contains(row.Rules, f.Rule) {
+				row.Rules = append(row.Rules, f.Rule)
+			}
+		}
+		d.Broken = append(d.Broken, row)
+	}
+	if done {
+		p.renderCached(w, s, key, healthTmpl, d)
+		return
+	}
+	p.render(w, http.StatusOK, healthTmpl, d)
+}
+
+func newConsumerRef(c report.Consumer) consumerRef {
+	return consumerRef{Consumer: c, Href: subjectHref(c.Subject) + "#consumer-" + url.PathEscape(c.Name),
+		SubjectHref: subjectHref(c.Subject), TeamHref: teamHref(c.Owner)}
+}

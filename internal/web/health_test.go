@@ -1,0 +1,124 @@
+package web
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gmvLong and gmvBackToInt give the example tree the history the health report looks
+// for: order_count of dws.gmv-1min-value widened to long, then narrowed to int again
+// at BACKWARD (a registry would refuse it); with the narrowing, a new subject nobody
+// reads and user_id of dw.order-detail-value deprecated while two consumers read it.
+func gmvLong(t *testing.T, dir string) {
+	edit(t, dir, "contracts/dws/gmv-1min/gmv_1min.avsc", `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+}
+
+func gmvBackToInt(t *testing.T, dir string) {
+	edit(t, dir, "contracts/dws/gmv-1min/gmv_1min.avsc", `"name": "order_count", "type": "long", "doc": "Number of orders created in the window."`,
+		`"name": "order_count", "type": "int", "doc": "Number of orders created in the window (an int again)."`)
+	write(t, dir, "contracts/orders/order-cancelled/contract.yaml", "subject: orders.order-cancelled-value\nformat: avro\nschema: order_cancelled.avsc\ncompatibility: BACKWARD\nowner: orders\ntopic: ods_order_cancelled\nkeys: {business: [order_id], event_time: cancelled_at, update_time: cancelled_at}\n")
+	write(t, dir, "contracts/orders/order-cancelled/order_cancelled.avsc", `{"type": "record", "name": "OrderCancelled", "fields": [
+  {"name": "order_id", "type": "string", "doc": "Order number."},
+  {"name": "cancelled_at", "type": "long", "doc": "When the order was cancelled, ms since epoch (UTC)."}
+]}
+`)
+	deprecateUserID(t, dir)
+}
+
+// deprecateUserID deprecates user_id of dw.order-detail-value (read by
+// clickhouse-order-detail of analytics and dws-gmv-1min of data-warehouse) and
+// amount_cents, with a replacement and a remove_after already past (read by
+// dws-gmv-1min).
+func deprecateUserID(t *testing.T, dir string) {
+	edit(t, dir, "contracts/dw/order-detail/contract.yaml", "fields:\n",
+		"fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n  channel:\n    deprecated: {since: \"2026-10-01\", remove_after: \"2026-11-30\", replacement: currency}\n")
+}
+
+// TestHealthPage: /report shows the health report of the served commit; its history
+// part is computed in the background after the first page and shown as being
+// computed until then, and the finished page is rendered once and served with an
+// ETag. Goldens health-computing.html and health.html.
+func TestHealthPage(t *testing.T) {
+	srv := pagesServer(t, exampleRepo(t, gmvLong, gmvBackToInt))
+	resp, body := get(t, srv, "/report")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != "" {
+		t.Fatalf("GET /report first: %d, ETag %q (a page still being computed is not cached)", resp.StatusCode, resp.Header.Get("ETag"))
+	}
+	if !strings.Contains(body, "Being computed") {
+		t.Fatalf("the first /report does not wait for the history audit, so it should say it is being computed:\n%s", body)
+	}
+	golden(t, "health-computing.html", body)
+
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Contains(body, "Being computed") {
+		if time.Now().After(deadline) {
+			t.Fatal("the history audit did not finish within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+		resp, body = get(t, srv, "/report")
+	}
+	for _, want := range []string{"orders.order-cancelled-value", "dws.gmv-1min-value</a> version 3", "TYPE_MISMATCH", "clickhouse-order-detail", `aria-current="page">Health`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the health page lacks %q", want)
+		}
+	}
+	golden(t, "health.html", body)
+	etag := resp.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("the finished health page has no ETag")
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/report", nil)
+	req.Header.Set("If-None-Match", etag)
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusNotModified {
+		t.Errorf("GET /report with its ETag: %d, want 304", r2.StatusCode)
+	}
+}
+
+// write creates a file of dir with its folders.
+func write(t *testing.T, dir, file, content string) {
+	t.Helper()
+	p := filepath.Join(dir, file)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTeamDeprecatedReads: a team's page warns of the deprecated fields its consumers
+// still read (field, since, remove_after, replacement, which consumer), the soonest
+// remove_after first; a team that reads none has no such section. Golden
+// team-data-warehouse.html.
+func TestTeamDeprecatedReads(t *testing.T) {
+	srv := pagesServer(t, exampleRepo(t, deprecateUserID))
+	_, body := get(t, srv, "/teams/data-warehouse")
+	golden(t, "team-data-warehouse.html", body)
+	section := body[strings.Index(body, `id="h-deprecated"`):]
+	section = section[:strings.Index(section, "</section>")]
+	// channel goes on 2026-11-30, user_id on 2027-03-01: channel first.
+	ch, uid := strings.Index(section, "<code>channel</code>"), strings.Index(section, "<code>user_id</code>")
+	if ch < 0 || uid < 0 || ch > uid {
+		t.Errorf("the deprecated reads are not sorted by remove_after (channel at %d, user_id at %d):\n%s", ch, uid, section)
+	}
+	for _, want := range []string{"dws-gmv-1min", "2026-10-01", "2026-11-30", "<code>currency</code>", "DUE"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the team's deprecated reads lack %q", want)
+		}
+	}
+	if strings.Contains(section, "clickhouse-order-detail") {
+		t.Errorf("data-warehouse's page lists analytics' consumer clickhouse-order-detail")
+	}
+	if _, body := get(t, srv, "/teams/orders"); strings.Contains(body, `id="h-deprecated"`) {
+		t.Errorf("the orders team reads no deprecated field, yet its page warns of some")
+	}
+}
