@@ -145,6 +145,9 @@ func verdictStatus(r *verdict.Report, comment Comment) githubapi.Status {
 // writeComment signs the state into the comment and writes it.
 func (b *Bot) writeComment(ctx context.Context, gh comments, pr PullRequest, st State, markdown string) (Comment, error) {
 	st.WrittenAt = b.Now().UTC()
+	if st.HeadSince.IsZero() {
+		st.HeadSince = st.WrittenAt
+	}
 	body, err := RenderComment(b.StateKey, commentRef(pr), markdown, st)
 	if err != nil {
 		return Comment{}, err

@@ -108,6 +108,13 @@ func (g *gate) push(edit func(r *testutil.Repo)) {
 // say posts a comment by login and delivers its issue_comment webhook to b.
 func (g *gate) say(b *Bot, login, body string) {
 	g.t.Helper()
+	g.sayLater(b, login, body)()
+}
+
+// sayLater posts a comment now and returns the job of its webhook, to run later (as
+// when the job waits in the queue behind a push).
+func (g *gate) sayLater(b *Bot, login, body string) func() {
+	g.t.Helper()
 	id := g.fake.AddComment("acme", "contracts", g.n, login, body)
 	payload, err := jsonOf(g.fake.IssueCommentEvent("acme", "contracts", g.n, id, "created"))
 	if err != nil {
@@ -117,8 +124,11 @@ func (g *gate) say(b *Bot, login, body string) {
 	if err != nil || job == nil {
 		g.t.Fatalf("%q: job %v, err %v", body, job, err)
 	}
-	if err := job.Run(context.Background()); err != nil {
-		g.t.Errorf("%q: %v", body, err)
+	return func() {
+		g.t.Helper()
+		if err := job.Run(context.Background()); err != nil {
+			g.t.Errorf("%q: %v", body, err)
+		}
 	}
 }
 
@@ -312,6 +322,56 @@ func TestOverrideLapsesOnADifferentBreakingPush(t *testing.T) {
 		t.Errorf("the comment does not say the override lapsed:\n%s", body)
 	}
 	golden(t, "gate-override-lapsed.md", readable(body))
+}
+
+// TestOverrideBindsToTheVerdictTheAdminSaw: an override applies to the head whose
+// verdict the admin read. One written before the bot's first comment, or before a push
+// whose verdict the bot showed later (the job waited in the queue), or handled while
+// a newer head awaits its verdict, is not applied, and the comment says why.
+func TestOverrideBindsToTheVerdictTheAdminSaw(t *testing.T) {
+	notApplied := func(g *gate, why string) {
+		t.Helper()
+		if c := g.conclusion(); c == ConclusionSuccess {
+			t.Errorf("%s: the override was applied", why)
+		}
+		if body := g.botComment().GetBody(); !strings.Contains(body, "is not applied: "+why) {
+			t.Errorf("the comment does not say %q:\n%s", why, body)
+		}
+	}
+	t.Run("before any verdict", func(t *testing.T) {
+		g := newGate(t, opened, amountToString)
+		g.say(g.bot(), "boss", "/contractbot override hotfix for INC-42")
+		notApplied(g, "when it was given, contractbot had not shown a verdict on commit "+g.head.String()[:7])
+		g.advance(time.Minute)
+		g.say(g.bot(), "boss", "/contractbot override hotfix for INC-42")
+		if c := g.conclusion(); c != ConclusionSuccess {
+			t.Errorf("an override after the verdict: %s", c)
+		}
+	})
+	t.Run("written before the new head's verdict", func(t *testing.T) {
+		g := newGate(t, opened, amountToString)
+		g.evaluate(g.bot())
+		run := g.sayLater(g.bot(), "boss", "/contractbot override hotfix for INC-42")
+		g.advance(time.Minute)
+		g.push(func(r *testutil.Repo) {
+			r.Edit("contracts/orders/order-created/order_created.avsc", "\"name\": \"currency\"", "\"name\": \"currency_code\"")
+		})
+		g.evaluate(g.bot())
+		g.advance(time.Minute)
+		run()
+		notApplied(g, "it was written at ")
+	})
+	t.Run("a newer head awaits its verdict", func(t *testing.T) {
+		g := newGate(t, opened, amountToString)
+		g.evaluate(g.bot())
+		shown := g.head.String()[:7]
+		g.advance(time.Minute)
+		g.push(func(r *testutil.Repo) {
+			r.Edit("contracts/orders/order-created/order_created.avsc", "\"name\": \"currency\"", "\"name\": \"currency_code\"")
+		})
+		g.say(g.bot(), "boss", "/contractbot override hotfix for INC-42")
+		notApplied(g, "it was given while contractbot's comment showed commit "+shown)
+	})
 }
 
 // TestRemindersOnceOverTicksAndReplicas: two replicas reconcile the same repository

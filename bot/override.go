@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -25,12 +26,17 @@ const changeKey = "*change*"
 // comment says so.
 func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *verdict.Override {
 	waived := waivedBy(ev.report)
+	notice := func(format string, args ...any) { ev.in.Notices = append(ev.in.Notices, fmt.Sprintf(format, args...)) }
 	if o := opt.override; o != nil {
+		if why := overrideUnseen(ev, o); why != "" {
+			notice("The override by @%s (%s) is not applied: %s. Read the verdict below; if the change may still merge, override again: /contractbot override <reason>.", o.By, o.Reason, why)
+			ev.log.Warn("override not applied", "by", o.By, "why", why)
+			return nil
+		}
 		bound := *o
 		bound.Head, bound.Waived = ev.pr.HeadSHA, waived
 		return &bound
 	}
-	notice := func(format string, args ...any) { ev.in.Notices = append(ev.in.Notices, fmt.Sprintf(format, args...)) }
 	if ev.mem.rebuilt {
 		for _, c := range ev.comments {
 			if cmd, ok := ParseCommand(c.Body); ok && cmd.Name == "override" && !strings.EqualFold(c.Login, b.Self) {
@@ -56,6 +62,31 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 		return nil
 	}
 	return o
+}
+
+// overrideUnseen says why a fresh override cannot be bound to the head being
+// evaluated, or "". An admin waives what contractbot's comment showed when they wrote
+// the command, so the override applies only when that comment showed this head: the
+// bot's verified memory names this head, and the command was written after the bot
+// first showed its verdict on it (its created_at, GitHub's clock, against HeadSince,
+// the bot's; a few seconds of skew can only refuse an override, never widen one).
+func overrideUnseen(ev *evaluation, o *verdict.Override) string {
+	st := ev.mem.state
+	if st == nil || ev.mem.rebuilt {
+		return fmt.Sprintf("when it was given, contractbot had not shown a verdict on commit %s that it can vouch for", shortSHA(ev.pr.HeadSHA))
+	}
+	if st.HeadSHA != ev.pr.HeadSHA {
+		return fmt.Sprintf("it was given while contractbot's comment showed commit %s, and commit %s has been pushed since", shortSHA(st.HeadSHA), shortSHA(ev.pr.HeadSHA))
+	}
+	i := slices.IndexFunc(ev.comments, func(c Comment) bool { return c.ID == o.CommentID })
+	if i < 0 {
+		return "its /contractbot override comment was deleted"
+	}
+	if created := ev.comments[i].CreatedAt; !st.HeadSince.IsZero() && created.Before(st.HeadSince) {
+		return fmt.Sprintf("it was written at %s, before contractbot showed its verdict on commit %s (%s)",
+			created.UTC().Format(time.RFC3339), shortSHA(ev.pr.HeadSHA), st.HeadSince.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // overrideGone says why an override's comment no longer stands, or "".

@@ -34,6 +34,11 @@ type State struct {
 	// a comment GitHub says was updated later than that, beyond EditTolerance, was
 	// edited by someone else, and its state is not believed (memory.go).
 	WrittenAt time.Time `json:"written"`
+	// HeadSince is when the bot first wrote a comment showing HeadSHA (its clock): an
+	// admin's override comment written before it was written against an earlier
+	// verdict and is not applied to this head (override.go). Zero in states written
+	// before the field existed.
+	HeadSince time.Time `json:"head_since,omitzero"`
 	Class     string    `json:"class"`
 	// Teams is the sign-off state per team: fingerprint, since, requested at.
 	Teams map[string]verdict.TeamState `json:"teams,omitempty"`
