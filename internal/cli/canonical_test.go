@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,4 +169,41 @@ func TestCheckReportsBrokenDataRule(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 	checkGolden(t, filepath.Join("..", "check", "data-rule.txt"), out)
+}
+
+// Two data rules read fields a change retypes: amount goes from long to double, which
+// `message.amount > 0` still reads correctly (CEL compares numbers of different types),
+// and currency from string to int, which `message.currency.size() == 3` no longer
+// type-checks against. check reports the second only, BREAKING for the rule's owner
+// with the type checker's words, at the rule's line.
+func TestCheckReportsRetypedDataRule(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	rule := func(name, expr string) string {
+		return "  - name: " + name + "\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: " + expr + "\n"
+	}
+	edit(t, cy, "fields:\n", "rules:\n"+rule("amount-positive", "message.amount > 0")+rule("currency-code", "message.currency.size() == 3")+"fields:\n")
+	commit(t, repo, "Two data rules")
+	if out, errOut, code := runCLI(t, "lint", "--repo", dir); code != 0 {
+		t.Fatalf("the rules do not lint: exit %d\n%s%s", code, out, errOut)
+	}
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	edit(t, avsc, "\"name\": \"amount\",\n      \"type\": \"long\"", "\"name\": \"amount\",\n      \"type\": \"double\"")
+	edit(t, avsc, "\"name\": \"currency\",\n      \"type\": \"string\",\n      \"default\": \"CNY\"", "\"name\": \"currency\",\n      \"type\": \"int\",\n      \"default\": 156")
+	commit(t, repo, "Amount in double, currency as its ISO number")
+	r, code := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	if code != 1 || len(r.Subjects) == 0 {
+		t.Fatalf("exit %d: %+v", code, r)
+	}
+	var got []string
+	for _, s := range r.Subjects {
+		for _, d := range s.DataRules {
+			got = append(got, d.Rule+" "+d.Field+" "+d.Change)
+		}
+	}
+	if want := []string{"currency-code currency type_changed"}; !slices.Equal(got, want) {
+		t.Errorf("data rule findings %q, want %q", got, want)
+	}
+	out, _, _ := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
+	checkGolden(t, filepath.Join("..", "check", "data-rule-retyped.txt"), out)
 }

@@ -180,6 +180,8 @@ type Subject struct {
 	// undocumented lists the top-level fields the schema leaves without doc, for
 	// the load's checks only.
 	undocumented []item
+	// ruleTypes are the schema's types for the data rules, while they are checked.
+	ruleTypes *ruleTypes
 	// parse parses the schema again; the tree keeps only its text and field paths, so
 	// a 10,000-subject tree stays small. Set when the schema parsed at load.
 	parse  func() (checker.Schema, error)

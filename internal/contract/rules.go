@@ -36,6 +36,8 @@ type Rule struct {
 	Pos Pos `json:"-"`
 
 	expr *yaml.Node
+	// indent is the indentation of a block scalar expr's lines.
+	indent int
 }
 
 // Migration reports whether the rule is a migration rule (it runs between versions)
@@ -79,6 +81,7 @@ func rules(o *object) []Rule {
 		}
 		r.Expr, _ = ro.str("expr")
 		r.Pos, r.expr = ro.valuePos("expr"), ro.vals["expr"]
+		r.indent = blockIndent(ro.f.data, r.expr)
 		r.Doc, _ = ro.str("doc")
 		if tags, ok := ro.strList("tags"); ok {
 			for _, t := range tags {
@@ -109,75 +112,201 @@ func rules(o *object) []Rule {
 	return out
 }
 
-// ruleEnv is the CEL environment of each rule type, as the registry's executors
-// declare it: CEL rules see the record as `message`; CEL_FIELD rules see one field
-// (`name`, `typeName`, `tags`, `value`) and its record.
-var ruleEnv = map[string]func() (*cel.Env, error){
-	"CEL": func() (*cel.Env, error) { return cel.NewEnv(cel.Variable("message", cel.DynType)) },
-	"CEL_FIELD": func() (*cel.Env, error) {
-		return cel.NewEnv(cel.Variable("message", cel.DynType), cel.Variable("name", cel.StringType),
-			cel.Variable("typeName", cel.StringType), cel.Variable("tags", cel.ListType(cel.StringType)),
-			cel.Variable("value", cel.DynType))
-	},
+// RuleProblem is one thing wrong with a data rule's expression: where it is in
+// contract.yaml and a sentence saying what to do.
+type RuleProblem struct {
+	Pos     Pos
+	Message string
+	// Cause is the CEL checker's own words, when it found the problem.
+	Cause string
 }
 
-// checkRules compiles each rule's expression with cel-go and checks the fields it
-// reads through `message` against the schema's field paths (has), reporting each
-// problem at its line and column in contract.yaml.
-func checkRules(f *file, rs []Rule, has func(string) bool, paths []string) {
-	for i := range rs {
-		r := &rs[i]
-		newEnv := ruleEnv[r.Type]
-		if newEnv == nil || r.Expr == "" {
-			continue
+// checkRules compiles and type-checks each rule's expression with cel-go against the
+// schema's types (rt) and field paths (s), reporting each problem at its line and
+// column in contract.yaml, and lists the fields each rule reads.
+func checkRules(f *file, s *Subject, rt *ruleTypes) {
+	envs := map[string]*cel.Env{}
+	for i := range s.Rules {
+		r := &s.Rules[i]
+		var probs []RuleProblem
+		r.Fields, probs = analyzeRule(r, s, rt, envs)
+		for _, p := range probs {
+			f.report(p.Pos, CodeInvalidRule, "%s", p.Message)
 		}
-		env, err := newEnv()
-		if err != nil {
-			continue
+	}
+}
+
+// CheckRule type-checks rule r (a rule of this subject or of another version of it)
+// against this subject's schema: the fields r reads and what is wrong with it. A
+// schema that does not parse gives nothing.
+func (s *Subject) CheckRule(r Rule) ([]string, []RuleProblem) {
+	sch, err := s.Schema()
+	if err != nil {
+		return nil, nil
+	}
+	return analyzeRule(&r, s, newRuleTypes(sch), map[string]*cel.Env{})
+}
+
+// analyzeRule parses r's expression (a guard before the first ';', as Confluent's
+// executors split it, then the expression), checks the fields its message.a.b chains
+// name against the schema's paths (so a misspelled field gets a suggestion), then
+// type-checks it, and a CONDITION's result is a bool. envs caches the environment of
+// each rule type.
+func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (fields []string, probs []RuleProblem) {
+	if r.Expr == "" || (r.Type != "CEL" && r.Type != "CEL_FIELD") {
+		return nil, nil
+	}
+	if rt == nil {
+		rt = newRuleTypes(nil)
+	}
+	env, ok := envs[r.Type]
+	if !ok {
+		var err error
+		if env, err = rt.env(r.Type); err != nil {
+			env = nil
 		}
-		a, iss := env.Compile(r.Expr)
+		envs[r.Type] = env
+	}
+	if env == nil {
+		return nil, nil
+	}
+	paths := s.FieldPaths()
+	// message.a.b chains are read from the record: in CEL rules, and in CEL_FIELD
+	// rules when every field's containing record is the record itself.
+	names := paths != nil && (r.Type == "CEL" || rt.fieldMessage == rt.message)
+	for _, part := range exprParts(r.Expr) {
+		at := func(line, col int) Pos {
+			l, c := part.pos(r.Expr, line, col)
+			return exprPos(r, l, c)
+		}
+		a, iss := env.Parse(part.text)
 		if iss != nil && iss.Err() != nil {
 			for _, e := range iss.Errors() {
-				f.report(exprPos(r, e.Location.Line(), e.Location.Column()), CodeInvalidRule,
-					"rule %q: the CEL expression does not compile: %s.", r.Name, e.Message)
+				probs = append(probs, RuleProblem{at(e.Location.Line(), e.Location.Column()),
+					fmt.Sprintf("rule %q: the CEL expression does not compile: %s.", r.Name, e.Message), e.Message})
 			}
 			continue
 		}
-		if has == nil {
+		var unknown []RuleProblem
+		if names {
+			var read []string
+			read, unknown = messageFields(r, a, s, at)
+			fields = append(fields, read...)
+			probs = append(probs, unknown...)
+		}
+		if len(unknown) > 0 {
+			continue // the type checker would say the same, without the suggestion
+		}
+		checked, iss := env.Check(a)
+		if iss != nil && iss.Err() != nil {
+			for _, e := range iss.Errors() {
+				probs = append(probs, RuleProblem{at(e.Location.Line(), e.Location.Column()), typeProblem(r, e.Message, s.SchemaFile, rt.typed), e.Message})
+			}
 			continue
 		}
-		nat := a.NativeRep()
-		seen := map[string]bool{}
-		inner := map[int64]bool{} // the inner links of chains already read
-		celast.PreOrderVisit(nat.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
-			if inner[e.ID()] {
-				return
+		if out := checked.OutputType(); (part.guard || r.Kind == "CONDITION") && !out.IsAssignableType(cel.BoolType) {
+			what := "the CONDITION rule"
+			if part.guard {
+				what = "the guard before ';'"
 			}
-			path, root, ok := messagePath(e)
-			if !ok {
-				return
-			}
-			for cur := e; cur.Kind() == celast.SelectKind; cur = cur.AsSelect().Operand() {
-				inner[cur.ID()] = true
-			}
-			if seen[path] {
-				return
-			}
-			seen[path] = true
-			if known := knownPrefix(path, has, paths); known != path {
-				loc := nat.SourceInfo().GetStartLocation(root.ID())
-				missing := path
-				if known != "" {
-					missing = path[:len(known)+1+strings.IndexByte(path[len(known)+1:]+".", '.')]
-				}
-				f.report(exprPos(r, loc.Line(), loc.Column()), CodeInvalidRule,
-					"rule %q reads message.%s, but the schema has no field %q.%s", r.Name, path, missing, didYouMean(missing, paths))
-				return
-			}
-			r.Fields = append(r.Fields, path)
-		}))
-		slices.Sort(r.Fields)
+			cause := fmt.Sprintf("%s gives a %s, not a bool", what, out)
+			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; write an expression that is true when the record is good (message.amount > 0).", r.Name, cause), cause})
+		}
 	}
+	slices.Sort(fields)
+	return slices.Compact(fields), probs
+}
+
+// typeProblem says what to do about a type checker's message.
+func typeProblem(r *Rule, msg, schemaFile string, typed bool) string {
+	switch {
+	case strings.HasPrefix(msg, "undefined field"):
+		return fmt.Sprintf("rule %q reads a field that is not there (%s); use a field of %s.", r.Name, msg, schemaFile)
+	case strings.HasPrefix(msg, "undeclared reference"):
+		vars := "message"
+		if r.Type == "CEL_FIELD" {
+			vars = "value, name, fullName, typeName, tags and message"
+		}
+		return fmt.Sprintf("rule %q: %s; a %s rule sees %s (and CEL's functions).", r.Name, msg, r.Type, vars)
+	case typed:
+		return fmt.Sprintf("rule %q does not type-check against the field types of %s: %s. Compare each field with a value of its type (CEL does not convert: 1 is an int, 1.0 a double, \"1\" a string) or convert it explicitly (int(), double(), string()).", r.Name, schemaFile, msg)
+	}
+	return fmt.Sprintf("rule %q does not type-check: %s; correct the expression.", r.Name, msg)
+}
+
+// exprPart is a guard or the expression of a rule's expr, and where it starts in it.
+type exprPart struct {
+	text  string
+	start int
+	guard bool
+}
+
+// exprParts splits expr as Confluent's executors do: a non-blank text before the first
+// ';' is a guard, the rest is the expression.
+func exprParts(expr string) []exprPart {
+	i := strings.IndexByte(expr, ';')
+	if i < 0 {
+		return []exprPart{{text: expr}}
+	}
+	var parts []exprPart
+	if strings.TrimSpace(expr[:i]) != "" {
+		parts = append(parts, exprPart{text: expr[:i], guard: true})
+	}
+	return append(parts, exprPart{text: expr[i+1:], start: i + 1})
+}
+
+// pos turns a 1-based line and 0-based column inside the part into the same inside
+// the whole expr.
+func (p exprPart) pos(expr string, line, col int) (int, int) {
+	off := p.start
+	for l := 1; l < line; l++ {
+		nl := strings.IndexByte(expr[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	off = min(off+col, len(expr))
+	before := expr[:off]
+	return 1 + strings.Count(before, "\n"), off - (strings.LastIndexByte(before, '\n') + 1)
+}
+
+// messageFields lists the fields a parsed expression reads through message.a.b chains
+// and reports the chains that name no field of the schema.
+func messageFields(r *Rule, a *cel.Ast, s *Subject, at func(line, col int) Pos) (fields []string, probs []RuleProblem) {
+	paths := s.FieldPaths()
+	nat := a.NativeRep()
+	seen := map[string]bool{}
+	inner := map[int64]bool{} // the inner links of chains already read
+	celast.PreOrderVisit(nat.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if inner[e.ID()] {
+			return
+		}
+		path, root, ok := messagePath(e)
+		if !ok {
+			return
+		}
+		for cur := e; cur.Kind() == celast.SelectKind; cur = cur.AsSelect().Operand() {
+			inner[cur.ID()] = true
+		}
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		if known := knownPrefix(path, s.HasFieldPath, paths); known != path {
+			loc := nat.SourceInfo().GetStartLocation(root.ID())
+			missing := path
+			if known != "" {
+				missing = path[:len(known)+1+strings.IndexByte(path[len(known)+1:]+".", '.')]
+			}
+			probs = append(probs, RuleProblem{at(loc.Line(), loc.Column()),
+				fmt.Sprintf("rule %q reads message.%s, but the schema has no field %q.%s", r.Name, path, missing, didYouMean(missing, paths)),
+				fmt.Sprintf("the schema has no field %q", missing)})
+			return
+		}
+		fields = append(fields, path)
+	}))
+	return fields, probs
 }
 
 // messagePath returns the dotted field path of a select chain rooted at `message`
@@ -236,7 +365,7 @@ func exprPos(r *Rule, line, col int) Pos {
 	}
 	switch r.expr.Style {
 	case yaml.LiteralStyle, yaml.FoldedStyle:
-		return Pos{Line: p.Line + line, Column: p.Column + col}
+		return Pos{Line: p.Line + line, Column: r.indent + col + 1}
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		if line == 1 {
 			return Pos{Line: p.Line, Column: p.Column + 1 + col}
@@ -247,4 +376,19 @@ func exprPos(r *Rule, line, col int) Pos {
 		}
 	}
 	return Pos{Line: p.Line + line - 1, Column: col + 1}
+}
+
+// blockIndent is the indentation of the first non-blank line of a block scalar (| or >)
+// whose indicator is on n's line, 0 for any other node.
+func blockIndent(data []byte, n *yaml.Node) int {
+	if n == nil || (n.Style != yaml.LiteralStyle && n.Style != yaml.FoldedStyle) {
+		return 0
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := n.Line; i < len(lines); i++ {
+		if t := strings.TrimLeft(lines[i], " "); strings.TrimSpace(t) != "" {
+			return len(lines[i]) - len(t)
+		}
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ rules:
 	got := formatDiagnostics(tree.Diagnostics)
 	for _, want := range []string{
 		`contracts/d/one/contract.yaml:18:12: error: rule "typo" reads message.ammount, but the schema has no field "ammount". Did you mean "amount"?`,
-		`contracts/d/one/contract.yaml:24:27: error: rule "broken": the CEL expression does not compile`,
+		`contracts/d/one/contract.yaml:24:23: error: rule "broken": the CEL expression does not compile`,
 		`rule "broken": the CEL expression does not compile`,
 		`contracts/d/one/contract.yaml:29:43: error: rule "attrs" reads message.buyer.nick, but the schema has no field "buyer.nick".`,
 		`contracts/d/one/contract.yaml:30:17: error: on_failure "NONE,LOUD" is not an action`,
@@ -76,5 +77,80 @@ rules:
 	}
 	if !s.Rules[3].Migration() {
 		t.Error("an UPGRADE rule is a migration rule")
+	}
+}
+
+// Data rules are type-checked against the schema's field types (Avro records, nullable
+// unions, enums, arrays, maps, logical types; Protobuf messages through their
+// descriptors), guards included: every problem is located in contract.yaml with what
+// to do, and the rules that are right give nothing.
+func TestRulesAreTypeChecked(t *testing.T) {
+	rule := func(name, typ, kind, expr string) string {
+		return "  - name: " + name + "\n    kind: " + kind + "\n    type: " + typ + "\n    mode: WRITE\n    expr: " + expr + "\n"
+	}
+	avroRules := rule("good-total", "CEL", "CONDITION", `message.total > 0 && message.status == "PAID" && message.buyer.id != ""`) +
+		rule("good-nullable", "CEL", "CONDITION", `message.coupon == null || message.coupon.startsWith("C-")`) +
+		rule("good-list", "CEL", "CONDITION", `message.items.all(i, i.price >= 0.0 && i.sku.size() > 0)`) +
+		rule("good-map", "CEL", "CONDITION", `message.attrs["color"] == "red" && message.email.isEmail()`) +
+		rule("good-logical", "CEL", "CONDITION", `message.created_at != null && message.id.isUuid()`) +
+		rule("good-guard", "CEL", "CONDITION", `"message.total > 100.0 ; message.items.size() > 1"`) +
+		rule("good-field", "CEL_FIELD", "TRANSFORM", `"typeName == 'STRING' && 'PII' in tags ; value + '!'"`) +
+		rule("good-recursive", "CEL", "CONDITION", `message.buyer.referrer.referrer.id != ""`) +
+		rule("total-vs-string", "CEL", "CONDITION", `message.total > "x"`) +
+		rule("enum-vs-int", "CEL", "CONDITION", `message.status == 1`) +
+		rule("item-typo", "CEL", "CONDITION", `message.items.exists(i, i.prise > 0.0)`) +
+		rule("not-a-condition", "CEL", "CONDITION", `message.total * 2.0`) +
+		rule("bad-guard", "CEL", "CONDITION", `"message.coupon > 3 ; message.total > 0"`) +
+		rule("field-typo", "CEL_FIELD", "CONDITION", `nmae == "email"`) +
+		rule("block", "CEL", "CONDITION", "|\n      message.total > 0.0 &&\n        message.buyer.id > 7")
+	avsc := `{"type":"record","name":"Order","namespace":"shop","fields":[
+  {"name":"id","type":{"type":"string","logicalType":"uuid"}},
+  {"name":"total","type":"double"},
+  {"name":"status","type":{"type":"enum","name":"Status","symbols":["NEW","PAID"]}},
+  {"name":"coupon","type":["null","string"],"default":null},
+  {"name":"email","type":"string"},
+  {"name":"created_at","type":{"type":"long","logicalType":"timestamp-millis"}},
+  {"name":"attrs","type":{"type":"map","values":"string"}},
+  {"name":"buyer","type":{"type":"record","name":"Buyer","fields":[
+    {"name":"id","type":"string"},
+    {"name":"referrer","type":["null","Buyer"],"default":null}]}},
+  {"name":"items","type":{"type":"array","items":{"type":"record","name":"Item","fields":[
+    {"name":"sku","type":"string"},{"name":"price","type":"double"}]}}}]}`
+	proto := `syntax = "proto3";
+package shop.v1;
+import "google/protobuf/timestamp.proto";
+message Order {
+  enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; }
+  message Line { int32 qty = 1; string sku = 2; }
+  int64 amount = 1;
+  Status status = 2;
+  google.protobuf.Timestamp created_at = 3;
+  repeated Line lines = 4;
+}
+`
+	protoRules := rule("good-proto", "CEL", "CONDITION", `message.amount > 0 && message.status == 1 && message.lines.exists(l, l.qty > 0)`) +
+		rule("good-timestamp", "CEL", "CONDITION", `message.created_at < timestamp("2030-01-01T00:00:00Z")`) +
+		rule("amount-vs-string", "CEL", "CONDITION", `message.amount == "x"`) +
+		rule("line-typo", "CEL", "CONDITION", `message.lines.exists(l, l.qtty > 0)`)
+	head := "format: %s\nschema: %s\ncompatibility: NONE\nowner: a\nrules:\n"
+	src := MemSource{
+		"contracts/teams.yaml":            []byte("teams:\n  a:\n    github: ['@x/a']\n"),
+		"contracts/d/avro/contract.yaml":  []byte("subject: avro\n" + fmt.Sprintf(head, "avro", "order.avsc") + avroRules),
+		"contracts/d/avro/order.avsc":     []byte(avsc),
+		"contracts/d/proto/contract.yaml": []byte("subject: proto\n" + fmt.Sprintf(head, "protobuf", "order.proto") + protoRules),
+		"contracts/d/proto/order.proto":   []byte(proto),
+	}
+	tree, err := Load(src)
+	must(t, err)
+	var probs Diagnostics
+	for _, d := range tree.Diagnostics {
+		if d.Code == CodeInvalidRule {
+			probs = append(probs, d)
+		}
+	}
+	golden(t, "rules-typed.golden", formatDiagnostics(probs))
+	s := tree.Subject("avro")
+	if s == nil || !slices.Equal(s.Rules[2].Fields, []string{"items"}) || !slices.Equal(s.Rules[5].Fields, []string{"items", "total"}) {
+		t.Errorf("fields read: %+v", s)
 	}
 }

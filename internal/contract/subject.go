@@ -112,11 +112,8 @@ func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
 	l.loadSchema(f, o, s, has, head.Schema)
 	checkTableKeys(f, s, keyRefs, s.undocumented)
 	s.undocumented = nil
-	if paths := s.FieldPaths(); paths != nil {
-		checkRules(f, s.Rules, s.HasFieldPath, paths)
-	} else {
-		checkRules(f, s.Rules, nil, nil)
-	}
+	checkRules(f, s, s.ruleTypes)
+	s.ruleTypes = nil
 	if paths := s.FieldPaths(); paths != nil {
 		for _, k := range fieldKeys {
 			if !s.HasFieldPath(k.val) {
@@ -252,6 +249,9 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	digest.Write(data)
 	s.fieldPaths, s.fieldGraph = sch.FieldPaths(), sch.FieldGraph()
 	s.undocumented = undocumentedTop(sch)
+	if len(s.Rules) > 0 {
+		s.ruleTypes = newRuleTypes(sch)
+	}
 	cut := sch.FieldPathsCut()
 	for _, p := range sch.Dependencies() {
 		text, _ := l.resolveProto(p)

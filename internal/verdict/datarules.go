@@ -32,40 +32,63 @@ var breakingKinds = map[checker.ChangeKind]string{
 	checker.TypeChanged:  "changes the type of",
 }
 
-// dataRuleFindings reports the base's data rules that read a field the change
-// removes, renames, moves or retypes.
+// dataRuleFindings reports the head's data rules that type-checked against the base's
+// schema but no longer do against the head's: the change removed, renamed, moved or
+// retyped a field they read (a retyped field that the rule still reads correctly, such
+// as int to long, breaks nothing). A rule new in the head, or already wrong against the
+// base, is lint's to report.
 func dataRuleFindings(b, h *contract.Subject, sr *SubjectReport) {
+	inBase := map[string]bool{}
 	for _, r := range b.Rules {
-		for _, field := range r.Fields {
+		inBase[r.Name] = true
+	}
+	for _, r := range h.Rules {
+		if !inBase[r.Name] {
+			continue
+		}
+		read, before := b.CheckRule(r)
+		if len(before) > 0 {
+			continue
+		}
+		_, after := h.CheckRule(r)
+		if len(after) == 0 {
+			continue
+		}
+		field, verb := "", ""
+		kind := checker.ChangeKind("")
+	changes:
+		for _, f := range read {
 			for _, c := range sr.Changes {
-				verb, ok := breakingKinds[c.Kind]
-				if !ok || !ruleReads(field, c) {
-					continue
+				if v, ok := breakingKinds[c.Kind]; ok && ruleReads(f, c) {
+					field, verb, kind = f, v, c.Kind
+					break changes
 				}
-				at := r.Pos
-				for _, hr := range h.Rules {
-					if hr.Name == r.Name {
-						at = hr.Pos
-					}
-				}
-				sr.DataRules = append(sr.DataRules, RuleFinding{
-					Rule: r.Name, Field: field, Change: string(c.Kind), Owner: h.Owner,
-					File: h.ContractPath(), Line: at.Line, Column: at.Column,
-					Message: fmt.Sprintf("data rule %q reads %s, which this change %s; serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field.",
-						r.Name, field, verb, h.Owner),
-				})
-				sr.Class = Breaking
-				break
 			}
 		}
+		msg := fmt.Sprintf("data rule %q reads %s, which this change %s; serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field.",
+			r.Name, field, verb, h.Owner)
+		switch {
+		case field == "":
+			msg = fmt.Sprintf("data rule %q no longer type-checks against the new schema (%s); serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or undo the change to the fields it reads.",
+				r.Name, after[0].Cause, h.Owner)
+		case kind == checker.TypeChanged:
+			msg = fmt.Sprintf("data rule %q reads %s, which this change %s, and no longer type-checks (%s); serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field's type.",
+				r.Name, field, verb, after[0].Cause, h.Owner)
+		}
+		sr.DataRules = append(sr.DataRules, RuleFinding{
+			Rule: r.Name, Field: field, Change: string(kind), Owner: h.Owner,
+			File: h.ContractPath(), Line: r.Pos.Line, Column: r.Pos.Column, Message: msg,
+		})
+		sr.Class = Breaking
 	}
 }
 
 // ruleReads reports whether a rule reading field reads what change c touches: the field
-// itself or a field nested under it.
+// itself, a field nested under it, or (a rule reading a record or a list of records)
+// a field nested under the one it reads.
 func ruleReads(field string, c checker.Change) bool {
 	for _, p := range []string{c.Path, c.OldPath} {
-		if p != "" && (field == p || strings.HasPrefix(field, p+".")) {
+		if p != "" && (field == p || strings.HasPrefix(field, p+".") || strings.HasPrefix(p, field+".")) {
 			return true
 		}
 	}
