@@ -52,7 +52,7 @@ status 1 when there is drift. See docs/lineage.md.`,
 				fmt.Fprintln(out, "note:", n)
 			}
 			for _, d := range drift {
-				fmt.Fprintln(out, d)
+				fmt.Fprintln(out, d.Text)
 			}
 			if len(drift) > 0 {
 				fmt.Fprintf(out, "%d differences between what %d %s did and what their consumer files declare.\n", len(drift), len(observed), plural(len(observed), "job", "jobs"))

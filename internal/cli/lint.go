@@ -13,6 +13,7 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/lineage"
+	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 	"github.com/contractbot/contractbot/internal/verdict"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -38,7 +39,7 @@ func (r *repoFlags) source() (contract.Source, error) {
 
 func newLintCmd() *cobra.Command {
 	var rf repoFlags
-	var format string
+	var format, events string
 	var withHistory, stats bool
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -78,8 +79,10 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 			if err := writeDiagnostics(cmd.OutOrStdout(), format, tree); err != nil {
 				return err
 			}
-			if stats && format == "text" {
-				lineage.Coverage(tree).WriteText(cmd.OutOrStdout())
+			if (stats || events != "") && format == "text" {
+				if err := writeStats(cmd.OutOrStdout(), tree, events); err != nil {
+					return err
+				}
 			}
 			if tree.Diagnostics.Errors() > 0 {
 				return &ExitError{Code: 1}
@@ -90,8 +93,25 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 	rf.add(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github (GitHub Actions ::error lines)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
+	cmd.Flags().StringVar(&events, "openlineage", "", "with --stats: compare the declared reads with the OpenLineage events of this JSON-lines file (serve's --lineage-events file, or a file transport's)")
 	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
+}
+
+// writeStats prints the declared lineage coverage and, given an events file, how the
+// declared reads compare with the observed ones.
+func writeStats(w io.Writer, tree *contract.Tree, events string) error {
+	lineage.Coverage(tree).WriteText(w)
+	if events == "" {
+		fmt.Fprintln(w, "Observed lineage: not compared; give --openlineage FILE.jsonl (serve's --lineage-events file) to compare the declared reads with what jobs were seen doing.")
+		return nil
+	}
+	evs, err := readEvents(events, "")
+	if err != nil {
+		return err
+	}
+	lineage.Observe(tree, openlineage.Observe(evs)).WriteText(w, len(evs), events)
+	return nil
 }
 
 // historyDiagnostics audits the default branch of the repository at dir.

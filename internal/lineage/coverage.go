@@ -99,7 +99,6 @@ func (st Stats) WriteText(w io.Writer) {
 	for _, b := range st.BlackBoxes {
 		fmt.Fprintf(w, "  black box: %s\n", b)
 	}
-	fmt.Fprintln(w, "  observed lineage (OpenLineage events): not collected yet; see docs/lineage.md")
 }
 
 func ratio(n, of int) string {

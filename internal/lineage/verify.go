@@ -10,19 +10,40 @@ import (
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
 
+// DriftKind says what kind of difference a Drift is.
+type DriftKind string
+
+// The kinds of drift, in the order the pages list them.
+const (
+	NoConsumerFile  DriftKind = "no-consumer-file" // a job reads a topic without a consumer file
+	UndeclaredRead  DriftKind = "undeclared-read"  // a job reads a field its file does not declare
+	NeverObserved   DriftKind = "never-observed"   // a file declares a field (or subject) never seen read
+	UnmappedProduce DriftKind = "unmapped-produce" // a job makes an output field from an input the file does not map
+)
+
+// Drift is one difference between what a job was observed doing and its consumer
+// file.
+type Drift struct {
+	Kind    DriftKind
+	Job     string // the OpenLineage job name
+	Subject string
+	// File is the consumer file (for NoConsumerFile, the one to write).
+	File string
+	// Field is the field read, declared or made ("" when a whole subject is meant).
+	Field string
+	// Text is the sentence lineage verify prints.
+	Text string
+}
+
 // Verify compares what jobs were observed doing (OpenLineage events) with the consumer
 // files: a job reading a topic without a consumer file, fields read but not declared,
 // declared fields (and subjects) never observed, output fields made from inputs the
-// file does not map. Drift is returned sorted; notes say what could not be compared.
-func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift, notes []string) {
-	byTopic := map[string]*contract.Subject{}
-	for _, s := range tree.Subjects {
-		if s.Topic != "" && (byTopic[s.Topic] == nil || strings.HasSuffix(s.Subject, "-value")) {
-			byTopic[s.Topic] = s
-		}
-	}
+// file does not map. Drift is returned sorted by its sentence; notes say what could
+// not be compared.
+func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drift, notes []string) {
+	byTopic := subjectsByTopic(tree)
 	for _, o := range observed {
-		name := o.Job[strings.LastIndexAny(o.Job, "./")+1:]
+		name := jobName(o.Job)
 		seen := map[string]bool{}
 		for _, topic := range slices.Sorted(maps.Keys(o.Reads)) {
 			s := byTopic[topic]
@@ -33,7 +54,9 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift, notes
 			seen[s.Subject] = true
 			c := consumerOf(s, name)
 			if c == nil {
-				drift = append(drift, fmt.Sprintf("job %s reads %s (topic %s) but %s/consumers/%s.yaml does not exist; add it (contractbot lineage sync writes it from Flink SQL).", o.Job, s.Subject, topic, s.Dir, name))
+				file := s.Dir + "/consumers/" + name + ".yaml"
+				drift = append(drift, Drift{NoConsumerFile, o.Job, s.Subject, file, "",
+					fmt.Sprintf("job %s reads %s (topic %s) but %s does not exist; add it (contractbot lineage sync writes it from Flink SQL).", o.Job, s.Subject, topic, file)})
 				continue
 			}
 			fields := slices.Sorted(maps.Keys(o.Reads[topic]))
@@ -43,28 +66,47 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift, notes
 			}
 			for _, f := range fields {
 				if !covers(c.Reads, f) {
-					drift = append(drift, fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, o.Job, f, s.Subject))
+					drift = append(drift, Drift{UndeclaredRead, o.Job, s.Subject, c.File, f,
+						fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, o.Job, f, s.Subject)})
 				}
 			}
 			for _, r := range c.Reads {
 				if r != "*" && !observedUnder(o.Reads[topic], r) {
-					drift = append(drift, fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, o.Job))
+					drift = append(drift, Drift{NeverObserved, o.Job, s.Subject, c.File, r,
+						fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, o.Job)})
 				}
 			}
 			drift = append(drift, producesDrift(o, c, s, topic, byTopic)...)
 		}
 		for _, s := range tree.Subjects {
 			if c := consumerOf(s, name); c != nil && !seen[s.Subject] && s.Topic != "" {
-				drift = append(drift, fmt.Sprintf("%s: declares that %s reads %s, but the job was never seen reading its topic %s.", c.File, o.Job, s.Subject, orDash(s.Topic)))
+				drift = append(drift, Drift{NeverObserved, o.Job, s.Subject, c.File, "",
+					fmt.Sprintf("%s: declares that %s reads %s, but the job was never seen reading its topic %s.", c.File, o.Job, s.Subject, orDash(s.Topic))})
 			}
 		}
 	}
-	slices.Sort(drift)
+	slices.SortFunc(drift, func(a, b Drift) int { return strings.Compare(a.Text, b.Text) })
 	return drift, notes
 }
 
-func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject) []string {
-	var out []string
+// subjectsByTopic maps each topic to its subject (the -value one when a key and a
+// value subject share it).
+func subjectsByTopic(tree *contract.Tree) map[string]*contract.Subject {
+	byTopic := map[string]*contract.Subject{}
+	for _, s := range tree.Subjects {
+		if s.Topic != "" && (byTopic[s.Topic] == nil || strings.HasSuffix(s.Subject, "-value")) {
+			byTopic[s.Topic] = s
+		}
+	}
+	return byTopic
+}
+
+// jobName is the consumer name an OpenLineage job name stands for: the part after
+// its last "." or "/".
+func jobName(job string) string { return job[strings.LastIndexAny(job, "./")+1:] }
+
+func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject) []Drift {
+	var out []Drift
 	for _, outTopic := range slices.Sorted(maps.Keys(o.Produces)) {
 		target := byTopic[outTopic]
 		if target == nil {
@@ -77,7 +119,8 @@ func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Su
 					continue
 				}
 				if !slices.Contains(c.Produces[target.Subject][f], field) {
-					out = append(out, fmt.Sprintf("%s: job %s makes %s.%s from %s, which the file does not map.", c.File, o.Job, target.Subject, f, field))
+					out = append(out, Drift{UnmappedProduce, o.Job, target.Subject, c.File, f,
+						fmt.Sprintf("%s: job %s makes %s.%s from %s, which the file does not map.", c.File, o.Job, target.Subject, f, field)})
 				}
 			}
 		}
