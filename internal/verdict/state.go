@@ -37,35 +37,51 @@ var stateKinds = []checker.ChangeKind{
 
 // stateEffects finds, for every consumer of the base's subject that keeps fields in
 // state and restores it from savepoints, the changes to those fields and judges each
-// by the consumer's serializer; the class rises to COMPATIBLE (migratable) or
-// BREAKING (not). A job that rebuilds its state gets a note.
+// by the consumer's serializer (JobStateEffects); the class rises to COMPATIBLE
+// (migratable) or BREAKING (not). A job that rebuilds its state gets a note.
 func stateEffects(b *contract.Subject, sr *SubjectReport) {
 	for _, c := range b.Consumers {
-		st := c.State
-		if st == nil || st.Serializer == "" {
-			continue
-		}
-		for _, ch := range sr.Changes {
-			if !slices.Contains(stateKinds, ch.Kind) {
-				continue
-			}
-			field, ok := stateField(st.Fields, ch)
-			if !ok {
-				continue
-			}
-			if st.Savepoint == contract.SavepointRebuild {
-				sr.Notes = append(sr.Notes, fmt.Sprintf("job %s (team %s) keeps %s in its state but rebuilds it from its input on upgrade: plan the replay", c.Name, c.Owner, field))
-				continue
-			}
-			ok, why := migrates(st.Serializer, ch)
-			sr.State = append(sr.State, StateEffect{Consumer: c.Name, Owner: c.Owner, Serializer: st.Serializer, Field: field, Change: ch.Kind, Migratable: ok, Why: why})
-			if ok {
+		effects, notes := JobStateEffects(c, sr.Changes)
+		sr.Notes = append(sr.Notes, notes...)
+		sr.State = append(sr.State, effects...)
+		for _, e := range effects {
+			if e.Migratable {
 				sr.Class = worst(sr.Class, Compatible)
 			} else {
 				sr.Class = Breaking
 			}
 		}
 	}
+}
+
+// JobStateEffects judges a subject's field changes for one consumer that keeps fields
+// of it in state: one effect per change to a state field, migratable or not by the
+// consumer's serializer (Flink's state schema evolution rules). A job that rebuilds
+// its state on upgrade gets a note per such change instead. A consumer without
+// `state:` gets nothing. The verdict and the job's page both judge with it.
+func JobStateEffects(c *contract.Consumer, changes []checker.Change) ([]StateEffect, []string) {
+	st := c.State
+	if st == nil || st.Serializer == "" {
+		return nil, nil
+	}
+	var effects []StateEffect
+	var notes []string
+	for _, ch := range changes {
+		if !slices.Contains(stateKinds, ch.Kind) {
+			continue
+		}
+		field, ok := stateField(st.Fields, ch)
+		if !ok {
+			continue
+		}
+		if st.Savepoint == contract.SavepointRebuild {
+			notes = append(notes, fmt.Sprintf("job %s (team %s) keeps %s in its state but rebuilds it from its input on upgrade: plan the replay", c.Name, c.Owner, field))
+			continue
+		}
+		ok, why := migrates(st.Serializer, ch)
+		effects = append(effects, StateEffect{Consumer: c.Name, Owner: c.Owner, Serializer: st.Serializer, Field: field, Change: ch.Kind, Migratable: ok, Why: why})
+	}
+	return effects, notes
 }
 
 // stateField returns the state field a change touches: the field itself, a field it

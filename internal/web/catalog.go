@@ -36,6 +36,8 @@ type snapshot struct {
 	light bool
 	// health is the history part of the commit's health report (health.go).
 	health health
+	// pending are the open pull requests evaluated against this commit (jobstate.go).
+	pending pendingEvals
 }
 
 // row is one subject of the catalog.

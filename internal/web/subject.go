@@ -50,6 +50,8 @@ type consumerRow struct {
 	Team     teamView
 	Anchor   string
 	Produces []produced
+	// State is the job's state and recoverability (nil without state:).
+	State *jobState
 }
 
 type produced struct{ Subject, Href string }
@@ -105,13 +107,6 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 			d.Diff = dv
 		}
 	}
-	for _, c := range sub.Consumers {
-		row := consumerRow{C: c, Team: newTeamView(s.tree, c.Owner), Anchor: "consumer-" + c.Name}
-		for _, out := range sortedProduces(c) {
-			row.Produces = append(row.Produces, produced{out, subjectHref(out)})
-		}
-		d.Consumers = append(d.Consumers, row)
-	}
 	d.Graph = s.lineage(sub)
 	now := p.Now()
 	for _, e := range s.tree.Entries { // sorted by start
@@ -131,6 +126,21 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 				d.Open = append(d.Open, pr)
 			}
 		}
+	}
+	unknown := ""
+	switch {
+	case !d.Connected:
+		unknown = "The bot is not connected to this server, so the pending changes of open pull requests are not known here."
+	case d.OpenError != "":
+		unknown = "The bot's state could not be read right now, so the pending changes are not known; try again in a minute."
+	}
+	for _, c := range sub.Consumers {
+		row := consumerRow{C: c, Team: newTeamView(s.tree, c.Owner), Anchor: "consumer-" + c.Name,
+			State: p.newJobState(r.Context(), s, sub, c, d.Open, unknown, d.Entries)}
+		for _, out := range sortedProduces(c) {
+			row.Produces = append(row.Produces, produced{out, subjectHref(out)})
+		}
+		d.Consumers = append(d.Consumers, row)
 	}
 	if key != "" {
 		p.renderCached(w, s, key, subjectTmpl, d)

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// statePR makes the example tree's repository with a pull request's head beside its
+// branch: dw.order-detail-value's amount_cents widened from long to double (a
+// change Avro's resolution allows) and a new field. dws-gmv-1min keeps amount_cents
+// in POJO state, which cannot change a field's declared type. The branch served
+// stays at the example tree; the head's hash is returned.
+func statePR(t *testing.T) (*git.Repository, string) {
+	t.Helper()
+	r := testutil.ExampleRepo(t)
+	r.Branch("widen-amount")
+	r.Edit("contracts/dw/order-detail/order_detail.avsc", `{"name": "amount_cents", "type": "long"`, `{"name": "amount_cents", "type": "double"`)
+	r.Edit("contracts/dw/order-detail/order_detail.avsc", `{"name": "currency", "type": "string"`,
+		`{"name": "discount_cents", "type": "long", "default": 0, "doc": "Discount granted, in cents of currency."},
+    {"name": "currency", "type": "string"`)
+	head := r.Commit("widen amount_cents to double; discount_cents")
+	wt, err := r.Git.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("master")}); err != nil {
+		t.Fatal(err)
+	}
+	return r.Git, head.String()
+}
+
+// TestJobRecoverability: the entry of a job with state: on the page of the subject it
+// reads shows its recoverability against the open pull requests that change the
+// subject, evaluated as the bot evaluates them: a widening Avro allows is still
+// unrecoverable for POJO state, field by field with the serializer's rule; a pull
+// request whose head the server's repository lacks is named with how to fetch it;
+// without the bot the page says what the figure cannot be computed against. Golden
+// subject-dw.order-detail-value.html.
+func TestJobRecoverability(t *testing.T) {
+	repo, head := statePR(t)
+	src := fakeSource{prs: []PullRequestStatus{
+		{Repo: "acme/contracts", Number: 70, URL: "https://github.com/acme/contracts/pull/70", Title: "Widen amount_cents",
+			Class: "breaking", HeadSHA: head, EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
+		{Repo: "acme/contracts", Number: 71, URL: "https://github.com/acme/contracts/pull/71", Title: "Not fetched here",
+			Class: "compatible", HeadSHA: "0123456789abcdef0123456789abcdef01234567", EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
+		{Repo: "acme/contracts", Number: 72, Title: "Another subject", HeadSHA: head, Subjects: []string{"orders.order-created-value"}},
+	}}
+	mux := http.NewServeMux()
+	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: src}).Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	_, body := get(t, srv, "/subjects/dw.order-detail-value")
+	golden(t, "subject-dw.order-detail-value.html", body)
+	job := consumerEntry(t, body, "dws-gmv-1min")
+	for _, want := range []string{
+		"POJO serializer", "1 of 3 fields in state cannot be restored", "<code>amount_cents</code>", "<code>promoted</code>",
+		"POJO state cannot change a field&#39;s declared type", "pull/70", "pull/71", "not in this server&#39;s repository", "refs/pull/*/head",
+		"No state-migration entry is planned",
+	} {
+		if !strings.Contains(job, want) {
+			t.Errorf("the state of dws-gmv-1min lacks %q:\n%s", want, job)
+		}
+	}
+	for _, not := range []string{"discount_cents", "pull/72"} {
+		if strings.Contains(job, not) {
+			t.Errorf("the state of dws-gmv-1min names %q, which is not a change to a field it keeps", not)
+		}
+	}
+	if entry := consumerEntry(t, body, "clickhouse-order-detail"); strings.Contains(entry, "Recoverability") {
+		t.Errorf("a sink without state: shows a recoverability figure")
+	}
+
+	// Without the bot the figure is not computed, and the page says why.
+	_, body = get(t, pagesServer(t, repo), "/subjects/dw.order-detail-value")
+	job = consumerEntry(t, body, "dws-gmv-1min")
+	if !strings.Contains(job, "Recoverability:</strong> not computed. The bot is not connected") {
+		t.Errorf("without the bot the job's state should say the figure is not computed and why:\n%s", job)
+	}
+}
+
+// consumerEntry returns the <li> of a consumer on a subject page.
+func consumerEntry(t *testing.T, body, name string) string {
+	t.Helper()
+	i := strings.Index(body, `<li id="consumer-`+name+`">`)
+	if i < 0 {
+		t.Fatalf("the page has no entry for consumer %s", name)
+	}
+	e := body[i:]
+	return e[:strings.Index(e, "\n</li>")]
+}
