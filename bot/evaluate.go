@@ -234,7 +234,7 @@ func listedMembers(base *contract.Tree, h string) []string {
 func (ev *evaluation) stateOf(mem State) State {
 	r := ev.report
 	st := State{HeadSHA: ev.pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
-		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim}
+		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim, Told: mem.Told}
 	if prev := ev.mem.state; prev != nil && !ev.mem.rebuilt && prev.HeadSHA == st.HeadSHA {
 		st.HeadSince = prev.HeadSince // zero: set when written (converge.go)
 	}

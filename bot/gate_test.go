@@ -84,6 +84,27 @@ func (g *gate) advance(d time.Duration) {
 	g.now = g.now.Add(d)
 }
 
+// replicas returns a tick: two replicas reconcile the repository at the same time.
+func (g *gate) replicas() func() {
+	replicas := []*Bot{g.bot(), g.bot()}
+	for _, b := range replicas {
+		// Long enough that, on a loaded machine, the other replica's claim lands
+		// within it (the window docs/bot.md describes).
+		b.ClaimSettle = 250 * time.Millisecond
+	}
+	return func() {
+		var wg sync.WaitGroup
+		for _, b := range replicas {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
+			}()
+		}
+		wg.Wait()
+	}
+}
+
 // bot is a fresh bot process (a restart, or another replica) acting as the App.
 func (g *gate) bot() *Bot {
 	return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(g.fake.Client()),
@@ -381,23 +402,7 @@ func TestOverrideBindsToTheVerdictTheAdminSaw(t *testing.T) {
 // each channel exactly once.
 func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 	g := newGate(t, opened, amountToString)
-	replicas := []*Bot{g.bot(), g.bot()}
-	for _, b := range replicas {
-		// Long enough that, on a loaded machine, the other replica's claim lands
-		// within it (the window docs/bot.md describes).
-		b.ClaimSettle = 250 * time.Millisecond
-	}
-	tick := func() {
-		var wg sync.WaitGroup
-		for _, b := range replicas {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
-			}()
-		}
-		wg.Wait()
-	}
+	tick := g.replicas()
 	tick()
 	g.advance(23 * time.Hour)
 	tick()

@@ -37,11 +37,12 @@ type outbox struct {
 	threads   []*verdict.SignOff // teams without a message yet
 	reminders []Reminder
 	announce  bool
+	fyis      []verdict.FYI // indirect consumers' teams to tell
 	// manual reminders (/contractbot remind) are sent when asked, unclaimed.
 	manual []Reminder
 }
 
-func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders) > 0 || o.announce }
+func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders)+len(o.fyis) > 0 || o.announce }
 
 // notify keeps Slack in line with the report and records what it sent in ev.next.
 // Each team whose sign-off is required has one message about the pull request in its
@@ -49,8 +50,11 @@ func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders) > 0 || o
 // now are threaded under it (an escalation also goes to the team's escalation channel
 // and the producers' channels); the producers hear once when every sign-off is in.
 //
+// The teams of indirect consumers hear once per change of what reaches them
+// (notify_fyi.go).
+//
 // Every message that must go out once (a team's first message, a reminder, an
-// escalation, the all-signed-off note) is first claimed in the bot's comment: the
+// escalation, the all-signed-off note, an FYI) is first claimed in the bot's comment: the
 // comment is read afresh, what another replica already claimed is dropped, the
 // claims are written with this evaluation's token, and after ClaimSettle the comment
 // is read back: only the evaluation whose token is there sends. A claim whose message
@@ -62,7 +66,7 @@ func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
 	}
 	out := b.plan(ev, opt)
 	if out.claims() && !b.claim(ctx, ev, &out) {
-		out.threads, out.reminders, out.announce = nil, nil, false
+		out.threads, out.reminders, out.announce, out.fyis = nil, nil, false, nil
 	}
 	b.send(ctx, ev, out)
 }
@@ -75,6 +79,7 @@ func carried(st *State, r *verdict.Report) State {
 		return next
 	}
 	next.Slack, next.Announced, next.Claim = maps.Clone(st.Slack), slices.Clone(st.Announced), st.Claim
+	next.Told = carriedTold(st.Told, r)
 	for _, so := range r.SignOffs {
 		k := reminderKey(so.Team, so.Fingerprint)
 		if marks, ok := st.Reminded[k]; ok {
@@ -116,6 +121,7 @@ func (b *Bot) plan(ev *evaluation, opt evalOptions) outbox {
 		out.reminders = DueReminders(r, sentByTeam(ev.next.Reminded, r), r.Now, b.marks())
 	}
 	out.announce = allApproved(r) && len(producerChannels(head, r)) > 0 && !slices.Contains(ev.next.Announced, announcementKey(r))
+	out.fyis = dueFYIs(ev.next.Told, r, head)
 	return out
 }
 
@@ -164,6 +170,7 @@ func (b *Bot) markClaims(st *State, r *verdict.Report, out outbox) {
 	if out.announce && !slices.Contains(st.Announced, announcementKey(r)) {
 		st.Announced = append(st.Announced, announcementKey(r))
 	}
+	markTold(st, out.fyis)
 }
 
 // claim agrees with the other replicas, through the comment, on who sends out's
@@ -179,6 +186,7 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 		othersClaimed := fresh.Claim != "" && fresh.Claim != priorClaim
 		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
 		ev.next.Claim = fresh.Claim // a claim in flight stays where its evaluation reads it back
+		ev.next.Told = mergeTold(ev.next.Told, fresh.Told, ev.report)
 		for k, marks := range fresh.Reminded {
 			if _, current := ev.next.Reminded[k]; current || slices.ContainsFunc(ev.report.SignOffs, func(so *verdict.SignOff) bool { return reminderKey(so.Team, so.Fingerprint) == k }) {
 				if ev.next.Reminded == nil {
@@ -220,6 +228,7 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 		ev.log.Info("another evaluation claimed the Slack messages; it sends them and writes the comment")
 		if fresh != nil {
 			ev.next.Reminded, ev.next.Slack, ev.next.Announced, ev.next.Claim = fresh.Reminded, fresh.Slack, fresh.Announced, fresh.Claim
+			ev.next.Told = fresh.Told
 		}
 		ev.deferComment(true, m)
 		return false
@@ -333,6 +342,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 			delete(ev.next.Reminded, reminderKey(rem.Team, rem.SignOff.Fingerprint))
 		}
 	}
+	b.sendFYIs(ctx, ev, out.fyis)
 	if out.announce {
 		for _, ch := range producerChannels(head, r) {
 			if _, err := b.Notify.Post(ctx, ch, slack.AllSignedOffMessage(pr, r), ""); err != nil {

@@ -93,9 +93,10 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 		}
 		return c
 	}
-	evaluate() // opened: one message per team, no reminder yet
+	evaluate() // opened: one message per team, one FYI to analytics (indirect), no reminder yet
 	evaluate() // nothing changed: nothing posted or edited
-	if got := seen(); len(got) != 2 || count("changes what team data-warehouse reads") != 1 || count("[thread") != 0 {
+	if got := seen(); len(got) != 3 || count("changes what team data-warehouse reads") != 1 || count("[thread") != 0 ||
+		count("#bi-dashboards: :information_source: FYI") != 1 {
 		t.Fatalf("at opening:\n%s", strings.Join(got, "\n"))
 	}
 	if len(updated) != 0 {

@@ -52,6 +52,10 @@ type State struct {
 	// Slack holds, per team, the pull request's message in the team's channel, which
 	// is edited in place; reminders are threaded under it.
 	Slack map[string]SlackThread `json:"slack,omitempty"`
+	// Told is, per team of indirect consumers, the fingerprint of what the change
+	// does to them when the team was last told on Slack (an FYI): the same change is
+	// not told twice, a change to what reaches the team is told again.
+	Told map[string]string `json:"told,omitempty"`
 	// Announced lists the producer announcements already made ("all-signed-off").
 	Announced []string `json:"announced,omitempty"`
 	// Claim is the token of the evaluation that last claimed Slack messages to send

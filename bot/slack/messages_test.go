@@ -18,6 +18,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// messageJSON is a message as its golden file holds it: the text and the Block Kit.
+func messageJSON(t *testing.T, msg Message) []byte {
+	t.Helper()
+	data, err := json.MarshalIndent(struct {
+		Text   string `json:"text"`
+		Blocks any    `json:"blocks"`
+	}{msg.Text, msg.Blocks}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(data, '\n')
+}
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	p := filepath.Join("testdata", name)
@@ -60,14 +73,7 @@ func TestSlackMessagesGolden(t *testing.T) {
 		"slack-all-signed-off.json": AllSignedOffMessage(pr, &verdict.Report{SignOffs: []*verdict.SignOff{
 			{Team: "analytics", ApprovedBy: "ana", Status: verdict.Approved}, {Team: "data-warehouse", ApprovedBy: "dana", Status: verdict.Approved}}}),
 	} {
-		data, err := json.MarshalIndent(struct {
-			Text   string `json:"text"`
-			Blocks any    `json:"blocks"`
-		}{msg.Text, msg.Blocks}, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden(t, name, append(data, '\n'))
+		golden(t, name, messageJSON(t, msg))
 	}
 	for _, tc := range []struct {
 		name       string
@@ -78,14 +84,6 @@ func TestSlackMessagesGolden(t *testing.T) {
 		{"slack-escalation.json", true, deadline.Add(time.Hour)},
 		{"slack-reminder-overdue.json", false, deadline.Add(150 * time.Minute)},
 	} {
-		msg := ReminderMessage(pr, so, tc.escalation, tc.now)
-		data, err := json.MarshalIndent(struct {
-			Text   string `json:"text"`
-			Blocks any    `json:"blocks"`
-		}{msg.Text, msg.Blocks}, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden(t, tc.name, append(data, '\n'))
+		golden(t, tc.name, messageJSON(t, ReminderMessage(pr, so, tc.escalation, tc.now)))
 	}
 }

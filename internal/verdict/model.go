@@ -211,6 +211,9 @@ type ConsumerRef struct {
 	// Fields are the fields of its subject that change for it.
 	Fields []string `json:"fields"`
 	Reason string   `json:"reason"`
+	// Chains are the lineage paths from the changed field to the consumer's
+	// ("subject.field -> via -> subject.field", origin first); set for FYIs.
+	Chains []string `json:"chains,omitempty"`
 }
 
 // SignOff is one team's required approval.

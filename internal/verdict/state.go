@@ -160,7 +160,7 @@ func stateMigrationEntry(in Input, subject string) string {
 
 // FYI is a team to tell, without asking it to sign off: the owner of indirect
 // consumers a change reaches through lineage (issue 18: everyone affected hears of
-// it). The bot's Slack FYI is not sent yet; the report carries the list.
+// it). The bot tells each of these teams once per change on Slack (bot/notify_fyi.go).
 type FYI struct {
 	Team string `json:"team"`
 	// Consumers are the team's indirect consumers the change reaches, with the
@@ -195,7 +195,7 @@ func fyis(r *Report) []FYI {
 				}
 			}
 			f.Consumers = append(f.Consumers, ConsumerRef{Subject: a.Subject, Consumer: a.Name, Effect: a.Effect, Fields: fields,
-				Reason: fmt.Sprintf("%s changes %d hop(s) upstream", sr.Subject, a.Hops)})
+				Reason: fmt.Sprintf("%s changes %d hop(s) upstream", sr.Subject, a.Hops), Chains: chains(a)})
 		}
 	}
 	slices.Sort(teams)
