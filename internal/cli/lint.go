@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/contract"
@@ -127,28 +128,49 @@ func historyDiagnostics(dir string) (contract.Diagnostics, error) {
 // withHistory opens the repository at dir, builds the versions index of its default
 // branch (HEAD when it has none), audits it, and calls fn with the three.
 func withHistory(dir string, fn func(*gitrepo.Repo, *versions.Index, []history.Break) error) error {
-	repo, err := gitrepo.Open(dir)
+	repo, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
 	defer repo.Close()
+	ix, bs, err := auditHistory(repo, head)
+	if err != nil {
+		return fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	return fn(repo, ix, bs)
+}
+
+// openDefaultBranch opens the repository at dir and resolves the head of its default
+// branch (HEAD when it has none).
+func openDefaultBranch(dir string) (*gitrepo.Repo, plumbing.Hash, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
 	branch, err := gitrepo.DefaultBranch(repo.Repository)
 	if err != nil {
 		branch = "HEAD"
 	}
 	head, err := gitrepo.ResolveBranch(repo.Repository, branch)
 	if err != nil {
-		return fmt.Errorf("audit the history of %s: %w", dir, err)
+		repo.Close()
+		return nil, plumbing.ZeroHash, err
 	}
+	return repo, head, nil
+}
+
+// auditHistory builds the versions index of the first-parent history ending at head
+// and audits it.
+func auditHistory(repo *gitrepo.Repo, head plumbing.Hash) (*versions.Index, []history.Break, error) {
 	ix, err := versions.Build(repo.Repository, head)
 	if err != nil {
-		return fmt.Errorf("audit the history of %s: %w", dir, err)
+		return nil, nil, err
 	}
 	bs, err := history.Audit(repo.Storer, ix)
 	if err != nil {
-		return fmt.Errorf("audit the history of %s: %w", dir, err)
+		return nil, nil, err
 	}
-	return fn(repo, ix, bs)
+	return ix, bs, nil
 }
 
 // writeDiagnostics prints a tree's diagnostics in one of the lint formats.

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
-	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
-	"github.com/contractbot/contractbot/internal/versions"
 )
 
 func newReportCmd() *cobra.Command {
@@ -42,22 +41,61 @@ automation rate, sign-off latency) are named as not derived.`,
 			if !ok {
 				return fmt.Errorf("unknown --format %q: use text, json or markdown", format)
 			}
-			return withHistory(repoDir, func(repo *gitrepo.Repo, ix *versions.Index, bs []history.Break) error {
-				src, err := contract.NewGitSource(repo.Repository, ix.Head)
-				if err != nil {
-					return fmt.Errorf("report on %s: %w", repoDir, err)
-				}
-				tree, err := contract.Load(src)
-				if err != nil {
-					return fmt.Errorf("report on %s: %w", repoDir, err)
-				}
-				_, err = fmt.Fprint(cmd.OutOrStdout(), render(report.Build(tree, ix, bs, at)))
+			r, err := buildReport(repoDir, at)
+			if err != nil {
 				return err
-			})
+			}
+			_, err = fmt.Fprint(cmd.OutOrStdout(), render(r))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
 	return cmd
+}
+
+// buildReport builds the report of the repository at dir as of at. The tree at the
+// head of the default branch is loaded without its schemas (no section reads them),
+// while the versions index of the history is built and audited: two handles of the
+// repository, so that the two do not wait for one lock on object reads.
+func buildReport(dir string, at time.Time) (*report.Report, error) {
+	repo, head, err := openDefaultBranch(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report on %s: %w", dir, err)
+	}
+	defer repo.Close()
+	type loaded struct {
+		tree *contract.Tree
+		err  error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		tree, err := loadWithoutSchemas(dir, head)
+		done <- loaded{tree, err}
+	}()
+	ix, bs, err := auditHistory(repo, head)
+	l := <-done
+	if err != nil {
+		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
+	}
+	if l.err != nil {
+		return nil, fmt.Errorf("report on %s: %w", dir, l.err)
+	}
+	return report.Build(l.tree, ix, bs, at), nil
+}
+
+// loadWithoutSchemas loads the tree at a commit of the repository at dir, on its own
+// handle of the repository, without reading its schemas.
+func loadWithoutSchemas(dir string, commit plumbing.Hash) (*contract.Tree, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	src, err := contract.NewGitSource(repo.Repository, commit.String())
+	if err != nil {
+		return nil, err
+	}
+	return contract.LoadWithoutSchemas(src)
 }

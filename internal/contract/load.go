@@ -39,6 +39,8 @@ type loader struct {
 	// shallow lists contracts/ and its domain folders but not the subject folders
 	// (LayoutDiagnostics).
 	shallow bool
+	// noSchemas reads no schema file (LoadWithoutSchemas).
+	noSchemas bool
 }
 
 type protoFile struct {
@@ -59,7 +61,20 @@ type pendingProduce struct {
 // a Diagnostic in Tree.Diagnostics, and a broken file never stops the rest from being
 // checked; the error is for failures of the source itself (an unreadable repository).
 func Load(src Source) (*Tree, error) {
-	l := &loader{src: src}
+	return (&loader{src: src}).load()
+}
+
+// LoadWithoutSchemas reads the tree of src as Load does but neither reads nor parses
+// a schema file: subjects, their contract.yaml, consumers, teams and the calendar, for
+// work that needs what the files declare and not the schemas (`contractbot report`).
+// Subject.SchemaFile is set; SchemaText, FieldPaths and Digest are empty and Schema
+// returns an error. Tree.Diagnostics lacks every check that needs a schema (Load is
+// the reference).
+func LoadWithoutSchemas(src Source) (*Tree, error) {
+	return (&loader{src: src, noSchemas: true}).load()
+}
+
+func (l *loader) load() (*Tree, error) {
 	t := &Tree{bySubject: map[string]*Subject{}, resolve: l.resolveProto}
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams

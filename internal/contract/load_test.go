@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -359,5 +360,55 @@ func TestTeamMembers(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
+	}
+}
+
+// schemaReads fails the test on any read of a subject's schema file.
+type schemaReads struct {
+	Source
+	t       *testing.T
+	schemas map[string]bool
+}
+
+func (s schemaReads) ReadFile(name string, limit int64) ([]byte, error) {
+	if s.schemas[name] {
+		s.t.Errorf("LoadWithoutSchemas read the schema file %s", name)
+	}
+	return s.Source.ReadFile(name, limit)
+}
+
+// LoadWithoutSchemas gives the subjects, their contract.yaml and their consumers as
+// Load does, without reading one schema file.
+func TestLoadWithoutSchemas(t *testing.T) {
+	src := NewDirSource(testutil.RepoRoot(t))
+	full, err := Load(src)
+	must(t, err)
+	schemas := map[string]bool{}
+	for _, s := range full.Subjects {
+		schemas[s.SchemaFile] = true
+		s.Digest = "" // the one field of the JSON form that comes from the schema
+	}
+	tree, err := LoadWithoutSchemas(schemaReads{src, t, schemas})
+	must(t, err)
+	if len(schemas) < 10 || len(tree.Subjects) != len(full.Subjects) {
+		t.Fatalf("%d subjects without schemas, want %d (and at least 10)", len(tree.Subjects), len(full.Subjects))
+	}
+	for _, s := range tree.Subjects {
+		if s.SchemaText != nil || s.FieldPaths() != nil {
+			t.Errorf("%s: the schema was read (%d bytes, %d field paths)", s.Subject, len(s.SchemaText), len(s.FieldPaths()))
+		}
+		if _, err := s.Schema(); err == nil {
+			t.Errorf("%s: Schema() parsed a schema the load did not read", s.Subject)
+		}
+	}
+	got, err := json.Marshal(tree.Subjects)
+	must(t, err)
+	want, err := json.Marshal(full.Subjects)
+	must(t, err)
+	if string(got) != string(want) {
+		t.Errorf("subjects without schemas differ from Load's:\n got %s\nwant %s", got, want)
+	}
+	if len(tree.Teams) != len(full.Teams) || len(tree.Entries) != len(full.Entries) {
+		t.Errorf("%d teams and %d calendar entries, want %d and %d", len(tree.Teams), len(tree.Entries), len(full.Teams), len(full.Entries))
 	}
 }

@@ -209,6 +209,9 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 			f.report(o.valuePos("schema"), CodeSchemaExtension, "%s %s schema file ends in %s; rename %s%s.", article(d.Name), d.Name, d.Extensions[0], name, other)
 		}
 	}
+	if l.noSchemas {
+		return
+	}
 	sf := &file{path: s.SchemaFile, diags: f.diags}
 	data, found, ok := l.read(sf, s.SchemaFile, MaxSchemaBytes)
 	if !found {

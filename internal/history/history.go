@@ -13,6 +13,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
@@ -70,34 +72,52 @@ func (b Break) Message() string {
 // Audit checks every version of every subject of the index against its level at the
 // commit where it appeared, and returns the versions that broke it, by subject and
 // version. A version whose text (or an earlier one's) no longer parses is skipped:
-// the loader reported it when it was committed.
+// the loader reported it when it was committed. Subjects are independent: they are
+// audited on every core, each version parsed once (as the next version and as a
+// previous one). s must allow concurrent reads (gitrepo.Open's storer does).
 func Audit(s storer.EncodedObjectStorer, ix *versions.Index) ([]Break, error) {
 	r := &reader{s: s, trees: map[string]*object.Tree{}}
+	subjects := ix.Subjects()
+	found := make([][]Break, len(subjects))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, subject := range subjects {
+		g.Go(func() error {
+			var err error
+			found[i], err = r.audit(ix.Versions(subject))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(found...), nil
+}
+
+// audit checks the versions of one subject, oldest first.
+func (r *reader) audit(vs []versions.Version) ([]Break, error) {
+	parsed := map[int]parsed{}
 	var out []Break
-	for _, subject := range ix.Subjects() {
-		vs := ix.Versions(subject)
-		r.parsed = map[int]parsed{} // each version is parsed once, as next and as previous
-		for i := 1; i < len(vs); i++ {
-			b, err := r.check(vs[:i], vs[i])
-			if err != nil {
-				return nil, fmt.Errorf("audit %s version %d: %w", subject, vs[i].Version, err)
-			}
-			if b != nil {
-				out = append(out, *b)
-			}
+	for i := 1; i < len(vs); i++ {
+		b, err := r.check(parsed, vs[:i], vs[i])
+		if err != nil {
+			return nil, fmt.Errorf("audit %s version %d: %w", vs[i].Subject, vs[i].Version, err)
+		}
+		if b != nil {
+			out = append(out, *b)
 		}
 	}
 	return out, nil
 }
 
-// reader reads versions' texts and the files they import at their commits. The
-// Protobuf compiler resolves imports from several goroutines: reads are serialised
-// (go-git's trees and the cache are not safe for concurrent use).
+// reader reads versions' texts and the files they import at their commits, for
+// several goroutines (the Protobuf compiler resolves imports from several too): the
+// trees are shared under a lock, the object storer locks its own reads
+// (gitrepo.Open).
 type reader struct {
-	mu     sync.Mutex
-	s      storer.EncodedObjectStorer
-	trees  map[string]*object.Tree
-	parsed map[int]parsed // the current subject's versions by number
+	mu    sync.Mutex
+	s     storer.EncodedObjectStorer
+	trees map[string]*object.Tree
 }
 
 // parsed is a version's parse result.
@@ -107,7 +127,7 @@ type parsed struct {
 }
 
 // check returns the break of v against the earlier versions its level reaches, or nil.
-func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, error) {
+func (r *reader) check(parsed map[int]parsed, earlier []versions.Version, v versions.Version) (*Break, error) {
 	level, err := checker.ParseLevel(v.Compatibility)
 	if err != nil || level == checker.None {
 		return nil, nil //nolint:nilerr // an invalid level was a lint error at the time
@@ -124,7 +144,7 @@ func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, 
 		if e.Format != v.Format {
 			continue // a change of format is a new start, as FORMAT_CHANGED says at the time
 		}
-		sc, err := r.parse(eng, e)
+		sc, err := r.parse(parsed, eng, e)
 		if err != nil {
 			if errors.Is(err, errSkip) {
 				continue
@@ -136,7 +156,7 @@ func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, 
 	if len(prev) == 0 {
 		return nil, nil
 	}
-	next, err := r.parse(eng, v)
+	next, err := r.parse(parsed, eng, v)
 	if err != nil {
 		if errors.Is(err, errSkip) {
 			return nil, nil
@@ -163,12 +183,14 @@ func (r *reader) check(earlier []versions.Version, v versions.Version) (*Break, 
 // errSkip marks a version that cannot be parsed: not audited.
 var errSkip = errors.New("version does not parse")
 
-func (r *reader) parse(eng checker.Engine, v versions.Version) (checker.Schema, error) {
-	if p, ok := r.parsed[v.Version]; ok {
+// parse returns a version's parsed schema, parsing it on first use into the subject's
+// parsed versions.
+func (r *reader) parse(done map[int]parsed, eng checker.Engine, v versions.Version) (checker.Schema, error) {
+	if p, ok := done[v.Version]; ok {
 		return p.schema, p.err
 	}
 	sc, err := r.parseText(eng, v)
-	r.parsed[v.Version] = parsed{sc, err}
+	done[v.Version] = parsed{sc, err}
 	return sc, err
 }
 
