@@ -4,14 +4,19 @@ import (
 	"net/http"
 
 	"github.com/contractbot/contractbot/internal/lineage/olstore"
+	"github.com/contractbot/contractbot/internal/web"
 )
 
 // withLineage adds the OpenLineage endpoint (POST and GET /api/v1/lineage) to what
-// serve mounts, keeping events in the file when one is given.
-func withLineage(mount func(*http.ServeMux), file string) (func(*http.ServeMux), error) {
+// serve mounts, keeping events in the file when one is given, and shows what they say
+// on the lineage page of pages (when not nil).
+func withLineage(mount func(*http.ServeMux), file string, pages *web.Pages) (func(*http.ServeMux), error) {
 	store, err := olstore.Open(file)
 	if err != nil {
 		return nil, err
+	}
+	if pages != nil {
+		pages.Observed = store
 	}
 	return func(mux *http.ServeMux) {
 		if mount != nil {

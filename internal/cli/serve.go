@@ -97,7 +97,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if err != nil {
 				return err
 			}
-			if mount, err = withLineage(mount, lineageEvents); err != nil {
+			if mount, err = withLineage(mount, lineageEvents, pages); err != nil {
 				return err
 			}
 			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {

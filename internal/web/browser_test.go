@@ -84,6 +84,35 @@ func browser(t *testing.T) (ctx context.Context, errs func() []string) {
 	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), found...) }
 }
 
+// tab is a test's browser tab, with the steps the browser tests take.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// text is the text of the first element sel matches, trimmed.
+func (b tab) text(sel string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// navigate runs steps that load a new page and waits for it; anything but a 200 fails
+// the test.
+func (b tab) navigate(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	resp, err := chromedp.RunResponse(b.ctx, steps...)
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	if resp.Status != 200 {
+		b.t.Fatalf("%s: HTTP %d for %s", what, resp.Status, resp.URL)
+	}
+}
+
 // screenshot saves a PNG: under docs/img with -update (the README shows them),
 // else in $CONTRACTBOT_ARTIFACTS or the test's temporary folder.
 func screenshot(t *testing.T, name string, png []byte) {
@@ -113,25 +142,7 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	// navigate runs steps that load a new page and waits for it.
-	navigate := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		resp, err := chromedp.RunResponse(ctx, steps...)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if resp.Status != 200 {
-			t.Fatalf("%s: HTTP %d for %s", what, resp.Status, resp.URL)
-		}
-	}
+	text, navigate := tab{t, ctx}.text, tab{t, ctx}.navigate
 
 	do("viewport", chromedp.EmulateViewport(1280, 900))
 	navigate("open the catalog", chromedp.Navigate(srv.URL+"/"))
@@ -196,24 +207,7 @@ func TestBrowserCatalogToSubjectAndDiff(t *testing.T) {
 func TestBrowserCalendarTeamAndSignOffs(t *testing.T) {
 	ctx, consoleErrors := browser(t)
 	srv := pagesServerWith(t, exampleRepo(t), fakeSignOffs())
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	navigate := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		resp, err := chromedp.RunResponse(ctx, steps...)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if resp.Status != 200 {
-			t.Fatalf("%s: HTTP %d for %s", what, resp.Status, resp.URL)
-		}
-	}
+	text, navigate := tab{t, ctx}.text, tab{t, ctx}.navigate
 	shot := func(name string) {
 		t.Helper()
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -27,6 +27,9 @@ type Pages struct {
 	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
 	// the bot is not connected (the pages say so).
 	SignOffs SignOffSource
+	// Observed is the lineage serve observed (OpenLineage events) for the lineage
+	// page; nil when it collects none.
+	Observed ObservedLineage
 
 	mu   sync.Mutex
 	snap *snapshot
@@ -45,6 +48,7 @@ var (
 	teamsTmpl    = page("teams.html")
 	teamTmpl     = page("team.html")
 	signOffsTmpl = page("signoffs.html")
+	lineageTmpl  = page("lineage.html")
 	healthTmpl   = page("health.html")
 )
 
@@ -65,6 +69,7 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teams", p.teams)
 	mux.HandleFunc("GET /teams/{team}", p.team)
 	mux.HandleFunc("GET /signoffs", p.signOffs)
+	mux.HandleFunc("GET /lineage", p.lineageReport)
 	mux.HandleFunc("GET /report", p.healthReport)
 	mux.HandleFunc("GET "+SchemasPath+"{name}", serveSchema)
 	mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +110,7 @@ type layout struct {
 	Title  string
 	Head   string
 	Branch string
-	Nav    string // catalog | subject | calendar | teams | signoffs | health
+	Nav    string // catalog | subject | calendar | teams | signoffs | health | lineage
 	// Degraded says why Head is not the branch's head ("" when it is).
 	Degraded string
 }

@@ -32,6 +32,9 @@ type Store struct {
 	mu    sync.Mutex
 	path  string
 	lines [][]byte // one compact JSON event each
+	// observed is what the first observedN events say, kept for Observed.
+	observed  []*openlineage.Observed
+	observedN int
 }
 
 // Open returns a store that persists to path ("" keeps events in memory only),
@@ -72,6 +75,25 @@ func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.lines)
+}
+
+// Observed returns what the events held say the jobs do, the number of events, and a
+// generation that changes whenever an event is kept (the pages key their cache on it).
+// It folds the events again only when new ones arrived.
+func (s *Store) Observed() (generation, events int, jobs []*openlineage.Observed) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.observedN != len(s.lines) || s.observed == nil {
+		evs := make([]openlineage.RunEvent, 0, len(s.lines))
+		for _, l := range s.lines {
+			var e openlineage.RunEvent
+			if json.Unmarshal(l, &e) == nil && e.Job != nil { // each was validated when kept
+				evs = append(evs, e)
+			}
+		}
+		s.observed, s.observedN = openlineage.Observe(evs), len(s.lines)
+	}
+	return len(s.lines), len(s.lines), s.observed
 }
 
 // ServeHTTP accepts one run event per POST (400 with the reason when it is not a valid

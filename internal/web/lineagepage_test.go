@@ -1,0 +1,145 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/contractbot/contractbot/internal/lineage/openlineage"
+)
+
+// fakeObserved holds events as serve's store does: the generation is the count.
+type fakeObserved struct {
+	mu     sync.Mutex
+	events []openlineage.RunEvent
+}
+
+func (f *fakeObserved) Observed() (int, int, []*openlineage.Observed) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.events), len(f.events), openlineage.Observe(f.events)
+}
+
+func (f *fakeObserved) add(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../lineage/openlineage/testdata/adapted", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := openlineage.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	f.mu.Unlock()
+}
+
+func lineageServer(t *testing.T, repo *git.Repository, observed ObservedLineage) *httptest.Server {
+	mux := http.NewServeMux()
+	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Observed: observed}).Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The declared coverage always; the observed part says how to send events until some
+// arrive, then lists the drift of the events adapted from OpenLineage's Flink and
+// Spark examples: dwd-order-detail reads event_time, which its file does not declare,
+// and never coupon_code, which it does; order-fraud-rules has no consumer file.
+func TestLineagePage(t *testing.T) {
+	repo := exampleRepo(t)
+	resp, body := get(t, lineageServer(t, repo, nil), "/lineage")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /lineage: %d", resp.StatusCode)
+	}
+	golden(t, "lineage-not-collecting.html", body)
+
+	obs := &fakeObserved{}
+	srv := lineageServer(t, repo, obs)
+	if _, body := get(t, srv, "/lineage"); !strings.Contains(body, "No OpenLineage event received yet") {
+		t.Errorf("before any event:\n%s", body)
+	}
+	for _, f := range []string{"flink-dwd-order-detail-start.json", "flink-dwd-order-detail-complete.json", "spark-order-fraud-rules-complete.json"} {
+		obs.add(t, f)
+	}
+	resp, body = get(t, srv, "/lineage")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /lineage: %d", resp.StatusCode)
+	}
+	golden(t, "lineage-observed.html", body)
+	for _, want := range []string{
+		`<code>contracts/orders/order-created/consumers/order-fraud-rules.yaml</code> <span class="tag bad">missing</span>`,
+		`<td><code>event_time</code></td>`,
+		`<td><code>coupon_code</code></td>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+// The page is rendered once per commit and generation of the observed events: the
+// same generation is served from memory (304 to a client that holds it), a new event
+// changes the page and its ETag.
+func TestLineagePageFollowsTheEvents(t *testing.T) {
+	obs := &fakeObserved{}
+	obs.add(t, "flink-dwd-order-detail-start.json")
+	srv := lineageServer(t, exampleRepo(t), obs)
+	first, body1 := get(t, srv, "/lineage")
+	etag := first.Header.Get("ETag")
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/lineage", nil)
+	req.Header.Set("If-None-Match", etag)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if etag == "" || resp.StatusCode != http.StatusNotModified {
+		t.Fatalf("same generation: %d with ETag %q, want 304", resp.StatusCode, etag)
+	}
+	obs.add(t, "spark-order-fraud-rules-complete.json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") == etag || string(b) == body1 || !strings.Contains(string(b), "order-fraud-rules") {
+		t.Errorf("after a new event: %d, ETag %q (was %q), page changed %v", resp.StatusCode, resp.Header.Get("ETag"), etag, string(b) != body1)
+	}
+}
+
+// A job that maps no field is listed as a black box, linked to its entry.
+func TestLineagePageBlackBox(t *testing.T) {
+	blackBox := func(t *testing.T, dir string) {
+		edit(t, dir, "contracts/dw/order-detail/consumers/dws-gmv-1min.yaml", `produces:
+  dws.gmv-1min-value:
+    window_start: [created_at]
+    window_end: [created_at]
+    channel: [channel]
+    gmv_cents: [amount_cents]
+    order_count: [order_id]
+    buyer_count: [user_id]
+`, "")
+	}
+	_, body := get(t, lineageServer(t, exampleRepo(t, blackBox), nil), "/lineage")
+	for _, want := range []string{
+		`<strong>75%</strong> of jobs (flink-job, spark-job) map their output field by field: 3 of 4 jobs.`,
+		`<li><a href="/subjects/dw.order-detail-value#consumer-dws-gmv-1min">dws-gmv-1min</a> · team <a href="/teams/data-warehouse">data-warehouse</a></li>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s\n%s", want, body)
+		}
+	}
+}
