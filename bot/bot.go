@@ -27,6 +27,8 @@ type (
 	Comment = githubapi.Comment
 	// CheckRunInput is a check run to create or update.
 	CheckRunInput = githubapi.CheckRunInput
+	// CheckRunRef is a check run found on a commit.
+	CheckRunRef = githubapi.CheckRunRef
 )
 
 // Bot evaluates pull requests and converges GitHub's state.

@@ -49,7 +49,7 @@ func (b *Bot) EvaluateCheckout(ctx context.Context, pr *PullRequest, repo *git.R
 		}
 	}
 	log = log.With("head_sha", pr.HeadSHA)
-	ev, err := b.prepare(ctx, &onceGitHub{GitHub: b.GH}, pr, repo, log)
+	ev, err := b.prepare(ctx, &onceGitHub{GitHub: b.GH}, pr, repo, false, log)
 	if err != nil {
 		return nil, err
 	}

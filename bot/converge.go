@@ -26,8 +26,9 @@ type comments interface {
 
 // checkRuns writes the bot's check run (GitHub Apps only).
 type checkRuns interface {
-	// FindCheckRun returns the id of the bot's check run on sha, if there is one.
-	FindCheckRun(ctx context.Context, owner, repo, sha, name string) (int64, bool, error)
+	// FindCheckRun returns the newest check run called name on sha that app (the
+	// App's slug; "" for any) created, if there is one.
+	FindCheckRun(ctx context.Context, owner, repo, sha, name, app string) (CheckRunRef, bool, error)
 	CreateCheckRun(ctx context.Context, owner, repo string, in CheckRunInput) (int64, error)
 	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, in CheckRunInput) error
 }
@@ -68,6 +69,7 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		ev.log.Warn(effect+" failed; the others go on, and the next evaluation tries again", append(args, "err", err)...)
 	}
 	var comment Comment
+	seal := "" // set when the comment is written: the check run then carries its time
 	switch {
 	case ev.noComment:
 	case ev.commentDeferred:
@@ -75,16 +77,19 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 			comment = *ev.mem.comment
 		}
 	default:
+		st.WrittenAt = b.Now().UTC()
 		c, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown)
 		if err != nil {
 			fail("comment", err)
 			errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
+		} else {
+			seal = sealOf(st.WrittenAt)
 		}
 		comment = c
 	}
 	checkErr := errStatusOnly
 	if !ev.statusOnly {
-		checkErr = upsertCheckRun(ctx, ev.gh, pr, r)
+		checkErr = upsertCheckRun(ctx, ev.gh, b.app(), pr, r, seal)
 	}
 	if checkErr != nil {
 		if !errors.Is(checkErr, errStatusOnly) && !githubapi.IsForbidden(checkErr) {
@@ -144,7 +149,9 @@ func verdictStatus(r *verdict.Report, comment Comment) githubapi.Status {
 
 // writeComment signs the state into the comment and writes it.
 func (b *Bot) writeComment(ctx context.Context, gh comments, pr PullRequest, st State, markdown string) (Comment, error) {
-	st.WrittenAt = b.Now().UTC()
+	if st.WrittenAt.IsZero() {
+		st.WrittenAt = b.Now().UTC()
+	}
 	if st.HeadSince.IsZero() {
 		st.HeadSince = st.WrittenAt
 	}
@@ -189,17 +196,19 @@ func upsertComment(ctx context.Context, gh comments, self string, pr PullRequest
 // upsertCheckRun creates or updates the check run on the head SHA, sending the
 // annotations in the batches verdict.CheckRunOutput lays out (GitHub appends them per
 // request; the run carries at most verdict.MaxCheckRunAnnotations, its summary counts
-// the rest).
-func upsertCheckRun(ctx context.Context, gh checkRuns, pr PullRequest, r *verdict.Report) error {
+// the rest). Only a run app created is updated (GitHub refuses the others). seal, when
+// set, becomes the run's external_id (bot/memory.go).
+func upsertCheckRun(ctx context.Context, gh checkRuns, app string, pr PullRequest, r *verdict.Report, seal string) error {
 	out := verdict.CheckRunOutput(r)
-	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary}
+	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary, ExternalID: seal}
 	if len(out.Batches) > 0 {
 		in.Annotations = out.Batches[0]
 	}
-	id, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, CheckName)
+	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, CheckName, app)
 	if err != nil {
 		return err
 	}
+	id := run.ID
 	if found {
 		err = gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, in)
 	} else {
@@ -210,6 +219,7 @@ func upsertCheckRun(ctx context.Context, gh checkRuns, pr PullRequest, r *verdic
 	}
 	for i := 1; i < len(out.Batches); i++ {
 		more := in
+		more.ExternalID = ""
 		more.Annotations = out.Batches[i]
 		if err := gh.UpdateCheckRun(ctx, pr.Owner, pr.Repo, id, more); err != nil {
 			return err

@@ -116,9 +116,9 @@ func (g *recorder) EditComment(_ context.Context, _, _ string, id int64, body st
 	}
 	return fmt.Errorf("404 comment %d", id)
 }
-func (g *recorder) FindCheckRun(_ context.Context, _, _, sha, _ string) (int64, bool, error) {
+func (g *recorder) FindCheckRun(_ context.Context, _, _, sha, _, _ string) (CheckRunRef, bool, error) {
 	id, ok := g.checks[sha]
-	return id, ok, nil
+	return CheckRunRef{ID: id}, ok, nil
 }
 func (g *recorder) CreateCheckRun(_ context.Context, _, _ string, in CheckRunInput) (int64, error) {
 	g.calls = append(g.calls, "create-check")

@@ -105,14 +105,15 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 		return nil, err
 	}
 	defer r.Close()
-	return b.prepare(ctx, gh, pr, r.Repository, log)
+	return b.prepare(ctx, gh, pr, r.Repository, true, log)
 }
 
 // prepare loads the change between the pull request's merge base and its head from
 // repo, and reads its reviews and the bot's verified memory: the evaluation's input.
 // The bot's own clone and a checkout in GitHub Actions (EvaluateCheckout) both come
-// here.
-func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, log *slog.Logger) (*evaluation, error) {
+// here; sealed says the bot writes its verdict as a check run, whose seal the memory
+// must match (memory.go; a checkout's verdict is a commit status).
+func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, sealed bool, log *slog.Logger) (*evaluation, error) {
 	owner, repo, number := pr.Owner, pr.Repo, pr.Number
 	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
 	headCommit, err := r.CommitObject(head)
@@ -142,6 +143,11 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, comments: comments, log: log}
 	if len(b.StateKey) > 0 {
 		ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
+		if sealed {
+			if ev.mem, err = b.checkSeal(ctx, gh, *pr, ev.mem, log); err != nil {
+				return nil, err
+			}
+		}
 	} else { // EvaluateCheckout may run without a key: it can believe no memory
 		ev.mem = memory{rebuilt: true, notice: rebuiltNoKey}
 	}

@@ -49,7 +49,11 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 	if final {
 		title = FailureGaveUp
 	}
-	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary})
+	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary}
+	if prev, found, err := gh.FindCheckRun(ctx, owner, repo, pr.HeadSHA, CheckName, b.app()); err == nil && found {
+		in.ExternalID = prev.ExternalID // the new run is the newest: it keeps the seal (memory.go)
+	}
+	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, in)
 	if checkErr == nil {
 		return nil
 	}

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -86,4 +88,59 @@ func readMemory(all []Comment, self string, key []byte, pr PullRequest, log *slo
 		m.state = &st
 	}
 	return m
+}
+
+// The seal. A writer of the repository can restore an earlier version of the bot's
+// comment from its edit history; within EditTolerance of the bot's last write that
+// is not told from the bot's own write by the times alone. So the bot also records
+// the time it wrote the comment in its check run on the head (external_id), which
+// only the App that created a check run can change: a comment whose state was written
+// before the time its check run was sealed with is an earlier version, restored, and
+// is not believed.
+
+// sealPrefix starts the external_id of a sealed check run.
+const sealPrefix = "contractbot-state:"
+
+// sealOf is the external_id that seals a comment written at t.
+func sealOf(t time.Time) string { return sealPrefix + t.UTC().Format(time.RFC3339Nano) }
+
+// parseSeal reads a seal; ok is false for any other external_id.
+func parseSeal(s string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(s, sealPrefix)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, rest)
+	return t, err == nil
+}
+
+// app is the slug of the App the bot acts as ("" when it acts as a user): the check
+// runs it created carry it.
+func (b *Bot) app() string {
+	slug, ok := strings.CutSuffix(b.Self, "[bot]")
+	if !ok {
+		return ""
+	}
+	return slug
+}
+
+// checkSeal rebuilds a verified memory whose state is older than the seal on the
+// bot's check run of the head that state describes (see above). A state on a head
+// with no sealed run of the bot's (token mode, or a run sealed before this existed)
+// is taken as readMemory verified it.
+func (b *Bot) checkSeal(ctx context.Context, gh checkRuns, pr PullRequest, m memory, log *slog.Logger) (memory, error) {
+	if m.state == nil || m.state.HeadSHA == "" {
+		return m, nil
+	}
+	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, m.state.HeadSHA, CheckName, b.app())
+	if err != nil {
+		return m, fmt.Errorf("read the bot's check run on %s (it seals the bot's memory): %w", shortSHA(m.state.HeadSHA), err)
+	}
+	sealed, ok := parseSeal(run.ExternalID)
+	if !found || !ok || !m.state.WrittenAt.Before(sealed) {
+		return m, nil
+	}
+	log.Warn("the bot's comment holds a state written before the one its check run was sealed with: an earlier version was restored; its state is rebuilt from GitHub",
+		"comment", m.comment.ID, "written_at", m.state.WrittenAt, "sealed", sealed)
+	return memory{comment: m.comment, rebuilt: true, notice: rebuiltEdited}, nil
 }

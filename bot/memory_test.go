@@ -143,6 +143,62 @@ func TestRestoredEarlierVersionDoesNotReviveApprovals(t *testing.T) {
 	}
 }
 
+// TestRestoredWithinToleranceIsCaughtBySeal: a writer restores the bot's previous
+// comment seconds after the bot replaced it, well within EditTolerance, so the times
+// alone cannot tell it from the bot's write. The check run the bot sealed with its
+// last write (external_id, which only the App can change) can: nothing is believed.
+func TestRestoredWithinToleranceIsCaughtBySeal(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.evaluate(g.bot())
+	first := g.botComment().GetBody()
+	g.advance(20 * time.Second)
+	g.approveHead()
+	g.evaluate(g.bot())
+	runs := g.fake.CheckRuns("acme", "contracts", g.head.String())
+	sealed, ok := parseSeal(runs[len(runs)-1].GetExternalID())
+	if !ok || !sealed.Equal(g.now) {
+		t.Fatalf("the check run's external_id %q is not a seal of the last write at %s", runs[len(runs)-1].GetExternalID(), g.now)
+	}
+	g.advance(10 * time.Second)
+	writer := githubapi.New(g.fake.ClientWithToken("writer-token"))
+	if err := writer.EditComment(context.Background(), "acme", "contracts", g.botComment().GetID(), first); err != nil {
+		t.Fatal(err)
+	}
+	m := readMemory(mustComments(t, g), botLogin, testKey, PullRequest{Owner: "acme", Repo: "contracts", Number: g.n}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if m.state == nil {
+		t.Fatal("the times alone already refuse the restored version: the test does not reach the seal")
+	}
+	g.advance(10 * time.Second)
+	g.evaluate(g.bot())
+	if body := g.botComment().GetBody(); !strings.Contains(body, "an earlier version of it was restored") {
+		t.Errorf("the comment does not say its memory was rebuilt:\n%s", readable(body))
+	}
+}
+
+// TestForeignCheckRunIsLeftAlone: a GitHub Actions job (or another App) named
+// contractbot puts its own run on the head. The bot neither updates it (GitHub would
+// refuse) nor reads a seal from it; it writes its own run.
+func TestForeignCheckRunIsLeftAlone(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	foreign := g.fake.AddCheckRunAs("acme", "contracts", g.head.String(), CheckName, "github-actions", "success")
+	g.evaluate(g.bot())
+	var own int
+	for _, r := range g.fake.CheckRuns("acme", "contracts", g.head.String()) {
+		switch {
+		case r.GetID() == foreign && (r.GetConclusion() != "success" || r.GetExternalID() != ""):
+			t.Errorf("the foreign run was changed: %s %q", r.GetConclusion(), r.GetExternalID())
+		case r.GetID() != foreign:
+			own++
+			if r.GetApp().GetSlug()+"[bot]" != botLogin || r.GetConclusion() != ConclusionActionRequired {
+				t.Errorf("the bot's run: app %q, conclusion %s", r.GetApp().GetSlug(), r.GetConclusion())
+			}
+		}
+	}
+	if own != 1 {
+		t.Errorf("the bot wrote %d runs of its own, want 1", own)
+	}
+}
+
 // TestRestoredEarlierVersionDoesNotRestartAClock: a version written before a team
 // was required, restored once its sign-off is overdue, does not make it pending.
 func TestRestoredEarlierVersionDoesNotRestartAClock(t *testing.T) {
@@ -247,4 +303,14 @@ func TestEditToleranceBoundary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustComments reads the pull request's comments as the bot would.
+func mustComments(t *testing.T, g *gate) []Comment {
+	t.Helper()
+	all, err := githubapi.New(g.fake.Client()).ListComments(context.Background(), "acme", "contracts", g.n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
 }

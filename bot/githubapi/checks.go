@@ -2,26 +2,53 @@ package githubapi
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/go-github/v60/github"
 )
 
-// FindCheckRun finds the bot's check run on a commit.
-func (a *Client) FindCheckRun(ctx context.Context, owner, repo, sha, name string) (int64, bool, error) {
-	var res *github.ListCheckRunsResults
-	err := a.call(ctx, func() (resp *github.Response, err error) {
-		res, resp, err = a.Client.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, &github.ListCheckRunsOptions{CheckName: &name, ListOptions: github.ListOptions{PerPage: 100}})
-		return resp, err
-	})
-	if err != nil {
-		return 0, false, err
-	}
-	for _, r := range res.CheckRuns {
-		if r.GetName() == name && r.GetHeadSHA() == sha {
-			return r.GetID(), true, nil
+// CheckRunRef is a check run found on a commit.
+type CheckRunRef struct {
+	ID int64
+	// ExternalID is what its app recorded with it (only the app that created a check
+	// run can change it).
+	ExternalID string
+}
+
+// FindCheckRun finds the newest check run called name on a commit that app (the
+// App's slug) created: another App, or a GitHub Actions job of the same name, can put
+// a check run of that name on the commit, and GitHub lets only the App that created a
+// check run change it. An empty app accepts any.
+func (a *Client) FindCheckRun(ctx context.Context, owner, repo, sha, name, app string) (CheckRunRef, bool, error) {
+	opt := &github.ListCheckRunsOptions{CheckName: &name, ListOptions: github.ListOptions{PerPage: 100}}
+	var found CheckRunRef
+	ok := false
+	for {
+		var res *github.ListCheckRunsResults
+		var next int
+		err := a.call(ctx, func() (resp *github.Response, err error) {
+			res, resp, err = a.Client.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, opt)
+			if resp != nil {
+				next = resp.NextPage
+			}
+			return resp, err
+		})
+		if err != nil {
+			return CheckRunRef{}, false, err
 		}
+		for _, r := range res.CheckRuns {
+			if r.GetName() != name || r.GetHeadSHA() != sha || (app != "" && !strings.EqualFold(r.GetApp().GetSlug(), app)) {
+				continue
+			}
+			if !ok || r.GetID() > found.ID {
+				found, ok = CheckRunRef{ID: r.GetID(), ExternalID: r.GetExternalID()}, true
+			}
+		}
+		if next == 0 {
+			return found, ok, nil
+		}
+		opt.Page = next
 	}
-	return 0, false, nil
 }
 
 func checkOutput(in CheckRunInput) *github.CheckRunOutput {
@@ -47,7 +74,7 @@ func (a *Client) CreateCheckRun(ctx context.Context, owner, repo string, in Chec
 	}
 	err := a.call(ctx, func() (resp *github.Response, err error) {
 		run, resp, err = a.Client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-			Name: in.Name, HeadSHA: in.HeadSHA, Status: &status, Conclusion: conclusion, Output: checkOutput(in)})
+			Name: in.Name, HeadSHA: in.HeadSHA, Status: &status, Conclusion: conclusion, Output: checkOutput(in), ExternalID: externalID(in)})
 		return resp, err
 	})
 	if err != nil {
@@ -61,9 +88,17 @@ func (a *Client) UpdateCheckRun(ctx context.Context, owner, repo string, id int6
 	status := "completed"
 	return a.call(ctx, func() (*github.Response, error) {
 		_, resp, err := a.Client.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
-			Name: in.Name, Status: &status, Conclusion: &in.Conclusion, Output: checkOutput(in)})
+			Name: in.Name, Status: &status, Conclusion: &in.Conclusion, Output: checkOutput(in), ExternalID: externalID(in)})
 		return resp, err
 	})
+}
+
+// externalID is in's ExternalID to send, or nil to leave the run's as it is.
+func externalID(in CheckRunInput) *string {
+	if in.ExternalID == "" {
+		return nil
+	}
+	return &in.ExternalID
 }
 
 // CommitStatuses lists the states of a commit's statuses of one context, newest

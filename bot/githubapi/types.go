@@ -55,6 +55,9 @@ type CheckRunInput struct {
 	Title       string
 	Summary     string
 	Annotations []verdict.Annotation
+	// ExternalID, when set, replaces the run's external_id (the bot's seal, see
+	// bot/memory.go); empty leaves it as it is.
+	ExternalID string
 }
 
 // Status is a commit status to set.

@@ -3,6 +3,7 @@ package githubfake
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"slices"
 	"strings"
@@ -197,9 +198,21 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	if c == nil || !body.validate(w, false) {
 		return
 	}
+	if app := strings.TrimSuffix(actor(r), "[bot]"); !strings.EqualFold(app, c.run.GetApp().GetSlug()) {
+		// GitHub lets only the App that created a check run change it.
+		writeError(w, http.StatusForbidden, fmt.Sprintf("Invalid app_id `%d` - check run can only be modified by the GitHub App that created it.", appID(app)))
+		return
+	}
 	body.HeadSHA = nil // a check run stays on the commit it was created for
 	s.apply(c, &body)
 	writeJSON(w, http.StatusOK, clone(c.run))
+}
+
+// appID is a stable number standing for an App's id in error messages.
+func appID(slug string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(slug))
+	return h.Sum32() % 1000000
 }
 
 func (s *Server) listAnnotations(w http.ResponseWriter, r *http.Request) {
@@ -223,7 +236,7 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
 	seen := map[string]bool{}
 	var runs []*github.CheckRun
 	// Newest first; with filter=latest (the default) only the newest run of
-	// each name is listed.
+	// each name of each App is listed (an App's runs form its own check suite).
 	for _, c := range slices.Backward(rp.checkRuns) {
 		run := c.run
 		if run.GetHeadSHA() != ref ||
@@ -231,10 +244,11 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
 			(q.Has("status") && run.GetStatus() != q.Get("status")) {
 			continue
 		}
-		if latest && seen[run.GetName()] {
+		k := run.GetApp().GetSlug() + "\x00" + run.GetName()
+		if latest && seen[k] {
 			continue
 		}
-		seen[run.GetName()] = true
+		seen[k] = true
 		runs = append(runs, clone(run))
 	}
 	lo, hi := page(w, r, len(runs))
@@ -242,6 +256,24 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
 		Total:     github.Int(len(runs)),
 		CheckRuns: append([]*github.CheckRun{}, runs[lo:hi]...),
 	})
+}
+
+// AddCheckRunAs puts a completed check run called runName on commit sha as another
+// App (its slug) would, or as a GitHub Actions job of that name does ("github-actions"),
+// and returns its id.
+func (s *Server) AddCheckRunAs(owner, name, sha, runName, app, conclusion string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repos[key(owner, name)]
+	id := s.id()
+	now := github.Timestamp{Time: s.now()}
+	rp.checkRuns = append(rp.checkRuns, &checkRun{run: &github.CheckRun{
+		ID: github.Int64(id), Name: github.String(runName), HeadSHA: github.String(sha),
+		Status: github.String("completed"), Conclusion: github.String(conclusion), StartedAt: &now, CompletedAt: &now,
+		Output: &github.CheckRunOutput{AnnotationsCount: github.Int(0)},
+		App:    &github.App{Slug: github.String(app)},
+	}})
+	return id
 }
 
 // CheckRuns returns every check run created on head SHA sha, oldest first.

@@ -141,6 +141,18 @@ func TestCheckRuns(t *testing.T) {
 	if err != nil || len(got) != 80 {
 		t.Errorf("ListCheckRunAnnotations: %d, %v; want 80", len(got), err)
 	}
+	// Another App's run of the same name: listed beside ours (its own check suite),
+	// and only its App may change it.
+	foreign := s.AddCheckRunAs(owner, name, head, "contractbot", "impostor", "success")
+	res, _, err = c.Checks.ListCheckRunsForRef(ctx, owner, name, head, &github.ListCheckRunsOptions{CheckName: github.String("contractbot")})
+	if err != nil || res.GetTotal() != 2 {
+		t.Errorf("latest contractbot runs of two Apps: %v, %v; want 2", res.GetTotal(), err)
+	}
+	_, _, err = c.Checks.UpdateCheckRun(ctx, owner, name, foreign, github.UpdateCheckRunOptions{Name: "contractbot", Conclusion: github.String("failure")})
+	var er *github.ErrorResponse
+	if statusOf(err) != 403 || !errors.As(err, &er) || !strings.Contains(er.Message, "can only be modified by the GitHub App that created it") {
+		t.Errorf("update of another App's run: %v, want 403", err)
+	}
 }
 
 func TestCommitStatuses(t *testing.T) {
