@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,4 +162,62 @@ func BenchmarkWideChange(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A _TRANSITIVE check reads at most MaxHistoryBytes of earlier versions, newest
+// first; the versions past it make the check fail with a finding that names them (the
+// registry compares with all of them), and a version that no longer parses is noted,
+// never dropped in silence.
+func TestTransitiveHistoryBudget(t *testing.T) {
+	r := newScenarioRepo(t)
+	dir := "contracts/hostile/long-history"
+	version := func(n int, size int) []byte {
+		doc := strings.Repeat(fmt.Sprintf("v%d ", n), size/3)
+		return []byte(fmt.Sprintf(`{"type": "record", "name": "Big", "fields": [{"name": "a", "type": "string", "doc": "%s"}]}`, doc))
+	}
+	const size = 1300 << 10 // versions 5, 4, 3 and the small 2 fit in 4 MiB, version 1 does not
+	r.write(dir+"/contract.yaml", "subject: hostile.long-history-value\nformat: avro\nschema: big.avsc\ncompatibility: BACKWARD_TRANSITIVE\nowner: payments\ntier: standard\n")
+	base := version(6, 10)
+	r.write(dir+"/big.avsc", string(base))
+	r.commit("a subject with a long history")
+	r.write(dir+"/big.avsc", `{"type": "record", "name": "Big", "fields": [{"name": "a", "type": "string"}, {"name": "b", "type": "int", "default": 0}]}`)
+	r.commit("add a field")
+	in := r.input()
+	history := []checker.Input{
+		{Path: "big.avsc", Data: version(1, size)},
+		{Path: "big.avsc", Data: []byte(`{"type": "record", "name": "Big", "fields": [{"name": "a", "type": "strng"}]}`)},
+		{Path: "big.avsc", Data: version(3, size)},
+		{Path: "big.avsc", Data: version(4, size)},
+		{Path: "big.avsc", Data: version(5, size)},
+		{Path: "big.avsc", Data: base},
+	}
+	in.History = func(subject string) []checker.Input {
+		if subject == "hostile.long-history-value" {
+			return history
+		}
+		return nil
+	}
+	s := subjectOf(t, Evaluate(in), "hostile.long-history-value")
+	var over []checker.Finding
+	for _, f := range s.Findings {
+		if f.Rule == "HISTORY_OVER_BUDGET" {
+			over = append(over, f)
+		}
+	}
+	if s.Compatible || len(over) != 1 || !strings.Contains(over[0].Message, "big.avsc could not be compared with version 1:") || over[0].File != dir+"/big.avsc" {
+		t.Fatalf("compatible %v, findings %+v: want one HISTORY_OVER_BUDGET naming version 1", s.Compatible, s.Findings)
+	}
+	if len(s.Findings) != 1 {
+		t.Errorf("findings %+v: versions 3 to 6 accept the added field with a default", s.Findings)
+	}
+	if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.HasPrefix(n, "version 2 was not compared: it does not parse") }) {
+		t.Errorf("notes %q: want version 2 noted as not compared", s.Notes)
+	}
+	// Within the budget, the same change passes.
+	history = history[2:]
+	if s = subjectOf(t, Evaluate(in), "hostile.long-history-value"); !s.Compatible || len(s.Findings) != 0 {
+		t.Errorf("versions 3 to 6 only: compatible %v, findings %+v", s.Compatible, s.Findings)
+	}
+	equal(t, "version range", versionRange([]int{1, 3, 4}), "versions 1, 3 and 4")
+	equal(t, "version range", versionRange([]int{2, 3, 4}), "versions 2 to 4")
 }

@@ -280,20 +280,13 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	if nerr != nil || oerr != nil {
 		return schemaError(b, h)
 	}
-	prev := make([]checker.Version, 0, len(history)+1)
-	for _, hi := range history {
-		src := checker.Source{
-			Input:   hi.Input,
-			Name:    strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/"),
-			Resolve: in.Base.ReadImport,
-			Record:  b.Message,
-		}
-		if s, err := eng.Parse(src); err == nil {
-			prev = append(prev, checker.Version{Schema: s, Number: hi.version})
-		}
-	}
+	prev, skipped := parseHistory(in, eng, b, h, history, sr)
 	prev = append(prev, checker.Version{Schema: old, Number: baseVersion})
 	res := eng.Check(prev, next, level, h.ProtobufRules)
+	if skipped != nil {
+		res.Compatible = false
+		res.Findings = append(res.Findings, *skipped)
+	}
 	sr.Changes = eng.Diff(old, next)
 	sr.Compatible = res.Compatible
 	sr.Findings = res.Findings
