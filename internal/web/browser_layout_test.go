@@ -16,37 +16,15 @@ import (
 func TestBrowserLayoutDesktopAndPhone(t *testing.T) {
 	ctx, consoleErrors := browser(t)
 	srv := pagesServerWith(t, exampleRepo(t, orderCreatedV2), fakeSignOffs())
-	eval := func(what, js string) bool {
-		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		return ok
-	}
-	open := func(path string) {
-		t.Helper()
-		resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(srv.URL+path))
-		if err != nil || resp.Status != 200 {
-			t.Fatalf("open %s: %v %v", path, resp, err)
-		}
-	}
-	const noOverflow = `document.documentElement.scrollWidth <= window.innerWidth`
+	b := tab{t, ctx, srv.URL}
+	eval, open := b.eval, b.open
 	pages := []string{"/", "/subjects/orders.order-created-value", "/subjects/dw.order-detail-value",
 		"/calendar?view=month&date=2026-12-01", "/calendar?view=week&date=2026-12-08", "/signoffs", "/teams/orders"}
-	for _, vp := range []struct {
-		name string
-		w, h int64
-	}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.w, vp.h)); err != nil {
-			t.Fatal(err)
-		}
+	for _, vp := range viewports {
+		b.resize(vp)
 		for _, p := range pages {
 			open(p)
-			if !eval("overflow", noOverflow) {
-				w, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-				t.Errorf("%s at %d px: the page is %d px wide and scrolls sideways", p, vp.w, w)
-			}
+			b.fitsWindow(p, vp.w)
 		}
 
 		open("/subjects/orders.order-created-value")

@@ -34,8 +34,8 @@ func gmvBackToInt(t *testing.T, dir string) {
 // amount_cents, with a replacement and a remove_after already past (read by
 // dws-gmv-1min).
 func deprecateUserID(t *testing.T, dir string) {
-	edit(t, dir, "contracts/dw/order-detail/contract.yaml", "fields:\n",
-		"fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n  channel:\n    deprecated: {since: \"2026-10-01\", remove_after: \"2026-11-30\", replacement: currency}\n")
+	edit(t, dir, "contracts/dw/order-detail/contract.yaml", "fields:\n  user_id:\n    pii: true\n",
+		"fields:\n  channel:\n    deprecated: {since: \"2026-10-01\", remove_after: \"2026-11-30\", replacement: currency}\n  user_id:\n    pii: true\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
 }
 
 // TestHealthPage: /report shows the health report of the served commit; its history

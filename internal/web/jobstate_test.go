@@ -1,13 +1,8 @@
 package web
 
 import (
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,10 +14,15 @@ import (
 // branch: dw.order-detail-value's amount_cents widened from long to double (a
 // change Avro's resolution allows) and a new field. dws-gmv-1min keeps amount_cents
 // in POJO state, which cannot change a field's declared type. The branch served
-// stays at the example tree; the head's hash is returned.
-func statePR(t *testing.T) (*git.Repository, string) {
+// stays at the example tree, with a commit per change of before; the head's hash is
+// returned.
+func statePR(t *testing.T, before ...func(t *testing.T, dir string)) (*git.Repository, string) {
 	t.Helper()
 	r := testutil.ExampleRepo(t)
+	for _, c := range before {
+		c(t, r.Dir)
+		r.Commit("change")
+	}
 	r.Branch("widen-amount")
 	r.Edit("contracts/dw/order-detail/order_detail.avsc", `{"name": "amount_cents", "type": "long"`, `{"name": "amount_cents", "type": "double"`)
 	r.Edit("contracts/dw/order-detail/order_detail.avsc", `{"name": "currency", "type": "string"`,
@@ -48,18 +48,7 @@ func statePR(t *testing.T) (*git.Repository, string) {
 // subject-dw.order-detail-value.html.
 func TestJobRecoverability(t *testing.T) {
 	repo, head := statePR(t)
-	src := fakeSource{prs: []PullRequestStatus{
-		{Repo: "acme/contracts", Number: 70, URL: "https://github.com/acme/contracts/pull/70", Title: "Widen amount_cents",
-			Class: "breaking", HeadSHA: head, EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
-		{Repo: "acme/contracts", Number: 71, URL: "https://github.com/acme/contracts/pull/71", Title: "Not fetched here",
-			Class: "compatible", HeadSHA: "0123456789abcdef0123456789abcdef01234567", EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
-		{Repo: "acme/contracts", Number: 72, Title: "Another subject", HeadSHA: head, Subjects: []string{"orders.order-created-value"}},
-	}}
-	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: src}).Mount(mux)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := pagesServerWith(t, repo, statePRs(head))
 
 	_, body := get(t, srv, "/subjects/dw.order-detail-value")
 	golden(t, "subject-dw.order-detail-value.html", body)
@@ -88,6 +77,18 @@ func TestJobRecoverability(t *testing.T) {
 	if !strings.Contains(job, "Recoverability:</strong> not computed. The bot is not connected") {
 		t.Errorf("without the bot the job's state should say the figure is not computed and why:\n%s", job)
 	}
+}
+
+// statePRs are open pull requests of dw.order-detail-value: #70 at head (from
+// statePR), #71 at a head no repository has, and #72 of another subject.
+func statePRs(head string) fakeSource {
+	return fakeSource{prs: []PullRequestStatus{
+		{Repo: "acme/contracts", Number: 70, URL: "https://github.com/acme/contracts/pull/70", Title: "Widen amount_cents",
+			Class: "breaking", HeadSHA: head, EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
+		{Repo: "acme/contracts", Number: 71, URL: "https://github.com/acme/contracts/pull/71", Title: "Not fetched here",
+			Class: "compatible", HeadSHA: "0123456789abcdef0123456789abcdef01234567", EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
+		{Repo: "acme/contracts", Number: 72, Title: "Another subject", HeadSHA: head, Subjects: []string{"orders.order-created-value"}},
+	}}
 }
 
 // consumerEntry returns the <li> of a consumer on a subject page.
