@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +26,7 @@ func TestBrowserGovernanceParts(t *testing.T) {
 			t.Fatal("the history audit did not finish within 60 s")
 		}
 	}
-	b := tab{t, ctx, srv.URL}
+	b := window{tab{t, ctx}, srv.URL}
 	eval, open := b.eval, b.open
 	// fits: the element exists, and its box lies inside the window.
 	fits := func(sel string) string {
@@ -76,15 +75,14 @@ func TestBrowserGovernanceParts(t *testing.T) {
 	}
 }
 
-// tab drives a browser tab over a pages server at url.
-type tab struct {
-	t   *testing.T
-	ctx context.Context
+// window is a browser tab over a pages server at url, for the layout tests.
+type window struct {
+	tab
 	url string
 }
 
 // eval runs a script that returns a boolean.
-func (b tab) eval(what, js string) bool {
+func (b window) eval(what, js string) bool {
 	b.t.Helper()
 	ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js))
 	if err != nil {
@@ -94,7 +92,7 @@ func (b tab) eval(what, js string) bool {
 }
 
 // open navigates to a path of the server, failing on anything but 200.
-func (b tab) open(path string) {
+func (b window) open(path string) {
 	b.t.Helper()
 	resp, err := chromedp.RunResponse(b.ctx, chromedp.Navigate(b.url+path))
 	if err != nil || resp.Status != 200 {
@@ -104,7 +102,7 @@ func (b tab) open(path string) {
 
 // fitsWindow fails the test when the page open is wider than the window (it would
 // scroll sideways); width is the window's, for the message.
-func (b tab) fitsWindow(path string, width int64) {
+func (b window) fitsWindow(path string, width int64) {
 	b.t.Helper()
 	if !b.eval("overflow", `document.documentElement.scrollWidth <= window.innerWidth`) {
 		w, _ := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -122,7 +120,7 @@ type viewport struct {
 var viewports = []viewport{{"desktop", 1280, 900}, {"phone", 390, 844}}
 
 // resize sets the tab's window to vp.
-func (b tab) resize(vp viewport) {
+func (b window) resize(vp viewport) {
 	b.t.Helper()
 	if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(vp.w, vp.h)); err != nil {
 		b.t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 func TestBrowserLayoutDesktopAndPhone(t *testing.T) {
 	ctx, consoleErrors := browser(t)
 	srv := pagesServerWith(t, exampleRepo(t, orderCreatedV2), fakeSignOffs())
-	b := tab{t, ctx, srv.URL}
+	b := window{tab{t, ctx}, srv.URL}
 	eval, open := b.eval, b.open
 	pages := []string{"/", "/subjects/orders.order-created-value", "/subjects/dw.order-detail-value",
 		"/calendar?view=month&date=2026-12-01", "/calendar?view=week&date=2026-12-08", "/signoffs", "/teams/orders"}
