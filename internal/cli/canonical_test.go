@@ -21,15 +21,7 @@ import (
 // and sends no event, and diff still finds nothing.
 func TestPublishAndDiffAgainstCanonicalRegistry(t *testing.T) {
 	dir, repo := exampleRepo(t)
-	fake := publishtest.NewRegistry()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	state := filepath.Join(t.TempDir(), "state.json")
-	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
-	publish := []string{"publish", "--repo", dir, "--registry", srv.URL, "--events", "file:" + eventsFile, "--state", state}
-	if out, errOut, code := runCLI(t, publish...); code != 0 {
-		t.Fatalf("publish: exit %d: %s%s", code, out, errOut)
-	}
+	fake, srv, state, eventsFile, publish := publishToDouble(t, dir)
 	diff := []string{"registry", "diff", "--url", srv.URL, "--repo", dir}
 	if out, errOut, code := runCLI(t, diff...); code != 0 || !strings.HasPrefix(out, "no drift") {
 		t.Fatalf("diff after publish: exit %d:\n%s%s", code, out, errOut)
@@ -56,10 +48,7 @@ func TestPublishAndDiffAgainstCanonicalRegistry(t *testing.T) {
 	edit(t, proto, "// A postal address.", "// A postal address, as the carrier prints it on the label.")
 	commit(t, repo, "Re-indent order_created.avsc, reword a comment")
 
-	out, errOut, code := runCLI(t, publish...)
-	if code != 0 {
-		t.Fatalf("publish of a layout-only commit: exit %d: %s%s", code, out, errOut)
-	}
+	out := mustRun(t, publish...)
 	if fake.Registrations() != regs || len(readEventLines(t, eventsFile)) != events {
 		t.Errorf("a layout-only commit registered %d schema(s) and sent %d event(s):\n%s", fake.Registrations()-regs, len(readEventLines(t, eventsFile))-events, out)
 	}
@@ -146,6 +135,38 @@ func TestPublishSendsMetadata(t *testing.T) {
 	publishGolden(t, "metadata-order-created.json", string(got)+"\n")
 }
 
+// A commit that changes only the data contract (a rule added to contract.yaml) is
+// published as Confluent takes it: the schema is registered again with the rule, and
+// the registry double (which, like Confluent, makes a version of the same form with
+// other metadata or rules) has one more version; `registry diff` still finds nothing.
+// Removing the rule registers the schema with an empty ruleSet, so the registry does
+// not carry the old rules over to it.
+func TestPublishRegistersDataContractChange(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	fake, srv, state, eventsFile, publish := publishToDouble(t, dir)
+	const subj = "orders.order-created-value"
+	versions := fake.Versions(subj)
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	edit(t, cy, "fields:\n", "rules:\n  - name: amount-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.amount > 0\nfields:\n")
+	commit(t, repo, "A data rule on amounts")
+	out := mustRun(t, publish...)
+	bodies := fake.Bodies(subj)
+	if fake.Versions(subj) != versions+1 || !strings.Contains(fmt.Sprint(bodies[len(bodies)-1]["ruleSet"]), "amount-positive") {
+		t.Fatalf("after a rule alone: %d versions (want %d), last registration %v", fake.Versions(subj), versions+1, bodies[len(bodies)-1])
+	}
+	publishGolden(t, "data-contract-only.txt", regexp.MustCompile(`[0-9a-f]{40}`).ReplaceAllString(out, "<commit>"), srv.URL, state, eventsFile)
+	if out, errOut, code := runCLI(t, "registry", "diff", "--url", srv.URL, "--repo", dir); code != 0 || !strings.HasPrefix(out, "no drift") {
+		t.Fatalf("diff after the rule: exit %d:\n%s%s", code, out, errOut)
+	}
+	edit(t, cy, "rules:\n  - name: amount-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.amount > 0\n", "")
+	commit(t, repo, "No rule after all")
+	mustRun(t, publish...)
+	bodies = fake.Bodies(subj)
+	if rs, ok := bodies[len(bodies)-1]["ruleSet"].(map[string]any); !ok || len(rs) != 0 || fake.Versions(subj) != versions+2 {
+		t.Errorf("after removing the rule: %d versions, last registration %v", fake.Versions(subj), bodies[len(bodies)-1])
+	}
+}
+
 // A data rule in contract.yaml reads coupon_code; a change removing the field breaks
 // the rule: check says so, BREAKING for the rule's owner, at the rule's line.
 func TestCheckReportsBrokenDataRule(t *testing.T) {
@@ -206,4 +227,20 @@ func TestCheckReportsRetypedDataRule(t *testing.T) {
 	}
 	out, _, _ := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
 	checkGolden(t, filepath.Join("..", "check", "data-rule-retyped.txt"), out)
+}
+
+// publishToDouble publishes the repository at dir to a new registry double: the double,
+// its server, the state and events files, and the publish command line.
+func publishToDouble(t *testing.T, dir string) (*publishtest.Registry, *httptest.Server, string, string, []string) {
+	t.Helper()
+	fake := publishtest.NewRegistry()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	state := filepath.Join(t.TempDir(), "state.json")
+	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
+	publish := []string{"publish", "--repo", dir, "--registry", srv.URL, "--events", "file:" + eventsFile, "--state", state}
+	if out, errOut, code := runCLI(t, publish...); code != 0 {
+		t.Fatalf("publish: exit %d: %s%s", code, out, errOut)
+	}
+	return fake, srv, state, eventsFile, publish
 }

@@ -1,5 +1,13 @@
 package contract
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
 // DecodeDataContract reads the data-contract keys of the contract.yaml at path
 // (owner, tier, topic, the fields' pii, doc and unit, and the rules, not compiled)
 // with the loader's rules, for
@@ -13,6 +21,10 @@ func DecodeDataContract(path string, data []byte) *Subject {
 	if o == nil {
 		return nil
 	}
+	return dataContractOf(o)
+}
+
+func dataContractOf(o *object) *Subject {
 	s := &Subject{}
 	s.Subject, _ = o.str("subject")
 	s.Owner, _ = o.str("owner")
@@ -34,4 +46,24 @@ func DecodeDataContract(path string, data []byte) *Subject {
 	}
 	s.Rules = rules(o)
 	return s
+}
+
+// DataContractKey identifies the data contract of a decoded contract.yaml: what a
+// schema registry receives as the schema's metadata and ruleSet (the owner, tier and
+// topic, the fields marked pii, the rules). Two files with the same key send the same
+// metadata and ruleSet; "" for nil.
+func DataContractKey(s *Subject) string {
+	if s == nil {
+		return ""
+	}
+	var pii []string
+	for path, f := range s.Fields {
+		if f.PII {
+			pii = append(pii, path)
+		}
+	}
+	slices.Sort(pii)
+	rs, _ := json.Marshal(s.Rules)
+	sum := sha256.Sum256([]byte(strings.Join([]string{s.Owner, s.Tier, s.Topic, strings.Join(pii, "\x01"), string(rs)}, "\x00")))
+	return hex.EncodeToString(sum[:16])
 }

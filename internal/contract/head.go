@@ -15,6 +15,9 @@ type Head struct {
 	Format        string // a format of checker/formats, "" when missing or invalid
 	Schema        string // the schema file, relative to the subject folder; "" when missing or invalid
 	Compatibility string // a level as checker.ParseLevel spells it, "" when missing or invalid
+	// DataContract identifies the data contract the file declares (DataContractKey);
+	// set by DecodeHead only.
+	DataContract string
 }
 
 // DecodeHead reads the head keys of the contract.yaml at path
@@ -38,7 +41,9 @@ func DecodeHead(path string, data []byte) (Head, Diagnostics) {
 	if parts := strings.Split(path, "/"); len(parts) == 4 {
 		domain, name = parts[1], parts[2]
 	}
-	return decodeHead(o, domain, name), ds
+	h := decodeHead(o, domain, name)
+	h.DataContract = DataContractKey(dataContractOf(o))
+	return h, ds
 }
 
 // decodeHead reads and checks the head keys of a parsed contract.yaml, reporting on

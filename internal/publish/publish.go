@@ -13,6 +13,7 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -246,10 +247,10 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		refs := references(ix, v, byPath)
 		got, err := p.Registry.LookUp(ctx, subject, string(text), typ, refs)
 		switch {
-		case err == nil:
+		case err == nil && !p.contractChanged(subject, got, f):
 			it.RegisteredID = got.ID
-		case registry.IsNotFound(err):
-			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
+		case err == nil || registry.IsNotFound(err):
+			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, got, f); err != nil {
 				if registry.IsIncompatible(err) {
 					return it, fmt.Errorf("the registry refuses %s version %d as incompatible at its level; compare it with the repository (contractbot registry diff) and align the level or the registered versions: %w", subject, v.Version, err)
 				}
@@ -275,16 +276,48 @@ type MetadataRegistry interface {
 	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
 }
 
-// register registers one version, with its subject's metadata at the commit when the
-// registry takes it.
-func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (int, error) {
+// register registers one version, with its subject's metadata and rules at the commit
+// when the registry takes them. found is the registry's version of the same form (zero
+// when there is none): when it has rules and the contract has none any more, an empty
+// ruleSet says so (a registration without one would take the latest version's, as
+// Confluent does).
+func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, found registry.Schema, f *facts) (int, error) {
 	mr, ok := p.Registry.(MetadataRegistry)
 	if !ok || f == nil || f.head == nil {
 		return p.Registry.Register(ctx, subject, text, typ, refs)
 	}
 	s := f.head.Subject(subject)
+	rs := registry.RuleSetOf(s)
+	if rs == nil && !sameJSON(found.RuleSet, nil) {
+		rs = &registry.RuleSet{}
+	}
 	return mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
-		Metadata: registry.MetadataOf(s), RuleSet: registry.RuleSetOf(s)})
+		Metadata: registry.MetadataOf(s), RuleSet: rs})
+}
+
+// contractChanged reports whether the registry's version of a subject's schema (a
+// look-up's answer) carries other metadata or rules than the subject's contract.yaml
+// at the commit: a Confluent registry then takes the schema again as a new version.
+// Always false for a registry that takes no metadata.
+func (p *Publisher) contractChanged(subject string, got registry.Schema, f *facts) bool {
+	if _, ok := p.Registry.(MetadataRegistry); !ok || f == nil || f.head == nil {
+		return false
+	}
+	s := f.head.Subject(subject)
+	return !sameJSON(got.Metadata, registry.MetadataOf(s)) || !sameJSON(got.RuleSet, registry.RuleSetOf(s))
+}
+
+// sameJSON reports whether a and b print as the same JSON, an empty object being
+// the same as none.
+func sameJSON(a, b any) bool {
+	norm := func(v any) string {
+		data, _ := json.Marshal(v)
+		if s := string(data); s != "{}" {
+			return s
+		}
+		return "null"
+	}
+	return norm(a) == norm(b)
 }
 
 // order sorts subjects by name, then moves each subject after the subjects of the same

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/twmb/franz-go/pkg/sr"
 )
 
@@ -200,4 +201,59 @@ fields:
 	if first, _ := cl.SchemaByVersion(context.Background(), "orders.order-created-value", 1); first.SchemaRuleSet != nil {
 		t.Errorf("version 1, committed before the rules, carries %+v", first.SchemaRuleSet)
 	}
+}
+
+// A commit that changes only the data contract (a rule added to contract.yaml, the
+// schema untouched) is a new version with the schema's id: versions lists it, it
+// carries the rule (read with franz-go) while the version before does not, the id
+// lists both versions, and a look-up of the text finds the newest.
+func TestDataContractChangeIsServedAsAVersion(t *testing.T) {
+	dir, repo := testRepo(t)
+	ctx := context.Background()
+	prev, err := franzClient(t, repo).SchemaByVersion(ctx, "orders.order-created-value", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/contract.yaml"), "fields:\n",
+		"rules:\n  - name: amount-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.amount > 0\nfields:\n")
+	commitAll(t, repo, "a rule, nothing else", 50)
+	cl := franzClient(t, repo)
+	latest, err := cl.SchemaByVersion(ctx, "orders.order-created-value", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Version != prev.Version+1 || latest.ID != prev.ID || latest.Schema.Schema != prev.Schema.Schema {
+		t.Fatalf("after a rule alone: version %d id %d, want version %d id %d with the same text", latest.Version, latest.ID, prev.Version+1, prev.ID)
+	}
+	if rs := latest.SchemaRuleSet; rs == nil || len(rs.DomainRules) != 1 || rs.DomainRules[0].Name != "amount-positive" {
+		t.Errorf("ruleSet of the new version: %+v", latest.SchemaRuleSet)
+	}
+	if old, err := cl.SchemaByVersion(ctx, "orders.order-created-value", prev.Version); err != nil || old.SchemaRuleSet != nil || old.SchemaMetadata == nil {
+		t.Errorf("version %d: %+v %v", prev.Version, old, err)
+	}
+	uses, err := cl.SubjectsByID(ctx, latest.ID)
+	if err != nil || len(uses) == 0 {
+		t.Fatalf("subjects of id %d: %v %v", latest.ID, uses, err)
+	}
+	found, err := cl.LookupSchema(ctx, "orders.order-created-value", latest.Schema)
+	if err != nil || found.Version != latest.Version {
+		t.Errorf("look-up found version %d (%v), want the newest, %d", found.Version, err, latest.Version)
+	}
+}
+
+// franzClient serves repo's branch with a new embedded registry and returns franz-go's
+// client of it.
+func franzClient(t *testing.T, repo *git.Repository) *sr.Client {
+	t.Helper()
+	srv, err := NewServer(Source{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	cl, err := sr.NewClient(sr.URLs(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

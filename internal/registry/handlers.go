@@ -224,8 +224,8 @@ func readRequest(w http.ResponseWriter, r *http.Request) (schemaRequest, bool) {
 }
 
 // lookUp answers POST /subjects/{subject}: the version of the subject whose canonical
-// form is the given schema's (exact bytes win when several match); 42201 when the
-// schema does not parse, as Confluent answers.
+// form is the given schema's (exact bytes win when several match, then the newest);
+// 42201 when the schema does not parse, as Confluent answers.
 func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	_, se := s.subject(w, r)
 	if se == nil {
@@ -244,13 +244,14 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Invalid schema: the request's schema does not parse as %s.", typ))
 		return
 	}
-	cands := se.lookup[key]
+	// Versions of one form with other data contracts share its text: the newest wins,
+	// as Confluent's look-up searches from the latest version.
 	var hit *versionEntry
-	for _, c := range cands {
+	for _, c := range se.lookup[key] {
 		if c.typ != typ {
 			continue
 		}
-		if hit == nil || string(c.text) == req.Schema && string(hit.text) != req.Schema {
+		if hit == nil || string(c.text) == req.Schema || string(hit.text) != req.Schema {
 			hit = c
 		}
 	}

@@ -67,7 +67,7 @@ func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (
 		return nf, "contract.yaml is not a regular file", nil
 	}
 	if old != nil && !old.Broken && old.ContractBlob == nf.ContractBlob {
-		nf.Subject, nf.Schema, nf.Format, nf.Compatibility = old.Subject, old.Schema, old.Format, old.Compatibility
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract = old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract
 	} else {
 		data, err := gitrepo.ReadBlob(w.s, cy.Hash, contract.MaxYAMLBytes)
 		if errors.Is(err, gitrepo.ErrTooLarge) {
@@ -80,7 +80,7 @@ func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (
 		if h.Subject == "" || h.Schema == "" {
 			return nf, problem(ds), nil
 		}
-		nf.Subject, nf.Schema, nf.Format, nf.Compatibility = h.Subject, h.Schema, h.Format, h.Compatibility
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract = h.Subject, h.Schema, h.Format, h.Compatibility, h.DataContract
 	}
 	e, ok := files[nf.Schema]
 	if !ok {
@@ -138,8 +138,8 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 			// Skip the folder at this commit: keep what was known of it before.
 			kept := &FolderState{Tree: nf.Tree, ContractBlob: nf.ContractBlob, Broken: true}
 			if old != nil {
-				kept.Subject, kept.Schema, kept.Format, kept.Compatibility, kept.SchemaBlob =
-					old.Subject, old.Schema, old.Format, old.Compatibility, old.SchemaBlob
+				kept.Subject, kept.Schema, kept.Format, kept.Compatibility, kept.DataContract, kept.SchemaBlob =
+					old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract, old.SchemaBlob
 			}
 			nf = kept
 		}
@@ -183,7 +183,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 		return fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
 	}
 	for _, v := range h.Versions {
-		if v.Canonical == key {
+		if v.Canonical == key && v.DataContract == f.DataContract {
 			h.Current = v.Version
 			return nil
 		}
@@ -200,6 +200,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 		ID:            id,
 		Blob:          f.SchemaBlob,
 		Canonical:     key,
+		DataContract:  f.DataContract,
 		Path:          folders[0] + "/" + f.Schema,
 		Format:        f.Format,
 		Compatibility: f.Compatibility,

@@ -2,6 +2,7 @@ package versions
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,45 @@ func TestSameCanonicalFormSharesID(t *testing.T) {
 	b, _ := ix.Current("b.two-value")
 	if a.ID != 1 || b.ID != 1 || len(ix.Schemas) != 1 {
 		t.Fatalf("ids %d and %d, %d schemas; want one shared id", a.ID, b.ID, len(ix.Schemas))
+	}
+}
+
+// A change of the data contract alone (contract.yaml's owner, tier, topic, pii fields
+// or rules, with the same schema) is a new version with the schema's id, as a
+// Confluent registry makes a new version when a schema is registered again with other
+// metadata or rules; a change of anything else in contract.yaml (doc, level) is not;
+// returning to an earlier pair is the earlier version.
+func TestDataContractChangeIsAVersion(t *testing.T) {
+	r := newTestRepo(t)
+	const subj, cy = "a.one-value", "contracts/a/one/contract.yaml"
+	files := func(edit func(string) string) map[string]string {
+		m := subjectFiles(nil, "a/one", subj, avsc("a"))
+		m[cy] = edit(m[cy])
+		return m
+	}
+	same := func(s string) string { return s }
+	c1 := r.commit(files(same))
+	c2 := r.commit(files(func(s string) string { return s + "description: the orders\n" }), c1)
+	c3 := r.commit(files(func(s string) string { return strings.Replace(s, "owner: orders", "owner: billing", 1) }), c2)
+	c4 := r.commit(files(func(s string) string {
+		return strings.Replace(s, "owner: orders", "owner: billing", 1) + "rules:\n  - {name: r, kind: CONDITION, type: CEL, mode: WRITE, expr: \"message.a != ''\"}\n"
+	}), c3)
+	c5 := r.commit(files(same), c4)
+	ix := build(t, r, c5)
+	vs := ix.Versions(subj)
+	if got := versionNums(vs); !reflect.DeepEqual(got, [][2]int{{1, 1}, {2, 1}, {3, 1}}) {
+		t.Fatalf("versions %v, want 3 versions of id 1", got)
+	}
+	if vs[1].Commit != c3.String() || vs[2].Commit != c4.String() {
+		t.Errorf("versions 2 and 3 appeared at %s and %s, want the owner's and the rule's commits", vs[1].Commit, vs[2].Commit)
+	}
+	if cur, _ := ix.Current(subj); cur.Version != 1 {
+		t.Errorf("current %d after returning to the first data contract, want 1", cur.Version)
+	}
+	if uses := ix.Schemas[0].Uses; len(uses) != 3 {
+		t.Errorf("id 1 is used by %v, want the 3 versions", uses)
+	}
+	if extended := build(t, r, c2); len(extended.Versions(subj)) != 1 {
+		t.Errorf("a description alone made a version")
 	}
 }

@@ -8,19 +8,26 @@
 //   - A subject is the `subject:` of contracts/<domain>/<name>/contract.yaml; its schema
 //     is the file named by `schema:` in that folder. The folder may move (rename); the
 //     subject keeps its history because it is identified by name, not by path.
-//   - Version N of a subject is the N-th distinct canonical form of its schema file
-//     (checker.Canonical, the text a Confluent registry stores: Avro printed from the
-//     parsed schema, Protobuf without comments and layout). A change of layout only
-//     (white space, comments, key order) is not a version; a version keeps the text
-//     (blob) of the commit where its form first appeared. A text that does not parse
-//     is identified by its bytes. A form that returns to an earlier one is NOT a new
-//     version: the subject's current version becomes that earlier version, exactly as
-//     a Confluent registry returns the existing version when an already registered
-//     schema is registered again. Latest is the highest version number; Current is the
-//     version whose form is at Head (they differ after a revert).
-//   - Global schema ids start at 1 and are assigned in order of first appearance over the
-//     whole history; within one commit, in subject-name order. The same canonical form
-//     under two subjects shares one id (as in a Confluent registry). Ids never change.
+//   - Version N of a subject is the N-th distinct pair of a canonical form of its schema
+//     file (checker.Canonical, the text a Confluent registry stores: Avro printed from
+//     the parsed schema, Protobuf without comments and layout) and a data contract of
+//     its contract.yaml (contract.DataContractKey: the metadata and ruleSet publishing
+//     sends), as a Confluent registry makes a new version when a schema is registered
+//     again with other metadata or rules. A change of layout only (white space,
+//     comments, key order) is not a version; a version keeps the text (blob) of the
+//     commit where its pair first appeared. A text that does not parse is identified
+//     by its bytes. A pair that returns to an earlier one is NOT a new version: the
+//     subject's current version becomes that earlier version, exactly as a Confluent
+//     registry returns the existing version when an already registered schema is
+//     registered again. Latest is the highest version number; Current is the version
+//     whose pair is at Head (they differ after a revert).
+//   - Global schema ids start at 1 and are assigned to canonical forms in order of
+//     first appearance over the whole history; within one commit, in subject-name
+//     order. The same canonical form under two subjects shares one id (as in a
+//     Confluent registry), and so do the versions of one form with different data
+//     contracts (Confluent gives those a new id: its ids hash metadata and rules; here
+//     ids stay those of forms so that no id assigned before ever moves). Ids never
+//     change.
 //   - Only the first parent of each commit is followed: changes made on a side branch
 //     appear at the merge commit that brings them in.
 //   - contract.yaml is read by contract.DecodeHead, the loader's own decoder, so the
@@ -69,6 +76,7 @@ type Version struct {
 	ID            int       `json:"id"`                // global schema id, 1-based
 	Blob          string    `json:"blob"`              // Git blob hash of the schema text where the version first appeared
 	Canonical     string    `json:"canonical"`         // checker.CanonicalKey of its canonical form (or "blob:<hash>" when it does not parse)
+	DataContract  string    `json:"data_contract"`     // contract.DataContractKey of its contract.yaml
 	Path          string    `json:"path"`              // schema file path where it first appeared
 	Format        string    `json:"format"`            // contract.yaml `format:` at that commit
 	Compatibility string    `json:"compatibility"`     // contract.yaml `compatibility:` at that commit
@@ -120,6 +128,7 @@ type FolderState struct {
 	Schema        string `json:"schema,omitempty"`
 	Format        string `json:"format,omitempty"`
 	Compatibility string `json:"compatibility,omitempty"`
+	DataContract  string `json:"data_contract,omitempty"`
 	SchemaBlob    string `json:"schema_blob,omitempty"`
 	Broken        bool   `json:"broken,omitempty"`
 }

@@ -18,15 +18,19 @@ import (
 // form (checker.Canonical of the request's schemaType, what Confluent's
 // canonicalString prints), so a text that differs from a registered one in layout
 // only is that schema. It answers the writes publishing makes, PUT /config/{s},
-// POST /subjects/{s} (look-up) and POST /subjects/{s}/versions (register; the same
-// form under the same subject is not a new version, the same form anywhere has one
-// id; a schema that does not parse is 42201), and the reads `registry diff` makes:
+// POST /subjects/{s} (look-up: the newest version of the form, with its metadata and
+// ruleSet) and POST /subjects/{s}/versions (register, as Confluent 7.4 and later:
+// a schema is its form with its metadata and ruleSet, a registration without them
+// takes the latest version's; the same schema under the same subject is not a new
+// version, the same form with other metadata or rules is, and each distinct schema
+// anywhere has one id; a schema that does not parse is 42201), and the reads
+// `registry diff` makes:
 // GET /subjects, /subjects/{s}/versions, /subjects/{s}/versions/{v} (the stored,
 // canonical text), /config and /config/{s}. Anything else answers 404. It is an
 // http.Handler; serve it with httptest.
 type Registry struct {
 	mu       sync.Mutex
-	ids      map[string]int      // canonical form -> id
+	ids      map[string]int      // canonical form, metadata and ruleSet -> id
 	subjects map[string][]stored // subject -> versions, version i+1 at i
 	levels   map[string]string   // subject -> level
 	posts    int
@@ -34,8 +38,23 @@ type Registry struct {
 }
 
 type stored struct {
-	text string // canonical form
-	typ  registry.SchemaType
+	text     string // canonical form
+	typ      registry.SchemaType
+	metadata *registry.Metadata
+	ruleSet  *registry.RuleSet
+}
+
+// key identifies a stored schema as Confluent's ids do: form, metadata and rules.
+func (s stored) key() string {
+	m, _ := json.Marshal(s.metadata)
+	r, _ := json.Marshal(s.ruleSet)
+	return s.text + "\x00" + string(m) + "\x00" + string(r)
+}
+
+// response is the registry's description of version n of subject.
+func (f *Registry) response(subject string, n int, v stored) registry.Schema {
+	return registry.Schema{Subject: subject, Version: n, ID: f.ids[v.key()], SchemaType: typeForResponse(v.typ),
+		Metadata: v.metadata, RuleSet: v.ruleSet, Schema: v.text}
 }
 
 // NewRegistry returns an empty registry.
@@ -87,6 +106,8 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Schema        string              `json:"schema"`
 		SchemaType    registry.SchemaType `json:"schemaType"`
 		Compatibility string              `json:"compatibility"`
+		Metadata      *registry.Metadata  `json:"metadata"`
+		RuleSet       *registry.RuleSet   `json:"ruleSet"`
 	}
 	if r.Body != nil && (r.Method == http.MethodPost || r.Method == http.MethodPut) {
 		dec := json.NewDecoder(r.Body)
@@ -143,17 +164,17 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusNotFound, registry.CodeVersionNotFound, "Version "+parts[3]+" not found.")
 			return
 		}
-		v := vs[n-1]
-		_ = enc.Encode(registry.Schema{Subject: parts[1], Version: n, ID: f.ids[v.text], SchemaType: typeForResponse(v.typ), Schema: v.text})
+		_ = enc.Encode(f.response(parts[1], n, vs[n-1]))
 	case r.Method == http.MethodPost && len(parts) == 2 && parts[0] == "subjects":
 		c, ok := canonicalOf(body.SchemaType, body.Schema)
 		if !ok {
 			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
 			return
 		}
-		for i, s := range f.subjects[parts[1]] {
-			if s.text == c {
-				_ = enc.Encode(registry.Schema{Subject: parts[1], Version: i + 1, ID: f.ids[c], SchemaType: typeForResponse(s.typ), Schema: s.text})
+		vs := f.subjects[parts[1]]
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i].text == c {
+				_ = enc.Encode(f.response(parts[1], i+1, vs[i]))
 				return
 			}
 		}
@@ -166,13 +187,23 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
 			return
 		}
-		id, ok := f.ids[c]
+		in := stored{c, body.SchemaType, body.Metadata, body.RuleSet}
+		if vs := f.subjects[parts[1]]; len(vs) > 0 {
+			latest := vs[len(vs)-1]
+			if in.metadata == nil {
+				in.metadata = latest.metadata
+			}
+			if in.ruleSet == nil {
+				in.ruleSet = latest.ruleSet
+			}
+		}
+		id, ok := f.ids[in.key()]
 		if !ok {
 			id = len(f.ids) + 1
-			f.ids[c] = id
+			f.ids[in.key()] = id
 		}
-		if !slices.ContainsFunc(f.subjects[parts[1]], func(s stored) bool { return s.text == c }) {
-			f.subjects[parts[1]] = append(f.subjects[parts[1]], stored{c, body.SchemaType})
+		if !slices.ContainsFunc(f.subjects[parts[1]], func(s stored) bool { return s.key() == in.key() }) {
+			f.subjects[parts[1]] = append(f.subjects[parts[1]], in)
 		}
 		_ = enc.Encode(map[string]int{"id": id})
 	default:
