@@ -128,7 +128,7 @@ func historyDiagnostics(dir string) (contract.Diagnostics, error) {
 // withHistory opens the repository at dir, builds the versions index of its default
 // branch (HEAD when it has none), audits it, and calls fn with the three.
 func withHistory(dir string, fn func(*gitrepo.Repo, *versions.Index, []history.Break) error) error {
-	repo, head, err := openDefaultBranch(dir)
+	repo, _, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
@@ -140,12 +140,12 @@ func withHistory(dir string, fn func(*gitrepo.Repo, *versions.Index, []history.B
 	return fn(repo, ix, bs)
 }
 
-// openDefaultBranch opens the repository at dir and resolves the head of its default
-// branch (HEAD when it has none).
-func openDefaultBranch(dir string) (*gitrepo.Repo, plumbing.Hash, error) {
+// openDefaultBranch opens the repository at dir and resolves its default branch
+// (HEAD when it has none): its name and head.
+func openDefaultBranch(dir string) (*gitrepo.Repo, string, plumbing.Hash, error) {
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, "", plumbing.ZeroHash, err
 	}
 	branch, err := gitrepo.DefaultBranch(repo.Repository)
 	if err != nil {
@@ -154,9 +154,9 @@ func openDefaultBranch(dir string) (*gitrepo.Repo, plumbing.Hash, error) {
 	head, err := gitrepo.ResolveBranch(repo.Repository, branch)
 	if err != nil {
 		repo.Close()
-		return nil, plumbing.ZeroHash, err
+		return nil, "", plumbing.ZeroHash, err
 	}
-	return repo, head, nil
+	return repo, branch, head, nil
 }
 
 // auditHistory builds the versions index of the first-parent history ending at head

@@ -74,12 +74,7 @@ func TestCodeownersCheck(t *testing.T) {
 // level: the example tree's own dws.gmv-1min-value long -> int at BACKWARD (issue 18).
 // A warning: the exit status stays 0.
 func TestLintHistory(t *testing.T) {
-	r := testutil.NewRepo(t)
-	testutil.CopyExample(t, r.Dir)
-	gmv := "contracts/dws/gmv-1min/gmv_1min.avsc"
-	r.Edit(gmv, `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
-	r.Commit("example tree")
-	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
+	r := gmvHistory(t)
 	h := r.Commit("gmv order_count is an int in the example")
 	out, errOut, code := runCLI(t, "lint", "--repo", r.Dir, "--history")
 	if code != 0 {

@@ -1,7 +1,14 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -9,11 +16,13 @@ import (
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
+	"github.com/contractbot/contractbot/internal/versions"
 )
 
 func newReportCmd() *cobra.Command {
-	var repoDir, format, now string
+	var repoDir, format, now, cacheDir string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print the repository's health: unused subjects, lineage coverage, deprecated reads, history that broke its level",
@@ -23,10 +32,14 @@ first-parent history. It lists the subjects no consumer reads (with their age fr
 history), the jobs that declare no lineage (black boxes) and the share that do, the
 consumers still reading deprecated fields, and the commits that broke their subject's
 compatibility level (as lint --history). Figures that live on GitHub (publish marks,
-automation rate, sign-off latency) are named as not derived.`,
+automation rate, sign-off latency) are named as not derived.
+
+With --cache-dir, the audit of the history is kept in that folder and the next report
+audits only the versions the branch gained since (docs/report.md).`,
 		Example: `  contractbot report
   contractbot report --format markdown > health.md
-  contractbot report --format json`,
+  contractbot report --format json
+  contractbot report --cache-dir ~/.cache/contractbot   # later runs audit only new versions`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			at := time.Now().UTC()
@@ -41,7 +54,16 @@ automation rate, sign-off latency) are named as not derived.`,
 			if !ok {
 				return fmt.Errorf("unknown --format %q: use text, json or markdown", format)
 			}
-			r, err := buildReport(repoDir, at)
+			var audits *history.Cache
+			if cacheDir != "" {
+				id, err := buildID()
+				if err != nil {
+					return fmt.Errorf("report with --cache-dir %s: %w", cacheDir, err)
+				}
+				audits = &history.Cache{Dir: cacheDir, Repo: repoDir, Build: id,
+					Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+			}
+			r, err := buildReport(repoDir, audits, at)
 			if err != nil {
 				return err
 			}
@@ -51,6 +73,7 @@ automation rate, sign-off latency) are named as not derived.`,
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the history's audit in this folder and audit only the versions made since the last report")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
 	return cmd
 }
@@ -58,9 +81,10 @@ automation rate, sign-off latency) are named as not derived.`,
 // buildReport builds the report of the repository at dir as of at. The tree at the
 // head of the default branch is loaded without its schemas (no section reads them),
 // while the versions index of the history is built and audited: two handles of the
-// repository, so that the two do not wait for one lock on object reads.
-func buildReport(dir string, at time.Time) (*report.Report, error) {
-	repo, head, err := openDefaultBranch(dir)
+// repository, so that the two do not wait for one lock on object reads. audits, when
+// not nil, keeps the audit between runs (its Branch is set here).
+func buildReport(dir string, audits *history.Cache, at time.Time) (*report.Report, error) {
+	repo, branch, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report on %s: %w", dir, err)
 	}
@@ -74,7 +98,14 @@ func buildReport(dir string, at time.Time) (*report.Report, error) {
 		tree, err := loadWithoutSchemas(dir, head)
 		done <- loaded{tree, err}
 	}()
-	ix, bs, err := auditHistory(repo, head)
+	ix, err := versions.Build(repo.Repository, head)
+	var bs []history.Break
+	if err == nil && audits != nil {
+		audits.Branch = branch
+		bs, _, err = audits.Audit(repo.Storer, ix)
+	} else if err == nil {
+		bs, err = history.Audit(repo.Storer, ix)
+	}
 	l := <-done
 	if err != nil {
 		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
@@ -99,3 +130,40 @@ func loadWithoutSchemas(dir string, commit plumbing.Hash) (*contract.Tree, error
 	}
 	return contract.LoadWithoutSchemas(src)
 }
+
+// buildID identifies this build of contractbot, for caches whose content depends on
+// the code (the history audit): the module version and the VCS revision it was built
+// from when its tree was clean, else a digest of the executable. Computed once.
+var buildID = sync.OnceValues(func() (string, error) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" && modified == "false" {
+			return bi.Main.Version + " " + rev, nil
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the executable to identify this build: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", fmt.Errorf("read the executable to identify this build: %w", err)
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the executable to identify this build: %w", err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+})

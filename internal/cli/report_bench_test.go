@@ -23,7 +23,7 @@ func BenchmarkReport(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := buildReport(dir, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		r, err := buildReport(dir, nil, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 		if err != nil {
 			b.Fatal(err)
 		}

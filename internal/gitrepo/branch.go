@@ -6,6 +6,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // ResolveBranch returns the commit a branch points at: "" or "HEAD" for HEAD, a full
@@ -60,4 +61,23 @@ func DefaultBranch(repo *git.Repository) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no default branch found (tried %v)", DefaultBranches)
+}
+
+// IsFirstParentAncestor reports whether old is head or one of its first-parent
+// ancestors: whether a record made at old (a cache, an index) may be extended to head.
+// It reads every commit from head back to old, or to the root when old is not there.
+func IsFirstParentAncestor(s storer.EncodedObjectStorer, old, head plumbing.Hash) (bool, error) {
+	for h := head; ; {
+		if h == old {
+			return true, nil
+		}
+		c, err := object.GetCommit(s, h)
+		if err != nil {
+			return false, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		if len(c.ParentHashes) == 0 {
+			return false, nil
+		}
+		h = c.ParentHashes[0]
+	}
 }

@@ -11,6 +11,7 @@
 package history
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -76,29 +77,83 @@ func (b Break) Message() string {
 // audited on every core, each version parsed once (as the next version and as a
 // previous one). s must allow concurrent reads (gitrepo.Open's storer does).
 func Audit(s storer.EncodedObjectStorer, ix *versions.Index) ([]Break, error) {
-	r := &reader{s: s, trees: map[string]*object.Tree{}}
+	a, err := AuditFrom(s, ix, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.Breaks, nil
+}
+
+// Audited is the audit of the versions index at one head: what AuditFrom extends
+// when the branch grows, and what Cache keeps.
+type Audited struct {
+	// Head is the index's head when it was audited.
+	Head string `json:"head"`
+	// Versions counts the audited versions of each subject: all of them at Head.
+	Versions map[string]int `json:"versions"`
+	// Breaks are the versions that broke their level, by subject and version.
+	Breaks []Break `json:"breaks"`
+}
+
+// AuditFrom audits the versions of ix that prev has not (prev nil: every version) and
+// returns the audit of ix. prev must be the audit of the index of ix.Head or of one of
+// its first-parent ancestors (Cache.Load checks it): a version's verdict depends on
+// it and the versions before it alone, and the index only ever appends versions, so
+// prev's verdicts stand. A prev that counts more versions of a subject than ix has is
+// not of an ancestor: everything is audited again.
+func AuditFrom(s storer.EncodedObjectStorer, ix *versions.Index, prev *Audited) (*Audited, error) {
 	subjects := ix.Subjects()
+	all := make([][]versions.Version, len(subjects))
+	out := &Audited{Head: ix.Head, Versions: make(map[string]int, len(subjects))}
+	for i, subject := range subjects {
+		all[i] = ix.Versions(subject)
+		out.Versions[subject] = len(all[i])
+	}
+	if prev != nil {
+		for subject, n := range prev.Versions {
+			if n > out.Versions[subject] {
+				prev = nil
+				break
+			}
+		}
+	}
+	from := map[string]int{}
+	if prev != nil {
+		from = prev.Versions
+	}
+	r := &reader{s: s, trees: map[string]*object.Tree{}}
 	found := make([][]Break, len(subjects))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, subject := range subjects {
+		if from[subject] >= len(all[i]) {
+			continue
+		}
 		g.Go(func() error {
 			var err error
-			found[i], err = r.audit(ix.Versions(subject))
+			found[i], err = r.audit(all[i], from[subject])
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return slices.Concat(found...), nil
+	if prev != nil {
+		found = append(found, prev.Breaks)
+	}
+	out.Breaks = slices.Concat(found...)
+	slices.SortStableFunc(out.Breaks, func(a, b Break) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), cmp.Compare(a.Version, b.Version))
+	})
+	return out, nil
 }
 
-// audit checks the versions of one subject, oldest first.
-func (r *reader) audit(vs []versions.Version) ([]Break, error) {
+// audit checks the versions of one subject from index from on (the first has nothing
+// to be checked against), oldest first.
+func (r *reader) audit(vs []versions.Version, from int) ([]Break, error) {
 	parsed := map[int]parsed{}
 	var out []Break
-	for i := 1; i < len(vs); i++ {
+	for i := max(from, 1); i < len(vs); i++ {
 		b, err := r.check(parsed, vs[:i], vs[i])
 		if err != nil {
 			return nil, fmt.Errorf("audit %s version %d: %w", vs[i].Subject, vs[i].Version, err)

@@ -18,6 +18,17 @@ const (
 // audit indexes the repository's HEAD and audits it.
 func audit(t *testing.T, r *testutil.Repo) []Break {
 	t.Helper()
+	repo, ix := index(t, r)
+	bs, err := Audit(repo.Storer, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+// index opens the repository and indexes its HEAD.
+func index(t *testing.T, r *testutil.Repo) (*gitrepo.Repo, *versions.Index) {
+	t.Helper()
 	repo, err := gitrepo.Open(r.Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -31,11 +42,7 @@ func audit(t *testing.T, r *testutil.Repo) []Break {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := Audit(repo.Storer, ix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bs
+	return repo, ix
 }
 
 type brk struct {

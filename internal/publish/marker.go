@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
+
+	"github.com/contractbot/contractbot/internal/atomicfile"
 )
 
 // FileMarker keeps the published commits in a JSON file: {"commits": {sha: summary}}.
@@ -59,7 +60,7 @@ func (m *FileMarker) Mark(commit string, s Summary) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(m.path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(m.path, append(b, '\n')); err != nil {
 		delete(m.state.Commits, commit)
 		return fmt.Errorf("write publish state: %w", err)
 	}
@@ -72,27 +73,4 @@ func (m *FileMarker) Summary(commit string) (Summary, bool) {
 	defer m.mu.Unlock()
 	s, ok := m.state.Commits[commit]
 	return s, ok
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".published-*.json")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(f.Name()) }() // gone after the rename; left only on failure
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close() // the first error is the one to report
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close() // the first error is the one to report
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

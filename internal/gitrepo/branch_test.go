@@ -1,0 +1,55 @@
+package gitrepo
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// A commit is a first-parent ancestor of a merge when the merge's first parents lead
+// to it; a commit of the merged side branch is not, nor is a later commit.
+func TestIsFirstParentAncestor(t *testing.T) {
+	repo, err := git.PlainInit(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	commit := func(msg string, parents ...plumbing.Hash) plumbing.Hash {
+		t.Helper()
+		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, Parents: parents, AllowEmptyCommits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	root := commit("root")
+	side := commit("side", root)
+	main := commit("main", root)
+	merge := commit("merge", main, side)
+	for _, c := range []struct {
+		name      string
+		old, head plumbing.Hash
+		want      bool
+	}{
+		{"itself", merge, merge, true},
+		{"first parent", main, merge, true},
+		{"root", root, merge, true},
+		{"merged side branch", side, merge, false},
+		{"a later commit", merge, root, false},
+	} {
+		got, err := IsFirstParentAncestor(repo.Storer, c.old, c.head)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v (%v), want %v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := IsFirstParentAncestor(repo.Storer, root, plumbing.NewHash("1234")); err == nil {
+		t.Error("a head that is not a commit gave no error")
+	}
+}
