@@ -51,7 +51,7 @@ func TestPostRefusesEventsThatBreakTheSchema(t *testing.T) {
 		{"eventType unknown", `"eventType": "COMPLETE"`, `"eventType": "DONE"`, `at /eventType: value must be one of`},
 		{"columnLineage input field without field", `"field": "order_id",`, ``, `at /outputs/0/facets/columnLineage/fields/order_id/inputFields/0: missing property 'field'`},
 		{"columnLineage without _producer", `"_producer": "https://github.com/OpenLineage/OpenLineage/tree/1.39.0/integration/flink",
-          "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json`, `"_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json`,
+          "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/ColumnLineageDatasetFacet.json`, `"_schemaURL": "https://openlineage.io/spec/facets/1-1-0/ColumnLineageDatasetFacet.json`,
 			`at /outputs/0/facets/columnLineage: missing property '_producer'`},
 		{"not JSON", `{`, `[`, `not an OpenLineage event`},
 	} {

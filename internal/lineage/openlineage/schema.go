@@ -20,18 +20,16 @@ import (
 //go:embed spec/*.json
 var specFS embed.FS
 
-// SpecURL and the facet URLs are the $ids of the embedded schema files.
+// SpecURL and ColumnLineageURL are the $ids of the embedded schema files.
 const (
 	SpecURL          = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
-	ColumnLineageURL = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
-	SchemaFacetURL   = "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json"
+	ColumnLineageURL = "https://openlineage.io/spec/facets/1-1-0/ColumnLineageDatasetFacet.json"
 	runEventURL      = "urn:contractbot:openlineage:RunEvent"
 )
 
 var specFiles = map[string]string{
 	SpecURL:          "spec/OpenLineage.json",
 	ColumnLineageURL: "spec/ColumnLineageDatasetFacet.json",
-	SchemaFacetURL:   "spec/SchemaDatasetFacet.json",
 	runEventURL:      "spec/RunEvent.json",
 }
 
@@ -105,8 +103,8 @@ func (e *SchemaError) Error() string {
 }
 
 // CheckSchema validates one event (JSON text) against OpenLineage's published
-// RunEvent schema, with the columnLineage and schema facets of its datasets checked
-// against their facet schemas. A *SchemaError says where and why it does not follow
+// RunEvent schema, with the columnLineage facet of its datasets checked against its
+// facet schema. A *SchemaError says where and why it does not follow
 // them; other errors are JSON that does not parse.
 func CheckSchema(data []byte) error {
 	sch, err := runEventSchema()
