@@ -137,54 +137,42 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 	if !requireApp(w, r) || !readJSON(w, r, &body) || !body.validate(w, true) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	id := s.id()
-	now := github.Timestamp{Time: s.now()}
-	c := &checkRun{run: &github.CheckRun{
-		ID:        github.Int64(id),
-		NodeID:    github.String(fmt.Sprintf("CR_%d", id)),
-		Status:    github.String("queued"),
-		StartedAt: &now,
-		URL:       github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", s.ts.URL, rp.owner, rp.name, id)),
-		HTMLURL:   github.String(fmt.Sprintf("https://github.com/%s/%s/runs/%d", rp.owner, rp.name, id)),
-		Output: &github.CheckRunOutput{
-			AnnotationsCount: github.Int(0),
-			AnnotationsURL:   github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d/annotations", s.ts.URL, rp.owner, rp.name, id)),
-		},
-		App: &github.App{Slug: github.String(strings.TrimSuffix(actor(r), "[bot]")), Owner: s.user(rp.owner)},
-	}}
-	s.apply(c, &body)
-	rp.checkRuns = append(rp.checkRuns, c)
-	writeJSON(w, http.StatusCreated, clone(c.run))
+	s.inRepo(w, r, func(rp *repo) {
+		id := s.id()
+		now := github.Timestamp{Time: s.now()}
+		c := &checkRun{run: &github.CheckRun{
+			ID:        github.Int64(id),
+			NodeID:    github.String(fmt.Sprintf("CR_%d", id)),
+			Status:    github.String("queued"),
+			StartedAt: &now,
+			URL:       github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", s.ts.URL, rp.owner, rp.name, id)),
+			HTMLURL:   github.String(fmt.Sprintf("https://github.com/%s/%s/runs/%d", rp.owner, rp.name, id)),
+			Output: &github.CheckRunOutput{
+				AnnotationsCount: github.Int(0),
+				AnnotationsURL:   github.String(fmt.Sprintf("%s/repos/%s/%s/check-runs/%d/annotations", s.ts.URL, rp.owner, rp.name, id)),
+			},
+			App: &github.App{Slug: github.String(strings.TrimSuffix(actor(r), "[bot]")), Owner: s.user(rp.owner)},
+		}}
+		s.apply(c, &body)
+		rp.checkRuns = append(rp.checkRuns, c)
+		writeJSON(w, http.StatusCreated, clone(c.run))
+	})
 }
 
-// checkRunOf finds check run {id} of the request's repository or answers 404.
-func (s *Server) checkRunOf(w http.ResponseWriter, r *http.Request) *checkRun {
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return nil
-	}
-	id, _ := pathInt(r, "id")
-	for _, c := range rp.checkRuns {
-		if c.run.GetID() == id {
-			return c
+// inCheckRun holds s.mu and runs f with check run {id} of the request's
+// repository, or answers 404.
+func (s *Server) inCheckRun(w http.ResponseWriter, r *http.Request, f func(c *checkRun)) {
+	s.inRepo(w, r, func(rp *repo) {
+		if i := pathItem(w, r, rp.checkRuns, func(c *checkRun) int64 { return c.run.GetID() }); i >= 0 {
+			f(rp.checkRuns[i])
 		}
-	}
-	notFound(w)
-	return nil
+	})
 }
 
 func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c := s.checkRunOf(w, r); c != nil {
+	s.inCheckRun(w, r, func(c *checkRun) {
 		writeJSON(w, http.StatusOK, clone(c.run))
-	}
+	})
 }
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
@@ -192,20 +180,19 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	if !requireApp(w, r) || !readJSON(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.checkRunOf(w, r)
-	if c == nil || !body.validate(w, false) {
-		return
-	}
-	if app := strings.TrimSuffix(actor(r), "[bot]"); !strings.EqualFold(app, c.run.GetApp().GetSlug()) {
-		// GitHub lets only the App that created a check run change it.
-		writeError(w, http.StatusForbidden, fmt.Sprintf("Invalid app_id `%d` - check run can only be modified by the GitHub App that created it.", appID(app)))
-		return
-	}
-	body.HeadSHA = nil // a check run stays on the commit it was created for
-	s.apply(c, &body)
-	writeJSON(w, http.StatusOK, clone(c.run))
+	s.inCheckRun(w, r, func(c *checkRun) {
+		if !body.validate(w, false) {
+			return
+		}
+		if app := strings.TrimSuffix(actor(r), "[bot]"); !strings.EqualFold(app, c.run.GetApp().GetSlug()) {
+			// GitHub lets only the App that created a check run change it.
+			writeError(w, http.StatusForbidden, fmt.Sprintf("Invalid app_id `%d` - check run can only be modified by the GitHub App that created it.", appID(app)))
+			return
+		}
+		body.HeadSHA = nil // a check run stays on the commit it was created for
+		s.apply(c, &body)
+		writeJSON(w, http.StatusOK, clone(c.run))
+	})
 }
 
 // appID is a stable number standing for an App's id in error messages.
@@ -216,45 +203,39 @@ func appID(slug string) uint32 {
 }
 
 func (s *Server) listAnnotations(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c := s.checkRunOf(w, r); c != nil {
+	s.inCheckRun(w, r, func(c *checkRun) {
 		paginate(w, r, clone(c.annotations))
-	}
+	})
 }
 
 func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	q := r.URL.Query()
-	ref := r.PathValue("ref")
-	latest := q.Get("filter") != "all"
-	seen := map[string]bool{}
-	var runs []*github.CheckRun
-	// Newest first; with filter=latest (the default) only the newest run of
-	// each name of each App is listed (an App's runs form its own check suite).
-	for _, c := range slices.Backward(rp.checkRuns) {
-		run := c.run
-		if run.GetHeadSHA() != ref ||
-			(q.Has("check_name") && run.GetName() != q.Get("check_name")) ||
-			(q.Has("status") && run.GetStatus() != q.Get("status")) {
-			continue
+	s.inRepo(w, r, func(rp *repo) {
+		q := r.URL.Query()
+		ref := r.PathValue("ref")
+		latest := q.Get("filter") != "all"
+		seen := map[string]bool{}
+		var runs []*github.CheckRun
+		// Newest first; with filter=latest (the default) only the newest run of
+		// each name of each App is listed (an App's runs form its own check suite).
+		for _, c := range slices.Backward(rp.checkRuns) {
+			run := c.run
+			if run.GetHeadSHA() != ref ||
+				(q.Has("check_name") && run.GetName() != q.Get("check_name")) ||
+				(q.Has("status") && run.GetStatus() != q.Get("status")) {
+				continue
+			}
+			k := run.GetApp().GetSlug() + "\x00" + run.GetName()
+			if latest && seen[k] {
+				continue
+			}
+			seen[k] = true
+			runs = append(runs, clone(run))
 		}
-		k := run.GetApp().GetSlug() + "\x00" + run.GetName()
-		if latest && seen[k] {
-			continue
-		}
-		seen[k] = true
-		runs = append(runs, clone(run))
-	}
-	lo, hi := page(w, r, len(runs))
-	writeJSON(w, http.StatusOK, github.ListCheckRunsResults{
-		Total:     github.Int(len(runs)),
-		CheckRuns: append([]*github.CheckRun{}, runs[lo:hi]...),
+		lo, hi := page(w, r, len(runs))
+		writeJSON(w, http.StatusOK, github.ListCheckRunsResults{
+			Total:     github.Int(len(runs)),
+			CheckRuns: append([]*github.CheckRun{}, runs[lo:hi]...),
+		})
 	})
 }
 
@@ -324,45 +305,37 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	if !slices.Contains(statusStates, body.State) {
-		invalid(w, "Status", "state", "custom", "state must be one of error, failure, pending, success")
-		return
-	}
-	if body.Description != nil && tooLong(w, "Status", "description", *body.Description, 140) {
-		return
-	}
-	id := s.id()
-	now := github.Timestamp{Time: s.now()}
-	st := &github.RepoStatus{
-		ID:          github.Int64(id),
-		NodeID:      github.String(fmt.Sprintf("SC_%d", id)),
-		State:       github.String(body.State),
-		TargetURL:   body.TargetURL,
-		Description: body.Description,
-		Context:     cmp.Or(body.Context, github.String("default")),
-		Creator:     s.user(actor(r)),
-		CreatedAt:   &now,
-		UpdatedAt:   &now,
-		URL:         github.String(fmt.Sprintf("%s/repos/%s/%s/statuses/%s", s.ts.URL, rp.owner, rp.name, r.PathValue("sha"))),
-	}
-	rp.statuses = append(rp.statuses, &status{sha: r.PathValue("sha"), s: st})
-	writeJSON(w, http.StatusCreated, st)
+	s.inRepo(w, r, func(rp *repo) {
+		if !slices.Contains(statusStates, body.State) {
+			invalid(w, "Status", "state", "custom", "state must be one of error, failure, pending, success")
+			return
+		}
+		if body.Description != nil && tooLong(w, "Status", "description", *body.Description, 140) {
+			return
+		}
+		id := s.id()
+		now := github.Timestamp{Time: s.now()}
+		st := &github.RepoStatus{
+			ID:          github.Int64(id),
+			NodeID:      github.String(fmt.Sprintf("SC_%d", id)),
+			State:       github.String(body.State),
+			TargetURL:   body.TargetURL,
+			Description: body.Description,
+			Context:     cmp.Or(body.Context, github.String("default")),
+			Creator:     s.user(actor(r)),
+			CreatedAt:   &now,
+			UpdatedAt:   &now,
+			URL:         github.String(fmt.Sprintf("%s/repos/%s/%s/statuses/%s", s.ts.URL, rp.owner, rp.name, r.PathValue("sha"))),
+		}
+		rp.statuses = append(rp.statuses, &status{sha: r.PathValue("sha"), s: st})
+		writeJSON(w, http.StatusCreated, st)
+	})
 }
 
 func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	paginate(w, r, statusesOf(rp, r.PathValue("ref")))
+	s.inRepo(w, r, func(rp *repo) {
+		paginate(w, r, statusesOf(rp, r.PathValue("ref")))
+	})
 }
 
 // statusesOf lists the statuses on sha, newest first as GitHub does.
@@ -380,41 +353,37 @@ func statusesOf(rp *repo, sha string) []*github.RepoStatus {
 // each context and their combined state (failure if any failed or errored,
 // pending if any is pending or there is none, success otherwise).
 func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	ref := r.PathValue("ref")
-	seen := map[string]bool{}
-	latest := []*github.RepoStatus{}
-	for _, st := range statusesOf(rp, ref) {
-		if !seen[st.GetContext()] {
-			seen[st.GetContext()] = true
-			latest = append(latest, st)
-		}
-	}
-	state := "success"
-	if len(latest) == 0 {
-		state = "pending"
-	}
-	for _, st := range latest {
-		switch st.GetState() {
-		case "failure", "error":
-			state = "failure"
-		case "pending":
-			if state != "failure" {
-				state = "pending"
+	s.inRepo(w, r, func(rp *repo) {
+		ref := r.PathValue("ref")
+		seen := map[string]bool{}
+		latest := []*github.RepoStatus{}
+		for _, st := range statusesOf(rp, ref) {
+			if !seen[st.GetContext()] {
+				seen[st.GetContext()] = true
+				latest = append(latest, st)
 			}
 		}
-	}
-	lo, hi := page(w, r, len(latest))
-	writeJSON(w, http.StatusOK, github.CombinedStatus{
-		State:      github.String(state),
-		SHA:        github.String(ref),
-		TotalCount: github.Int(len(latest)),
-		Statuses:   latest[lo:hi],
+		state := "success"
+		if len(latest) == 0 {
+			state = "pending"
+		}
+		for _, st := range latest {
+			switch st.GetState() {
+			case "failure", "error":
+				state = "failure"
+			case "pending":
+				if state != "failure" {
+					state = "pending"
+				}
+			}
+		}
+		lo, hi := page(w, r, len(latest))
+		writeJSON(w, http.StatusOK, github.CombinedStatus{
+			State:      github.String(state),
+			SHA:        github.String(ref),
+			TotalCount: github.Int(len(latest)),
+			Statuses:   latest[lo:hi],
+		})
 	})
 }
 

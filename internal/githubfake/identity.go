@@ -40,11 +40,7 @@ func isActions(r *http.Request) bool {
 // listTimeline answers GET /repos/{owner}/{repo}/issues/{number}/timeline with the
 // pull request's review_requested events, oldest first.
 func (s *Server) listTimeline(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	paginate(w, r, clone(p.timeline))
+	s.inPull(w, r, func(_ *repo, p *pull) {
+		paginate(w, r, clone(p.timeline))
+	})
 }

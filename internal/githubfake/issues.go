@@ -11,13 +11,9 @@ import (
 )
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	paginate(w, r, commentsOf(rp, p.pr.GetNumber()))
+	s.inPull(w, r, func(rp *repo, p *pull) {
+		paginate(w, r, commentsOf(rp, p.pr.GetNumber()))
+	})
 }
 
 // commentsOf lists issue n's comments, oldest first; callers hold s.mu.
@@ -35,55 +31,52 @@ type commentBody struct {
 	Body *string `json:"body"`
 }
 
+// validate answers 422 unless the body has a text GitHub takes.
+func (b *commentBody) validate(w http.ResponseWriter) bool {
+	if b.Body == nil || *b.Body == "" {
+		invalid(w, "IssueComment", "body", "missing_field", "")
+		return false
+	}
+	return !tooLong(w, "IssueComment", "body", *b.Body, maxBody)
+}
+
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	var body commentBody
 	if !readJSON(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	if body.Body == nil || *body.Body == "" {
-		invalid(w, "IssueComment", "body", "missing_field", "")
-		return
-	}
-	if tooLong(w, "IssueComment", "body", *body.Body, maxBody) {
-		return
-	}
-	id := s.id()
-	now := github.Timestamp{Time: s.now()}
-	n := p.pr.GetNumber()
-	c := &github.IssueComment{
-		ID:                github.Int64(id),
-		NodeID:            github.String(fmt.Sprintf("IC_%d", id)),
-		Body:              body.Body,
-		User:              s.user(actor(r)),
-		CreatedAt:         &now,
-		UpdatedAt:         &now,
-		AuthorAssociation: github.String("NONE"),
-		URL:               github.String(fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", s.ts.URL, rp.owner, rp.name, id)),
-		HTMLURL:           github.String(fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", rp.owner, rp.name, n, id)),
-		IssueURL:          github.String(fmt.Sprintf("%s/repos/%s/%s/issues/%d", s.ts.URL, rp.owner, rp.name, n)),
-	}
-	rp.comments = append(rp.comments, &comment{issue: n, c: c})
-	writeJSON(w, http.StatusCreated, c)
+	s.inPull(w, r, func(rp *repo, p *pull) {
+		if !body.validate(w) {
+			return
+		}
+		id := s.id()
+		now := github.Timestamp{Time: s.now()}
+		n := p.pr.GetNumber()
+		c := &github.IssueComment{
+			ID:                github.Int64(id),
+			NodeID:            github.String(fmt.Sprintf("IC_%d", id)),
+			Body:              body.Body,
+			User:              s.user(actor(r)),
+			CreatedAt:         &now,
+			UpdatedAt:         &now,
+			AuthorAssociation: github.String("NONE"),
+			URL:               github.String(fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", s.ts.URL, rp.owner, rp.name, id)),
+			HTMLURL:           github.String(fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", rp.owner, rp.name, n, id)),
+			IssueURL:          github.String(fmt.Sprintf("%s/repos/%s/%s/issues/%d", s.ts.URL, rp.owner, rp.name, n)),
+		}
+		rp.comments = append(rp.comments, &comment{issue: n, c: c})
+		writeJSON(w, http.StatusCreated, c)
+	})
 }
 
-// commentOf finds comment {id} of the request's repository or answers 404.
-func (s *Server) commentOf(w http.ResponseWriter, r *http.Request) (*repo, int) {
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return nil, -1
-	}
-	id, _ := pathInt(r, "id")
-	i := slices.IndexFunc(rp.comments, func(c *comment) bool { return c.c.GetID() == id })
-	if i < 0 {
-		notFound(w)
-	}
-	return rp, i
+// inComment holds s.mu and runs f with the request's repository and the index
+// of its comment {id}, or answers 404.
+func (s *Server) inComment(w http.ResponseWriter, r *http.Request, f func(rp *repo, i int)) {
+	s.inRepo(w, r, func(rp *repo) {
+		if i := pathItem(w, r, rp.comments, func(c *comment) int64 { return c.c.GetID() }); i >= 0 {
+			f(rp, i)
+		}
+	})
 }
 
 func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
@@ -91,34 +84,22 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, i := s.commentOf(w, r)
-	if i < 0 {
-		return
-	}
-	if body.Body == nil || *body.Body == "" {
-		invalid(w, "IssueComment", "body", "missing_field", "")
-		return
-	}
-	if tooLong(w, "IssueComment", "body", *body.Body, maxBody) {
-		return
-	}
-	c := rp.comments[i].c
-	c.Body = body.Body
-	c.UpdatedAt = &github.Timestamp{Time: s.now()}
-	writeJSON(w, http.StatusOK, c)
+	s.inComment(w, r, func(rp *repo, i int) {
+		if !body.validate(w) {
+			return
+		}
+		c := rp.comments[i].c
+		c.Body = body.Body
+		c.UpdatedAt = &github.Timestamp{Time: s.now()}
+		writeJSON(w, http.StatusOK, c)
+	})
 }
 
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, i := s.commentOf(w, r)
-	if i < 0 {
-		return
-	}
-	rp.comments = slices.Delete(rp.comments, i, i+1)
-	w.WriteHeader(http.StatusNoContent)
+	s.inComment(w, r, func(rp *repo, i int) {
+		rp.comments = slices.Delete(rp.comments, i, i+1)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // Comments returns the comments on issue or pull request n, oldest first.
@@ -179,10 +160,15 @@ func (s *Server) issueLabels(rp *repo, p *pull) []*github.Label {
 	for _, k := range p.labels {
 		out = append(out, clone(rp.labels[k]))
 	}
-	slices.SortFunc(out, func(a, b *github.Label) int {
+	return sortLabels(out)
+}
+
+// sortLabels sorts labels by name, ignoring case, as GitHub lists them.
+func sortLabels(labels []*github.Label) []*github.Label {
+	slices.SortFunc(labels, func(a, b *github.Label) int {
 		return strings.Compare(strings.ToLower(a.GetName()), strings.ToLower(b.GetName()))
 	})
-	return out
+	return labels
 }
 
 // readLabelNames reads the label names of POST and PUT .../labels, which GitHub
@@ -221,71 +207,43 @@ func (s *Server) attach(rp *repo, p *pull, names []string) {
 }
 
 func (s *Server) listIssueLabels(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	paginate(w, r, s.issueLabels(rp, p))
+	s.inPull(w, r, func(rp *repo, p *pull) {
+		paginate(w, r, s.issueLabels(rp, p))
+	})
 }
 
-func (s *Server) addIssueLabels(w http.ResponseWriter, r *http.Request) {
+// setIssueLabels answers POST .../labels, which adds the labels, and PUT,
+// which replaces the issue's labels with them.
+func (s *Server) setIssueLabels(w http.ResponseWriter, r *http.Request) {
 	names, ok := readLabelNames(w, r)
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	s.attach(rp, p, names)
-	writeJSON(w, http.StatusOK, s.issueLabels(rp, p))
-}
-
-func (s *Server) replaceIssueLabels(w http.ResponseWriter, r *http.Request) {
-	names, ok := readLabelNames(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	p.labels = nil
-	s.attach(rp, p, names)
-	writeJSON(w, http.StatusOK, s.issueLabels(rp, p))
+	s.inPull(w, r, func(rp *repo, p *pull) {
+		if r.Method == http.MethodPut {
+			p.labels = nil
+		}
+		s.attach(rp, p, names)
+		writeJSON(w, http.StatusOK, s.issueLabels(rp, p))
+	})
 }
 
 func (s *Server) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p := s.pullOf(w, r)
-	if p == nil {
-		return
-	}
-	k := strings.ToLower(r.PathValue("name"))
-	i := slices.Index(p.labels, k)
-	if i < 0 {
-		writeError(w, http.StatusNotFound, "Label does not exist")
-		return
-	}
-	p.labels = slices.Delete(p.labels, i, i+1)
-	writeJSON(w, http.StatusOK, s.issueLabels(rp, p))
+	s.inPull(w, r, func(rp *repo, p *pull) {
+		i := slices.Index(p.labels, strings.ToLower(r.PathValue("name")))
+		if i < 0 {
+			writeError(w, http.StatusNotFound, "Label does not exist")
+			return
+		}
+		p.labels = slices.Delete(p.labels, i, i+1)
+		writeJSON(w, http.StatusOK, s.issueLabels(rp, p))
+	})
 }
 
 func (s *Server) listRepoLabels(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	paginate(w, r, repoLabels(rp))
+	s.inRepo(w, r, func(rp *repo) {
+		paginate(w, r, repoLabels(rp))
+	})
 }
 
 func repoLabels(rp *repo) []*github.Label {
@@ -293,10 +251,7 @@ func repoLabels(rp *repo) []*github.Label {
 	for _, l := range rp.labels {
 		out = append(out, clone(l))
 	}
-	slices.SortFunc(out, func(a, b *github.Label) int {
-		return strings.Compare(strings.ToLower(a.GetName()), strings.ToLower(b.GetName()))
-	})
-	return out
+	return sortLabels(out)
 }
 
 func (s *Server) createRepoLabel(w http.ResponseWriter, r *http.Request) {
@@ -308,28 +263,24 @@ func (s *Server) createRepoLabel(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return
-	}
-	if body.Name == "" {
-		invalid(w, "Label", "name", "missing_field", "")
-		return
-	}
-	if tooLong(w, "Label", "name", body.Name, 50) || tooLong(w, "Label", "description", body.Description, 100) {
-		return
-	}
-	if c := strings.TrimPrefix(body.Color, "#"); c != "" && !isHexColor(c) {
-		invalid(w, "Label", "color", "invalid", "")
-		return
-	}
-	if _, ok := rp.labels[strings.ToLower(body.Name)]; ok {
-		invalid(w, "Label", "name", "already_exists", "")
-		return
-	}
-	writeJSON(w, http.StatusCreated, clone(s.newLabel(rp, body.Name, body.Color, body.Description)))
+	s.inRepo(w, r, func(rp *repo) {
+		if body.Name == "" {
+			invalid(w, "Label", "name", "missing_field", "")
+			return
+		}
+		if tooLong(w, "Label", "name", body.Name, 50) || tooLong(w, "Label", "description", body.Description, 100) {
+			return
+		}
+		if c := strings.TrimPrefix(body.Color, "#"); c != "" && !isHexColor(c) {
+			invalid(w, "Label", "color", "invalid", "")
+			return
+		}
+		if _, ok := rp.labels[strings.ToLower(body.Name)]; ok {
+			invalid(w, "Label", "name", "already_exists", "")
+			return
+		}
+		writeJSON(w, http.StatusCreated, clone(s.newLabel(rp, body.Name, body.Color, body.Description)))
+	})
 }
 
 func isHexColor(c string) bool {

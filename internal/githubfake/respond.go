@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -162,8 +163,19 @@ func (s *Server) user(login string) *github.User {
 	}
 }
 
-// number parses the {name} path value as a positive integer.
+// pathInt parses the {name} path value as a positive integer.
 func pathInt(r *http.Request, name string) (int64, bool) {
 	v, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	return v, err == nil && v > 0
+}
+
+// pathItem returns the index of the item whose id is the path's {id}, or
+// answers 404 and returns -1.
+func pathItem[T any](w http.ResponseWriter, r *http.Request, items []T, id func(T) int64) int {
+	want, _ := pathInt(r, "id")
+	i := slices.IndexFunc(items, func(x T) bool { return id(x) == want })
+	if i < 0 {
+		notFound(w)
+	}
+	return i
 }

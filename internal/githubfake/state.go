@@ -308,22 +308,25 @@ func (s *Server) repoOf(w http.ResponseWriter, r *http.Request) *repo {
 	return rp
 }
 
-// pullOf finds the request's repository and pull request (or issue) {number},
-// or answers 404; callers hold s.mu.
-func (s *Server) pullOf(w http.ResponseWriter, r *http.Request) (*repo, *pull) {
-	rp := s.repoOf(w, r)
-	if rp == nil {
-		return nil, nil
+// inRepo holds s.mu and runs f with the request's repository, or answers 404.
+func (s *Server) inRepo(w http.ResponseWriter, r *http.Request, f func(rp *repo)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rp := s.repoOf(w, r); rp != nil {
+		f(rp)
 	}
-	n, ok := pathInt(r, "number")
-	if !ok {
-		notFound(w)
-		return nil, nil
-	}
-	p, ok := rp.pulls[int(n)]
-	if !ok {
-		notFound(w)
-		return nil, nil
-	}
-	return rp, p
+}
+
+// inPull holds s.mu and runs f with the request's repository and pull request
+// (or issue) {number}, or answers 404.
+func (s *Server) inPull(w http.ResponseWriter, r *http.Request, f func(rp *repo, p *pull)) {
+	s.inRepo(w, r, func(rp *repo) {
+		n, ok := pathInt(r, "number")
+		p := rp.pulls[int(n)]
+		if !ok || p == nil {
+			notFound(w)
+			return
+		}
+		f(rp, p)
+	})
 }

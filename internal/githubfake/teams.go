@@ -3,6 +3,7 @@ package githubfake
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -28,21 +29,32 @@ func (s *Server) listTeamMembers(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.teams[key(r.PathValue("org"), r.PathValue("slug"))]
-	if !ok {
-		notFound(w)
-		return
-	}
-	users := make([]*github.User, 0, len(t.members))
-	for _, m := range t.members {
-		users = append(users, s.user(m))
-	}
-	paginate(w, r, users)
+	s.inTeam(w, r, func(t *team) {
+		users := make([]*github.User, 0, len(t.members))
+		for _, m := range t.members {
+			users = append(users, s.user(m))
+		}
+		paginate(w, r, users)
+	})
 }
 
 func (s *Server) getTeamMembership(w http.ResponseWriter, r *http.Request) {
+	s.inTeam(w, r, func(t *team) {
+		i := slices.IndexFunc(t.members, func(m string) bool { return strings.EqualFold(m, r.PathValue("user")) })
+		if i < 0 {
+			notFound(w)
+			return
+		}
+		writeJSON(w, http.StatusOK, github.Membership{
+			URL:   github.String(fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.ts.URL, t.org, t.slug, t.members[i])),
+			Role:  github.String("member"),
+			State: github.String("active"),
+		})
+	})
+}
+
+// inTeam holds s.mu and runs f with team {org}/{slug}, or answers 404.
+func (s *Server) inTeam(w http.ResponseWriter, r *http.Request, f func(t *team)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.teams[key(r.PathValue("org"), r.PathValue("slug"))]
@@ -50,16 +62,5 @@ func (s *Server) getTeamMembership(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	login := r.PathValue("user")
-	for _, m := range t.members {
-		if strings.EqualFold(m, login) {
-			writeJSON(w, http.StatusOK, github.Membership{
-				URL:   github.String(fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.ts.URL, t.org, t.slug, m)),
-				Role:  github.String("member"),
-				State: github.String("active"),
-			})
-			return
-		}
-	}
-	notFound(w)
+	f(t)
 }

@@ -45,11 +45,9 @@ func (s *Server) SetCloneURL(owner, name, url string) {
 }
 
 func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rp := s.repoOf(w, r); rp != nil {
+	s.inRepo(w, r, func(rp *repo) {
 		writeJSON(w, http.StatusOK, s.repoJSON(rp))
-	}
+	})
 }
 
 // eventContext fills the fields every webhook payload carries; callers hold s.mu.
