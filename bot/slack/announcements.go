@@ -83,3 +83,15 @@ func shortSHA(s string) string {
 	}
 	return s
 }
+
+// DegradedMessage alerts that the embedded registry cannot follow its branch: which
+// commit it keeps serving, since when, why and what to do (the reason says it).
+func DegradedMessage(st registry.Status) Message {
+	head := fmt.Sprintf(":rotating_light: The embedded schema registry is degraded: it cannot follow %s and keeps serving commit %s (since %s).",
+		slackEscape(st.Branch), shortSHA(st.Serving), st.Since.UTC().Format("2006-01-02 15:04 UTC"))
+	detail := slackEscape(st.Reason) + fmt.Sprintf("\nCause `%s`; the pages show the same commit, and `/readyz` and the metric contractbot_registry_degraded say so until the registry follows the branch again.", slackEscape(st.Cause))
+	return Message{Text: head + "\n" + detail, Blocks: []slackgo.Block{
+		slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, head, false, false), nil, nil),
+		slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, detail, false, false), nil, nil),
+	}}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/contractbot/contractbot/internal/calendar"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -69,6 +70,9 @@ func TestSlackMessagesGolden(t *testing.T) {
 			PullRequest: &events.PullRequest{Number: 42, URL: "https://github.com/acme/contracts/pull/42"},
 			Affected:    []events.Consumer{{Name: "gmv-dashboard", Owner: "analytics", Effect: "meaning", Direct: true}, {Name: "<evil>", Owner: "x", Effect: "breaking", Hops: 2}}}),
 		"slack-window-start.json": WindowMessage(calendar.WindowReminder{Entry: entry, Mark: calendar.MarkStart}),
+		"slack-registry-degraded.json": DegradedMessage(registry.Status{Branch: "refs/remotes/origin/main", Serving: "5c1d0e2a9f3144e1b8c0a9d7e6f5a4b3c2d1e0f9",
+			Degraded: true, Cause: registry.CauseHistoryRewritten, Since: time.Date(2026, 12, 1, 3, 12, 0, 0, time.UTC), BranchHead: "9a8b7c6d5e4f30211fedcba987654321a0b1c2d3",
+			Reason: "The branch refs/remotes/origin/main was rewritten: commit 5c1d0e2a9f31, which the registry serves, is no longer on its first-parent history (the branch is at 9a8b7c6d5e4f). The registry keeps serving 5c1d0e2a9f31, so schema ids stay stable; restore the branch's history, or restart serve to index the new history (ids assigned after the divergence may change)."}),
 		"slack-team-message.json": TeamMessage(pr, so),
 		"slack-all-signed-off.json": AllSignedOffMessage(pr, &verdict.Report{SignOffs: []*verdict.SignOff{
 			{Team: "analytics", ApprovedBy: "ana", Status: verdict.Approved}, {Team: "data-warehouse", ApprovedBy: "dana", Status: verdict.Approved}}}),

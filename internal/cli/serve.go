@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +46,7 @@ func newServeCmd() *cobra.Command {
 		repoDir, branch          string
 		publishEvents, publishTo string
 		driftURL, driftChannel   string
+		opsChannel               string
 		driftEvery               time.Duration
 	)
 	cmd := &cobra.Command{
@@ -80,8 +82,9 @@ the verdict. The bot needs (from the environment):
                               bot's comments (HMAC-SHA256); by default derived from
                               the webhook secret. Every replica needs the same one.
   SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack
-                              (calendar reminders and --drift-registry alerts also
-                              run without GitHub credentials)
+                              (calendar reminders, --drift-registry alerts and the
+                              degraded-registry alert to --ops-channel also run
+                              without GitHub credentials)
 See docs/operations.md for the permissions and the webhook's events.`,
 		Example: `  contractbot serve                                   # pages, registry, feeds on 127.0.0.1:8080
   contractbot serve --repo /srv/contracts --branch origin/main --addr 0.0.0.0:8080
@@ -93,14 +96,25 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, log)
+			// Degraded-registry alerts go to the operations channel, read when they happen:
+			// the registry starts following the branch before the tree is loaded.
+			var loaded atomic.Pointer[web.Tree]
+			var onDegraded func(registry.Status)
+			tok := os.Getenv("SLACK_BOT_TOKEN")
+			if tok != "" {
+				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL), Log: log,
+					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
+				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
+			}
+			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, onDegraded, log)
 			if err != nil {
 				return err
 			}
+			loaded.Store(tree)
 			if mount, err = withLineage(mount, lineageEvents, pages); err != nil {
 				return err
 			}
-			if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
+			if tok != "" {
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
 				n := botslack.New(tok, slackAPIURL)
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
@@ -112,12 +126,10 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					}
 					ch := driftChannel
 					if ch == "" {
-						if t, err := current(); err == nil && t.Teams[contract.PlatformTeam] != nil {
-							ch = t.Teams[contract.PlatformTeam].Slack
-						}
+						ch = opsChannelOf(opsChannel, tree)
 					}
 					if ch == "" {
-						return fmt.Errorf("--drift-registry: name the alert channel with --drift-channel (no platform team with a Slack channel in teams.yaml)")
+						return fmt.Errorf("--drift-registry: name the alert channel with --drift-channel or --ops-channel (no platform team with a Slack channel in teams.yaml)")
 					}
 					repo, err := gitrepo.Open(repoDir)
 					if err != nil {
@@ -221,7 +233,8 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&publishEvents, "publish-events", "", "publish pushes to the default branch, sending change events here (file:PATH, http(s)://..., kafka:BROKERS/TOPIC); the commit status contractbot/publish marks each commit done")
 	cmd.Flags().StringVar(&publishTo, "publish-registry", "", "with --publish-events: also register the versions in this schema registry (Confluent API)")
 	cmd.Flags().StringVar(&driftURL, "drift-registry", "", "compare Git with this live registry every --drift-every and alert on Slack when they drift (needs SLACK_BOT_TOKEN)")
-	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: the platform team's)")
+	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: --ops-channel)")
+	cmd.Flags().StringVar(&opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
 	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
@@ -273,7 +286,7 @@ func newBot(ctx context.Context, cacheDir, githubURL, token string, appID int64,
 
 // readSide mounts what serve shows of the contract repository at repoDir: the
 // embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
-func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
+func readSide(ctx context.Context, repoDir, branch string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
@@ -281,7 +294,7 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 	if branch, err = branchOf(repo, repoDir, branch); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log})
+	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded})
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
@@ -305,6 +318,19 @@ func readSide(ctx context.Context, repoDir, branch string, log *slog.Logger) (fu
 		feeds.Mount(mux)
 		pages.Mount(mux)
 	}, tree, pages, reg, nil
+}
+
+// opsChannelOf is the Slack channel of operations alerts: flag, else the platform
+// team's channel in the tree's teams.yaml (when the tree loads), else "".
+func opsChannelOf(flag string, tree *web.Tree) string {
+	if flag != "" || tree == nil {
+		return flag
+	}
+	t, _, err := tree.Current()
+	if err != nil || t.Teams[contract.PlatformTeam] == nil {
+		return ""
+	}
+	return t.Teams[contract.PlatformTeam].Slack
 }
 
 // botSignOffs shows the bot's state of the open pull requests on the sign-off pages.

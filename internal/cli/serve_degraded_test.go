@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -23,30 +24,9 @@ func TestServeDegradedAfterRewrite(t *testing.T) {
 	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
 	t.Setenv("GITHUB_TOKEN", "")
 	r := testutil.ExampleRepo(t)
-	first, err := r.Git.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 48\ntier:")
-	served := testutil.CommitAll(t, r.Git, "a second commit", r.When.Add(time.Minute))
+	served, rewrite := rewritable(t, r)
 	base := startServe(t, "--repo", r.Dir)
-
-	// Rewrite: master back to the first commit, then another commit on top of it.
-	if err := r.Git.Storer.SetReference(plumbing.NewHashReference(first.Name(), first.Hash())); err != nil {
-		t.Fatal(err)
-	}
-	wt, _ := r.Git.Worktree()
-	if err := wt.Reset(&git.ResetOptions{Commit: first.Hash(), Mode: git.HardReset}); err != nil {
-		t.Fatal(err)
-	}
-	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 72\ntier:")
-	if _, err := wt.Add("."); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: r.When.Add(2 * time.Minute)}
-	if _, err := wt.Commit("the rewrite", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{first.Hash()}}); err != nil {
-		t.Fatal(err)
-	}
+	rewrite()
 
 	get := func(path string) (int, string, http.Header) {
 		resp, err := http.Get(base + path)
@@ -77,6 +57,75 @@ func TestServeDegradedAfterRewrite(t *testing.T) {
 		!strings.Contains(catalog, "serve commit <code>"+served.String()[:12]+"</code>") {
 		t.Errorf("the catalog does not show the banner:\n%s", catalog)
 	}
+}
+
+// rewritable commits a second commit on r and returns it, with a function that then
+// rewrites the branch: back to the first commit, and another commit on top of it.
+func rewritable(t *testing.T, r *testutil.Repo) (plumbing.Hash, func()) {
+	t.Helper()
+	first, err := r.Git.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 48\ntier:")
+	served := testutil.CommitAll(t, r.Git, "a second commit", r.When.Add(time.Minute))
+	return served, func() {
+		if err := r.Git.Storer.SetReference(plumbing.NewHashReference(first.Name(), first.Hash())); err != nil {
+			t.Fatal(err)
+		}
+		wt, _ := r.Git.Worktree()
+		if err := wt.Reset(&git.ResetOptions{Commit: first.Hash(), Mode: git.HardReset}); err != nil {
+			t.Fatal(err)
+		}
+		edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 72\ntier:")
+		if _, err := wt.Add("."); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: r.When.Add(2 * time.Minute)}
+		if _, err := wt.Commit("the rewrite", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{first.Hash()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestServeAlertsDegradedOnSlack: with Slack configured and no --ops-channel, a
+// rewritten branch under a running serve is told once to the platform team's channel
+// (teams.yaml's), however many refreshes fail after it.
+func TestServeAlertsDegradedOnSlack(t *testing.T) {
+	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-test")
+	sl, posted := testutil.SlackWithHistory(t)
+	r := testutil.ExampleRepo(t)
+	served, rewrite := rewritable(t, r)
+	startServe(t, "--repo", r.Dir, "--slack-api-url", sl.GetAPIURL(), "--reconcile-every", "24h")
+	rewrite()
+	var alerts []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(alerts) == 0; time.Sleep(50 * time.Millisecond) {
+		alerts = degradedPosts(posted())
+	}
+	time.Sleep(2500 * time.Millisecond) // two more refreshes, which fail the same way
+	msgs := posted()
+	alerts = degradedPosts(msgs)
+	if len(alerts) != 1 || !strings.Contains(alerts[0], "was rewritten") || !strings.Contains(alerts[0], served.String()[:12]) {
+		t.Fatalf("degraded alerts: %q", alerts)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "registry is degraded") && m.Channel != "#data-platform" {
+			t.Errorf("the alert went to %s, want the platform team's #data-platform", m.Channel)
+		}
+	}
+}
+
+// degradedPosts are the texts of the degraded-registry alerts among msgs.
+func degradedPosts(msgs []slack.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "registry is degraded") {
+			out = append(out, m.Text)
+		}
+	}
+	return out
 }
 
 func grepLines(s, sub string) string {
