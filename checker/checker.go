@@ -237,6 +237,9 @@ type Input struct {
 	// Path is the name used in messages (a file path as the user gave it).
 	Path string
 	Data []byte
+	// Canonical is Data's canonical form (Canonical) when whoever read Data already
+	// computed it, so that it is not computed again; nil when unknown.
+	Canonical []byte
 }
 
 // InputError is unusable input: a schema that does not parse, an unresolved import.

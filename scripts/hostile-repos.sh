@@ -23,6 +23,9 @@
 #   wide-avro-33000-change main has an Avro record of 33,000 long fields; the branch renames
 #                         and retypes every one (near the 100,000-value limit)
 #   huge-enum-avro-change main has an Avro enum of 400,000 symbols; the branch renames them all
+#   wide-proto-29k-history main has 8 versions of a 29,000-field message at BACKWARD_TRANSITIVE,
+#                         each adding a field; the branch adds one more (the transitive
+#                         check's history budget)
 set -eu
 out=${1:?usage: hostile-repos.sh OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -170,4 +173,18 @@ commit "$out/huge-enum-avro-change" "an enum of 400,000 symbols"
 git -C "$out/huge-enum-avro-change" checkout -qb hostile
 enum_avsc T >"$out/huge-enum-avro-change/contracts/hostile/huge-enum/e.avsc"
 commit "$out/huge-enum-avro-change" "every symbol renamed"
+wide_proto() { awk -v n=$1 'BEGIN { print "syntax = \"proto3\";\npackage hostile.v1;\n\nmessage W {"
+	for (i = 1; i <= n; i++) printf "  int32 f%d = %d;\n", i, i; print "}" }'; }
+repo wide-proto-29k-history
+wide_proto 29000 | plain "$out/wide-proto-29k-history" wide protobuf wide.proto
+sed -i 's/compatibility: BACKWARD/compatibility: BACKWARD_TRANSITIVE/' "$out/wide-proto-29k-history/contracts/hostile/wide/contract.yaml"
+commit "$out/wide-proto-29k-history" "version 1: 29,000 fields"
+for v in 2 3 4 5 6 7 8; do
+	wide_proto $((29000 + v - 1)) >"$out/wide-proto-29k-history/contracts/hostile/wide/wide.proto"
+	commit "$out/wide-proto-29k-history" "version $v: one more field"
+done
+git -C "$out/wide-proto-29k-history" checkout -qb hostile
+wide_proto 29008 >"$out/wide-proto-29k-history/contracts/hostile/wide/wide.proto"
+commit "$out/wide-proto-29k-history" "one more field"
+
 echo "built under $out: $(ls "$out" | tr '\n' ' ')"

@@ -162,14 +162,15 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 				continue
 			}
 			key := "blob:" + blob.String()
-			if form, err := checker.Canonical(b.Engine(), data); err == nil {
+			form, err := checker.Canonical(b.Engine(), data)
+			if err == nil {
 				key = checker.CanonicalKey(form)
 			}
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
-			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data})
+			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data, Canonical: form})
 		}
 		return out
 	}, nil

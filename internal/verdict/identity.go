@@ -35,7 +35,10 @@ func identify(eng checker.Engine, b, h *contract.Subject, history []checker.Inpu
 	id.layoutOnly = headForm != nil && bytes.Equal(baseForm, headForm) &&
 		!bytes.Equal(b.SchemaText, h.SchemaText)
 	for i, hi := range history {
-		f := form(hi.Data)
+		f := hi.Canonical
+		if f == nil {
+			f = form(hi.Data)
+		}
 		if bytes.Equal(hi.Data, b.SchemaText) || baseForm != nil && bytes.Equal(f, baseForm) {
 			id.base = i + 1
 		}
