@@ -113,6 +113,14 @@ func sameKeys(a, b map[pairKey][]difference) bool {
 
 func (c *cmpCtx) sub() *cmpCtx { return &cmpCtx{st: c.st, path: slices.Clone(c.path)} }
 
+// compareSub compares a with b in a sub-context and returns it, for the caller
+// to keep what it found or not.
+func (c *cmpCtx) compareSub(a, b *node) *cmpCtx {
+	s := c.sub()
+	compare(s, a, b)
+	return s
+}
+
 // push enters path segments and returns the depth to pop back to.
 func (c *cmpCtx) push(seg ...string) int {
 	n := len(c.path)
@@ -216,42 +224,13 @@ func compare(c *cmpCtx, o, u *node) {
 func compareTypes(c *cmpCtx, o, u *node) {
 	switch {
 	case o.kind != kCombined && u.kind == kCombined:
-		if len(u.subs) == 1 {
-			s := c.sub()
-			compare(s, o, u.subs[0])
-			if s.compatible() {
-				c.keep(s.diffs...)
-				return
-			}
-		} else if u.crit == "anyOf" || u.crit == "oneOf" {
-			for _, sub := range u.subs {
-				s := c.sub()
-				compare(s, o, sub)
-				if s.compatible() {
-					c.keep(s.diffs...)
-					c.add(SumTypeExtended, "", o, u, "")
-					return
-				}
-			}
+		sum := u.crit == "anyOf" || u.crit == "oneOf"
+		if matchSub(c, o, u, u, sum, SumTypeExtended, func(sub *node) *cmpCtx { return c.compareSub(o, sub) }) {
+			return
 		}
 	case o.kind == kCombined && u.kind != kCombined:
-		if len(o.subs) == 1 {
-			s := c.sub()
-			compare(s, o.subs[0], u)
-			if s.compatible() {
-				c.keep(s.diffs...)
-				return
-			}
-		} else if o.crit == "allOf" {
-			for _, sub := range o.subs {
-				s := c.sub()
-				compare(s, sub, u)
-				if s.compatible() {
-					c.keep(s.diffs...)
-					c.add(ProductTypeNarrowed, "", o, u, "")
-					return
-				}
-			}
+		if matchSub(c, o, u, o, o.crit == "allOf", ProductTypeNarrowed, func(sub *node) *cmpCtx { return c.compareSub(sub, u) }) {
+			return
 		}
 	}
 	if o.kind != u.kind {
@@ -300,6 +279,33 @@ func compareTypes(c *cmpCtx, o, u *node) {
 	case kArray:
 		compareArray(c, o, u)
 	}
+}
+
+// matchSub compares a plain schema with the subschemas of comb, the combination
+// on the other side, through cmp: a lone subschema stands for the combination; of
+// several, when any one would do (each is true), the first compatible one counts
+// and rule is added. It keeps the findings of the match and reports whether there
+// was one.
+func matchSub(c *cmpCtx, o, u, comb *node, each bool, rule string, cmp func(sub *node) *cmpCtx) bool {
+	if len(comb.subs) == 1 {
+		s := cmp(comb.subs[0])
+		if s.compatible() {
+			c.keep(s.diffs...)
+			return true
+		}
+		return false
+	}
+	if !each {
+		return false
+	}
+	for _, sub := range comb.subs {
+		if s := cmp(sub); s.compatible() {
+			c.keep(s.diffs...)
+			c.add(rule, "", o, u, "")
+			return true
+		}
+	}
+	return false
 }
 
 func idKeyword(n *node) string {
@@ -352,9 +358,7 @@ func compareCombined(c *cmpCtx, o, u *node) {
 		edges[i] = make([][]difference, len(us))
 		depth := c.push(o.crit + "/" + itoa(i))
 		for j, b := range us {
-			s := c.sub()
-			compare(s, a, b)
-			if s.compatible() {
+			if s := c.compareSub(a, b); s.compatible() {
 				edges[i][j] = s.diffs
 				adj[i] = append(adj[i], j)
 			}

@@ -72,26 +72,47 @@ func compareProperties(c *cmpCtx, o, u *node) {
 
 // propertyRemoved: only the update's content model decides whether a property may go.
 func propertyRemoved(c *cmpCtx, name string, op, u *node) {
-	if u.openObject() {
-		c.add(PropertyRemovedFromOpenContentModel, "", op, u, "properties")
-		return
+	memberRemoved(c, op, u, u.openObject(), u.partialObject(name), "properties", removalRules{
+		open:       PropertyRemovedFromOpenContentModel,
+		covered:    PropertyRemovedIsCoveredByPartiallyOpenContentModel,
+		notCovered: PropertyRemovedNotCoveredByPartiallyOpenContentModel,
+		falseGone:  PropertyWithFalseRemovedFromClosedContentModel,
+		closed:     PropertyRemovedFromClosedContentModel,
+	})
+}
+
+// removalRules are the rules for a property or an item the update no longer has,
+// by the update's content model.
+type removalRules struct {
+	open, covered, notCovered, falseGone, closed string
+}
+
+// memberRemoved reports m, a property or item the update u no longer has: u's
+// content model is open, or partially open (partial is the schema it admits
+// further members by), or closed, where removing a false schema is told apart.
+func memberRemoved(c *cmpCtx, m, u *node, open bool, partial *node, keyword string, r removalRules) {
+	switch {
+	case open:
+		c.add(r.open, "", m, u, keyword)
+	case partial != nil:
+		c.add(coveredBy(c, m, partial, r.covered, r.notCovered), "", m, u, keyword)
+	case m.kind == kFalse:
+		c.add(r.falseGone, "", m, u, keyword)
+	default:
+		c.add(r.closed, "", m, u, keyword)
 	}
-	if partial := u.partialObject(name); partial != nil {
-		s := c.sub()
-		compare(s, op, partial)
-		c.keep(s.diffs...)
-		if s.compatible() {
-			c.add(PropertyRemovedIsCoveredByPartiallyOpenContentModel, "", op, u, "properties")
-		} else {
-			c.add(PropertyRemovedNotCoveredByPartiallyOpenContentModel, "", op, u, "properties")
-		}
-		return
+}
+
+// coveredBy compares a with b, one of them the schema a partially open content
+// model admits further members by, keeps the findings, and returns covered when
+// they are compatible, notCovered otherwise.
+func coveredBy(c *cmpCtx, a, b *node, covered, notCovered string) string {
+	s := c.compareSub(a, b)
+	c.keep(s.diffs...)
+	if s.compatible() {
+		return covered
 	}
-	if op.kind == kFalse {
-		c.add(PropertyWithFalseRemovedFromClosedContentModel, "", op, u, "properties")
-		return
-	}
-	c.add(PropertyRemovedFromClosedContentModel, "", op, u, "properties")
+	return notCovered
 }
 
 // propertyAdded: only the original's content model decides whether a property may
@@ -112,14 +133,8 @@ func propertyAdded(c *cmpCtx, name string, o, up, u *node) {
 		return
 	}
 	if partial := o.partialObject(name); partial != nil {
-		s := c.sub()
-		compare(s, partial, up)
-		c.keep(s.diffs...)
-		if s.compatible() {
-			c.add(PropertyAddedIsCoveredByPartiallyOpenContentModel, "", o, up, "")
-		} else {
-			c.add(PropertyAddedNotCoveredByPartiallyOpenContentModel, "", o, up, "")
-		}
+		c.add(coveredBy(c, partial, up, PropertyAddedIsCoveredByPartiallyOpenContentModel,
+			PropertyAddedNotCoveredByPartiallyOpenContentModel), "", o, up, "")
 	}
 	switch {
 	case required && up.hasDef:
@@ -132,14 +147,7 @@ func propertyAdded(c *cmpCtx, name string, o, up, u *node) {
 }
 
 func compareDependencies(c *cmpCtx, o, u *node) {
-	keys := map[string]bool{}
-	for k := range o.propDeps {
-		keys[k] = true
-	}
-	for k := range u.propDeps {
-		keys[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
+	for _, k := range unionKeys(o.propDeps, u.propDeps) {
 		a, inA := o.propDeps[k]
 		b, inB := u.propDeps[k]
 		seg := "dependencies/" + k
@@ -157,14 +165,7 @@ func compareDependencies(c *cmpCtx, o, u *node) {
 			c.add(DependencyArrayChanged, seg, o, u, "dependencies")
 		}
 	}
-	keys = map[string]bool{}
-	for k := range o.schemaDeps {
-		keys[k] = true
-	}
-	for k := range u.schemaDeps {
-		keys[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
+	for _, k := range unionKeys(o.schemaDeps, u.schemaDeps) {
 		a, b := o.schemaDeps[k], u.schemaDeps[k]
 		seg := "dependencies/" + k
 		switch {
@@ -178,6 +179,13 @@ func compareDependencies(c *cmpCtx, o, u *node) {
 			c.pop(depth)
 		}
 	}
+}
+
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // compareAdditional compares additionalProperties or additionalItems: permitted or
@@ -269,26 +277,13 @@ func compareItemList(c *cmpCtx, o, u *node) {
 }
 
 func itemRemoved(c *cmpCtx, oi, u *node) {
-	if u.openArray() {
-		c.add(ItemRemovedFromOpenContentModel, "", oi, u, "items")
-		return
-	}
-	if partial := u.partialArray(); partial != nil {
-		s := c.sub()
-		compare(s, oi, partial)
-		c.keep(s.diffs...)
-		if s.compatible() {
-			c.add(ItemRemovedIsCoveredByPartiallyOpenContentModel, "", oi, u, "items")
-		} else {
-			c.add(ItemRemovedNotCoveredByPartiallyOpenContentModel, "", oi, u, "items")
-		}
-		return
-	}
-	if oi.kind == kFalse {
-		c.add(ItemWithFalseRemovedFromClosedContentModel, "", oi, u, "items")
-		return
-	}
-	c.add(ItemRemovedFromClosedContentModel, "", oi, u, "items")
+	memberRemoved(c, oi, u, u.openArray(), u.partialArray(), "items", removalRules{
+		open:       ItemRemovedFromOpenContentModel,
+		covered:    ItemRemovedIsCoveredByPartiallyOpenContentModel,
+		notCovered: ItemRemovedNotCoveredByPartiallyOpenContentModel,
+		falseGone:  ItemWithFalseRemovedFromClosedContentModel,
+		closed:     ItemRemovedFromClosedContentModel,
+	})
 }
 
 func itemAdded(c *cmpCtx, o, ui *node) {
@@ -301,14 +296,8 @@ func itemAdded(c *cmpCtx, o, ui *node) {
 		return
 	}
 	if partial := o.partialArray(); partial != nil {
-		s := c.sub()
-		compare(s, partial, ui)
-		c.keep(s.diffs...)
-		if s.compatible() {
-			c.add(ItemAddedIsCoveredByPartiallyOpenContentModel, "", o, ui, "")
-		} else {
-			c.add(ItemAddedNotCoveredByPartiallyOpenContentModel, "", o, ui, "")
-		}
+		c.add(coveredBy(c, partial, ui, ItemAddedIsCoveredByPartiallyOpenContentModel,
+			ItemAddedNotCoveredByPartiallyOpenContentModel), "", o, ui, "")
 		return
 	}
 	c.add(ItemAddedToClosedContentModel, "", o, ui, "")
