@@ -96,6 +96,45 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The bot's settings are checked before the read side starts indexing.
+			root := cacheRoot(cacheDir)
+			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
+			token := os.Getenv("GITHUB_TOKEN")
+			var b *bot.Bot
+			var err error
+			switch {
+			case token == "" && appID == 0:
+				log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
+			case secret == "":
+				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
+			default:
+				if b, err = newBot(ctx, filepath.Join(root, "git"), githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
+					return err
+				}
+				b.StateKey = bot.DeriveStateKey([]byte(secret))
+				if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
+					b.StateKey = []byte(k)
+				}
+				if publishEvents != "" {
+					sink, err := openSink(publishEvents, 10*time.Second)
+					if err != nil {
+						return err
+					}
+					defer func() {
+						if err := sink.Close(); err != nil {
+							log.Error("closing the event sink", "err", err)
+						}
+					}()
+					b.Publishing = &bot.Publishing{Sink: sink}
+					if publishTo != "" {
+						c, err := registry.NewClient(publishTo, clientOptions(10*time.Second)...)
+						if err != nil {
+							return err
+						}
+						b.Publishing.Registry = c
+					}
+				}
+			}
 			// Degraded-registry alerts go to the operations channel, read when they happen:
 			// the registry starts following the branch before the tree is loaded.
 			var loaded atomic.Pointer[web.Tree]
@@ -106,7 +145,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
 				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
 			}
-			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, onDegraded, log)
+			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, filepath.Join(root, "versions"), onDegraded, log)
 			if err != nil {
 				return err
 			}
@@ -139,44 +178,8 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					go w.Every(ctx, driftEvery)
 				}
 			}
-			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
-			token := os.Getenv("GITHUB_TOKEN")
-			var b *bot.Bot
-			switch {
-			case token == "" && appID == 0:
-				log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
-			case secret == "":
-				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
-			default:
-				if b, err = newBot(ctx, cacheDir, githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
-					return err
-				}
-				b.StateKey = bot.DeriveStateKey([]byte(secret))
-				if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
-					b.StateKey = []byte(k)
-				}
-				if publishEvents != "" {
-					sink, err := openSink(publishEvents, 10*time.Second)
-					if err != nil {
-						return err
-					}
-					defer func() {
-						if err := sink.Close(); err != nil {
-							log.Error("closing the event sink", "err", err)
-						}
-					}()
-					b.Publishing = &bot.Publishing{Sink: sink}
-					if publishTo != "" {
-						c, err := registry.NewClient(publishTo, clientOptions(10*time.Second)...)
-						if err != nil {
-							return err
-						}
-						b.Publishing.Registry = c
-					}
-				}
-			}
 			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
-				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded}
+				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded, NotReady: reg.NotReady}
 			if b != nil {
 				cfg.Route = b.Route
 			}
@@ -224,7 +227,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the bare clones live (default: the user cache folder)")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where serve keeps what it can compute again: the versions index of the served branch (versions/) and the bot's bare clones (git/) (default: contractbot in the user cache folder)")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel (default: the number of CPUs; more only adds contention with the webhook endpoint)")
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
 	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
@@ -246,15 +249,8 @@ See docs/operations.md for the permissions and the webhook's events.`,
 // newBot assembles the bot from the command's settings.
 // The bot learns the login it writes as (GET /app or GET /user) before it serves:
 // only comments by that login are its own.
-func newBot(ctx context.Context, cacheDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
-	if cacheDir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cacheDir = filepath.Join(base, "contractbot", "git")
-	}
-	b := &bot.Bot{Cache: &bot.GitCache{Dir: cacheDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
+	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
 	var clients bot.APIClients
 	if appID != 0 {
 		key, err := os.ReadFile(appKeyFile)
@@ -284,9 +280,24 @@ func newBot(ctx context.Context, cacheDir, githubURL, token string, appID int64,
 	return b, nil
 }
 
+// cacheRoot is --cache-dir, or contractbot in the user cache folder.
+func cacheRoot(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "contractbot")
+}
+
 // readSide mounts what serve shows of the contract repository at repoDir: the
-// embedded read-only schema registry under /registry/ and the calendar's ICS feeds.
-func readSide(ctx context.Context, repoDir, branch string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
+// embedded read-only schema registry under /registry/ (its versions index kept in
+// indexDir), the calendar's ICS feeds and the pages. It returns at once: the registry
+// indexes the branch in the background (answering 503 until it is ready) and the
+// catalog is served from summaries until the full tree is loaded.
+func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
@@ -294,7 +305,8 @@ func readSide(ctx context.Context, repoDir, branch string, onDegraded func(regis
 	if branch, err = branchOf(repo, repoDir, branch); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	reg, err := registry.NewServer(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded})
+	cache := &versions.Cache{Dir: indexDir, Repo: repoDir, Branch: branch, Log: log}
+	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded, Cache: cache})
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}

@@ -91,7 +91,7 @@ func startServe(t *testing.T, args ...string) string {
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
 	cmd.SetOut(io.Discard)
-	cmd.SetArgs(append([]string{"serve", "--addr", addr}, args...))
+	cmd.SetArgs(append([]string{"serve", "--addr", addr, "--cache-dir", t.TempDir()}, args...))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()

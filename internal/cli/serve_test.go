@@ -19,11 +19,11 @@ func TestServeChecksItsSettings(t *testing.T) {
 	}
 	dir, _ := exampleRepo(t)
 	t.Setenv("GITHUB_TOKEN", "t")
-	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir); code != 2 || !strings.Contains(errOut, "CONTRACTBOT_WEBHOOK_SECRET") {
+	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--cache-dir", t.TempDir()); code != 2 || !strings.Contains(errOut, "CONTRACTBOT_WEBHOOK_SECRET") {
 		t.Errorf("no webhook secret: exit %d: %q", code, errOut)
 	}
 	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "s")
-	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--app-id", "1", "--app-key-file", "/nonexistent.pem"); code != 2 || !strings.Contains(errOut, "--app-key-file") {
+	if _, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--cache-dir", t.TempDir(), "--app-id", "1", "--app-key-file", "/nonexistent.pem"); code != 2 || !strings.Contains(errOut, "--app-key-file") {
 		t.Errorf("missing key file: exit %d: %q", code, errOut)
 	}
 }
@@ -52,7 +52,7 @@ func TestServeReadSideWithoutCredentials(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
 	cmd.SetOut(io.Discard)
-	cmd.SetArgs([]string{"serve", "--addr", addr, "--metrics-addr", metricsAddr, "--repo", dir})
+	cmd.SetArgs([]string{"serve", "--addr", addr, "--metrics-addr", metricsAddr, "--repo", dir, "--cache-dir", t.TempDir()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()

@@ -19,6 +19,10 @@ const (
 	CodeInvalidLevel         = 42203
 	CodeNotPermitted         = 42205
 	CodeInternal             = 50001
+	// CodeNotReady answers every request while the embedded registry builds its first
+	// index (HTTP 503). Confluent has no code for it; this one follows its rule (the
+	// HTTP status, then a number).
+	CodeNotReady = 50301
 )
 
 // Error is an error answered by a registry: the HTTP status and the body

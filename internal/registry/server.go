@@ -34,6 +34,11 @@ type Source struct {
 	// OnDegraded, when set, is called once per distinct cause of degradation (and
 	// branch head) with the registry's Status: the place to raise an alert.
 	OnDegraded func(Status)
+	// Cache, when set, keeps the versions index on disk: the first index is restored
+	// from it and extended by the commits made since (versions.Cache), and it is saved
+	// again at most every CacheEvery (default a minute) as the branch moves.
+	Cache      *versions.Cache
+	CacheEvery time.Duration
 }
 
 // Server is the embedded read-only registry: an http.Handler answering the read side
@@ -54,10 +59,62 @@ type Server struct {
 	mu sync.Mutex // one refresh at a time; guards ix and b
 	ix *versions.Index
 	b  builder
+	// ixMu lets WithIndex read ix while a refresh builds a snapshot from it: Extend
+	// holds it for writing, WithIndex for reading; indexed is set once ix holds a
+	// first index, before which WithIndex does not wait.
+	ixMu     sync.RWMutex
+	indexed  atomic.Bool
+	lastSave time.Time
+	// starting is what the registry says while it builds its first snapshot (Start).
+	starting atomic.Pointer[startState]
+}
+
+// startState is the registry before its first snapshot: the commit it indexes, since
+// when, and the last failure ("" while none).
+type startState struct {
+	head  string
+	since time.Time
+	err   string
 }
 
 // NewServer indexes the branch of src and returns the registry serving it.
 func NewServer(src Source) (*Server, error) {
+	s := newServer(src)
+	if _, err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Start returns the registry at once and indexes the branch in the background: until
+// the first snapshot is ready, Head names the commit being indexed, every API request
+// is answered 503 in Confluent's error shape and NotReady says why. It fails only when
+// the branch cannot be resolved. A failed first index is retried by Follow.
+func Start(src Source) (*Server, error) { return start(src, nil) }
+
+// start is Start; the first index waits for gate to close when it is not nil (tests).
+func start(src Source, gate <-chan struct{}) (*Server, error) {
+	s := newServer(src)
+	head, err := s.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", s.branchName(), err)
+	}
+	s.starting.Store(&startState{head: head.String(), since: time.Now()})
+	go func() {
+		if gate != nil {
+			<-gate
+		}
+		_ = guard.Do(s.log, "embedded registry: index the branch", func() error {
+			if _, err := s.Refresh(); err != nil {
+				s.log.Error("embedded registry: indexing the branch failed; retrying", "branch", s.branchName(), "err", err)
+			}
+			return nil
+		})
+	}()
+	return s, nil
+}
+
+func newServer(src Source) *Server {
 	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth()}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -66,27 +123,49 @@ func NewServer(src Source) (*Server, error) {
 		return s.readAt(v.Commit, path.Dir(v.Path)+"/"+contract.ContractFile)
 	}
 	s.routes()
-	if _, err := s.Refresh(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s
 }
 
 // WithIndex calls fn with the registry's versions index and returns true when the index
 // is at head (a commit as Head spells it); false, without calling fn, when it is at
-// another commit. fn must not keep the index: the next refresh extends it.
+// another commit or the first index is not built yet (it does not wait for that). fn
+// must not keep the index: the next refresh extends it.
 func (s *Server) WithIndex(head string, fn func(*versions.Index)) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ix == nil || s.ix.Head != head {
+	if !s.indexed.Load() {
+		return false
+	}
+	s.ixMu.RLock()
+	defer s.ixMu.RUnlock()
+	if s.ix.Head != head {
 		return false
 	}
 	fn(s.ix)
 	return true
 }
 
-// Head returns the commit the registry serves.
-func (s *Server) Head() string { return s.snap.Load().head }
+// Head returns the commit the registry serves (before the first snapshot of Start,
+// the commit it indexes).
+func (s *Server) Head() string {
+	if snap := s.snap.Load(); snap != nil {
+		return snap.head
+	}
+	return s.starting.Load().head
+}
+
+// NotReady returns "" once the registry serves, else a sentence that starts with
+// "indexing" and says which commit it indexes, for how long, and the last failure.
+func (s *Server) NotReady() string {
+	if s.snap.Load() != nil {
+		return ""
+	}
+	st := s.starting.Load()
+	msg := fmt.Sprintf("indexing: the embedded registry is indexing the history of %s up to %.12s (for %s)",
+		plumbing.ReferenceName(s.branchName()).Short(), st.head, time.Since(st.since).Round(time.Second))
+	if st.err != "" {
+		msg += "; the last attempt failed: " + st.err
+	}
+	return msg
+}
 
 // Refresh extends the index to the branch's current commit and swaps in a new snapshot;
 // it reports whether the served commit changed. The bot calls it on a push event;
@@ -99,8 +178,28 @@ func (s *Server) Refresh() (bool, error) {
 	head, changed, err := s.refresh()
 	if s.snap.Load() != nil {
 		s.record(head, err)
+	} else if st := s.starting.Load(); st != nil && err != nil {
+		s.starting.Store(&startState{head: st.head, since: st.since, err: err.Error()})
+	}
+	if err == nil && changed {
+		s.saveCache()
 	}
 	return changed, err
+}
+
+// saveCache writes the index to src.Cache when it is due (at most every CacheEvery).
+func (s *Server) saveCache() {
+	every := s.src.CacheEvery
+	if every == 0 {
+		every = time.Minute
+	}
+	if s.src.Cache == nil || time.Since(s.lastSave) < every {
+		return
+	}
+	s.lastSave = time.Now()
+	if err := s.src.Cache.Save(s.ix); err != nil {
+		s.log.Warn("embedded registry: could not save the versions index; a restart indexes the history again", "err", err)
+	}
 }
 
 // refresh is Refresh without the record; head is the branch's commit (zero when it
@@ -121,7 +220,7 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 	s.gitMu.Lock()
 	err := s.sequence(head)
 	if err == nil {
-		err = s.ix.Extend(s.src.Repo, head)
+		err = s.extendIndex(head)
 	}
 	s.gitMu.Unlock()
 	if err != nil {
@@ -137,6 +236,24 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 	}
 	s.snap.Store(snap)
 	return true, nil
+}
+
+// extendIndex brings the index to head: the first time from src.Cache when set (which
+// saves it), else by Extend. The caller holds mu and gitMu.
+func (s *Server) extendIndex(head plumbing.Hash) error {
+	s.ixMu.Lock()
+	defer s.ixMu.Unlock()
+	defer func() { s.indexed.Store(s.ix.Head != "") }()
+	if s.ix.Head == "" && s.src.Cache != nil {
+		ix, restored, err := s.src.Cache.Index(s.src.Repo, head)
+		if err != nil {
+			return err
+		}
+		s.ix, s.lastSave = ix, time.Now()
+		s.log.Info("embedded registry: versions index ready", "from_cache", restored, "commits", ix.Commits, "head", ix.Head)
+		return nil
+	}
+	return s.ix.Extend(s.src.Repo, head)
 }
 
 // Follow calls Refresh every interval until ctx ends; a new commit is served within
@@ -235,5 +352,10 @@ const CommitHeader = "X-Contractbot-Commit"
 // ServeHTTP answers one registry request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(CommitHeader, s.Head())
+	if reason := s.NotReady(); reason != "" {
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, CodeNotReady, "The registry is not ready yet ("+reason+"). Retry in a few seconds.")
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }

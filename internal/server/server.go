@@ -48,6 +48,10 @@ type Config struct {
 	// Degraded, when set, says why the read side serves an older commit than its
 	// branch's ("" when it does not): /readyz then answers 200 "degraded: <reason>".
 	Degraded func() string
+	// NotReady, when set, says why the read side cannot answer yet ("" once it can):
+	// /readyz then answers 503 "not ready: <reason>" (serve passes the embedded
+	// registry's, "indexing: ..." while it builds its first index).
+	NotReady func() string
 }
 
 // Server is `contractbot serve`: POST /webhook, /healthz, /readyz, /metrics and what
@@ -82,6 +86,12 @@ func New(cfg Config) *Server {
 		if !s.ready.Load() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
+		}
+		if cfg.NotReady != nil {
+			if reason := cfg.NotReady(); reason != "" {
+				http.Error(w, "not ready: "+reason, http.StatusServiceUnavailable)
+				return
+			}
 		}
 		// Degraded is still ready: the last good commit is served (a replica taken out
 		// of the load balancer would serve nothing); the reason is in the body and

@@ -25,6 +25,9 @@ type pageCache struct {
 // shows (the degraded notice), so that the key and the commit decide the bytes.
 func (s *snapshot) pageKey(r *http.Request, extra string) string {
 	k := r.URL.Path + "?" + r.URL.RawQuery + "\x00" + extra
+	if s.versionsPending {
+		k += "\x00versions pending"
+	}
 	if s.degraded != nil {
 		k += "\x00" + s.degraded()
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -38,6 +39,9 @@ type snapshot struct {
 	health health
 	// pending are the open pull requests evaluated against this commit (jobstate.go).
 	pending pendingEvals
+	// versionsPending: the versions index was not ready (ErrVersionsPending) when
+	// the rows were made; the snapshot is made again once it is.
+	versionsPending bool
 }
 
 // row is one subject of the catalog.
@@ -101,7 +105,7 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 				s.versions[sum.Subject] = ix.Versions(sum.Subject)
 			}
 		}); err != nil {
-			s.versions = nil
+			s.versions, s.versionsPending = nil, errors.Is(err, ErrVersionsPending)
 		}
 	}
 	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}

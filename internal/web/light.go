@@ -16,6 +16,7 @@ import (
 type light struct {
 	mu   sync.Mutex
 	head plumbing.Hash
+	sums []contract.Summary
 	snap *snapshot
 	err  error
 }
@@ -28,27 +29,37 @@ func (p *Pages) catalogSnapshot() (*snapshot, error) {
 		return nil, err
 	}
 	if p.Tree.Ready(head) || p.Tree.Repo == nil {
+		p.light.mu.Lock()
+		p.light.sums, p.light.snap = nil, nil // the full tree's snapshot replaces it
+		p.light.mu.Unlock()
 		return p.current()
 	}
 	p.light.mu.Lock()
 	defer p.light.mu.Unlock()
-	if p.light.snap == nil || p.light.head != head {
-		p.light.head, p.light.snap, p.light.err = head, nil, nil
+	switch {
+	case p.light.snap == nil || p.light.head != head:
+		p.light.head, p.light.sums, p.light.snap, p.light.err = head, nil, nil, nil
 		src, err := contract.NewGitSource(p.Tree.Repo, head.String())
 		if err == nil {
-			var sums []contract.Summary
-			if sums, err = contract.Summaries(src); err == nil {
-				s := &snapshot{head: head, branch: "HEAD", light: true}
-				s.setRows(sums, p.Tree)
-				p.light.snap = s
+			if p.light.sums, err = contract.Summaries(src); err == nil {
+				p.light.snap = p.lightSnapshot(head)
 			}
 		}
 		if err != nil {
 			p.light.err = fmt.Errorf("summarise the subjects at %s: %w", head.String()[:12], err)
 		}
+	case p.light.snap.versionsPending && p.Tree.versionsReady(head):
+		p.light.snap = p.lightSnapshot(head) // the versions index is ready now
 	}
 	if p.light.err != nil {
 		return p.current() // wait for the full tree instead
 	}
 	return p.light.snap, nil
+}
+
+// lightSnapshot makes the catalog's snapshot of head from the summaries in p.light.
+func (p *Pages) lightSnapshot(head plumbing.Hash) *snapshot {
+	s := &snapshot{head: head, branch: "HEAD", light: true}
+	s.setRows(p.light.sums, p.Tree)
+	return s
 }

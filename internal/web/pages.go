@@ -89,7 +89,7 @@ func (p *Pages) current() (*snapshot, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.snap == nil || p.snap.head != head {
+	if p.snap == nil || p.snap.head != head || p.snap.versionsPending && p.Tree.versionsReady(head) {
 		p.snap = newSnapshot(tree, head, p.Tree)
 	}
 	return p.snap, nil
@@ -113,11 +113,13 @@ type layout struct {
 	Nav    string // catalog | subject | calendar | teams | signoffs | health | lineage
 	// Degraded says why Head is not the branch's head ("" when it is).
 	Degraded string
+	// Indexing: the versions index is not ready yet (the page shows no versions).
+	Indexing bool
 }
 
 // frame is the layout of a page of snapshot s.
 func (s *snapshot) frame(title, nav string) layout {
-	l := layout{Title: title, Head: s.head.String(), Branch: s.branch, Nav: nav}
+	l := layout{Title: title, Head: s.head.String(), Branch: s.branch, Nav: nav, Indexing: s.versionsPending}
 	if s.degraded != nil {
 		l.Degraded = s.degraded()
 	}

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,10 @@ import (
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
+// ErrVersionsPending says that the versions index lent by Tree.SharedVersions is not
+// at the commit asked for yet: the pages show no versions for now and ask again.
+var ErrVersionsPending = errors.New("the versions index is not ready yet")
+
 // Tree keeps the contract tree of a branch, loaded once per commit.
 type Tree struct {
 	Repo   *git.Repository
@@ -27,7 +32,8 @@ type Tree struct {
 	Head func() (plumbing.Hash, error)
 	// SharedVersions, when set, lends an index that another part of the process keeps
 	// (serve passes the embedded registry's): it calls fn and returns true when its
-	// index is at head, and WithVersions then builds none of its own.
+	// index is at head. WithVersions then never builds one of its own: while the
+	// lender's index is not at head (still indexing), it returns ErrVersionsPending.
 	SharedVersions func(head plumbing.Hash, fn func(*versions.Index)) bool
 	// Degraded, when set, says why the commit served is not the branch's ("" when it
 	// is); every page shows it (serve passes the embedded registry's).
@@ -50,8 +56,11 @@ type Tree struct {
 // up to head, building it on first use and extending it when the branch moves. fn
 // must not keep the index: it changes on the next commit.
 func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error {
-	if t.SharedVersions != nil && t.SharedVersions(head, fn) {
-		return nil
+	if t.SharedVersions != nil {
+		if t.SharedVersions(head, fn) {
+			return nil
+		}
+		return ErrVersionsPending
 	}
 	t.ixMu.Lock()
 	defer t.ixMu.Unlock()
@@ -71,6 +80,12 @@ func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error 
 	}
 	fn(t.ix)
 	return nil
+}
+
+// versionsReady reports whether WithVersions has an index at head now without
+// building one: always, unless the index is lent and not at head yet.
+func (t *Tree) versionsReady(head plumbing.Hash) bool {
+	return t.SharedVersions == nil || t.SharedVersions(head, func(*versions.Index) {})
 }
 
 // ReadBlob reads a Git blob (a schema version's content) of the repository, refusing
