@@ -1,7 +1,9 @@
 package protobuf
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,23 +135,11 @@ func indexTypes(msgs protoreflect.MessageDescriptors, enums protoreflect.EnumDes
 	return t
 }
 
-func unionKeys[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
-	var out []string
-	for k := range a {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[K cmp.Ordered, V any](a, b map[K]V) []K {
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func compareTypeElements(c *diffCtx, om protoreflect.MessageDescriptors, oe protoreflect.EnumDescriptors, um protoreflect.MessageDescriptors, ue protoreflect.EnumDescriptors) {
@@ -187,7 +177,7 @@ func compareTypeElements(c *diffCtx, om protoreflect.MessageDescriptors, oe prot
 
 func compareEnums(c *diffCtx, o, u protoreflect.EnumDescriptor) {
 	ov, uv := enumValuesByNumber(o), enumValuesByNumber(u)
-	for _, n := range unionInts(ov, uv) {
+	for _, n := range unionKeys(ov, uv) {
 		c.push(strconv.Itoa(int(n)))
 		a, b := ov[n], uv[n]
 		switch {
@@ -210,24 +200,5 @@ func enumValuesByNumber(e protoreflect.EnumDescriptor) map[protoreflect.EnumNumb
 	for i := 0; i < vals.Len(); i++ {
 		out[vals.Get(i).Number()] = vals.Get(i)
 	}
-	return out
-}
-
-func unionInts[K ~int32, V any](a, b map[K]V) []K {
-	seen := map[K]bool{}
-	var out []K
-	for k := range a {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

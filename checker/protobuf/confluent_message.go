@@ -126,7 +126,7 @@ func compareMessageFields(c *diffCtx, o, u protoreflect.MessageDescriptor) {
 
 	// One pass over every field by number, wherever it lives; contents are compared
 	// at the field's place in the update (`oneof/number` inside a oneof).
-	for _, n := range unionInts(ow.all, uw.all) {
+	for _, n := range unionKeys(ow.all, uw.all) {
 		of, uf := ow.all[n], uw.all[n]
 		on, un := ow.oneofOf[n], uw.oneofOf[n]
 		tag := strconv.Itoa(int(n))

@@ -16,24 +16,8 @@ var reservedEnumNoDelete = rule{
 	id:      "RESERVED_ENUM_NO_DELETE",
 	purpose: "An enum keeps every reserved number and name, so they are never reused.",
 	enum: func(r *report, prev, cur protoreflect.EnumDescriptor) {
-		var curRanges [][2]int64
-		rs := cur.ReservedRanges()
-		for i := 0; i < rs.Len(); i++ {
-			curRanges = append(curRanges, [2]int64{int64(rs.Get(i)[0]), int64(rs.Get(i)[1])})
-		}
-		prs := prev.ReservedRanges()
-		for i := 0; i < prs.Len(); i++ {
-			s, e := int64(prs.Get(i)[0]), int64(prs.Get(i)[1])
-			if !rangesCover(curRanges, s, e) {
-				r.add(cur, prev, nil, "Previously present reserved range %s on enum %q is missing values; reserve them again.", rangeString(s, e), cur.Name())
-			}
-		}
-		names := prev.ReservedNames()
-		for i := 0; i < names.Len(); i++ {
-			if !cur.ReservedNames().Has(names.Get(i)) {
-				r.add(cur, prev, nil, "Previously present reserved name %q on enum %q was deleted; reserve it again.", names.Get(i), cur.Name())
-			}
-		}
+		reservedNoDelete(r, prev, cur, "enum", inclusiveRanges(prev.ReservedRanges(), 0), inclusiveRanges(cur.ReservedRanges(), 0),
+			prev.ReservedNames(), cur.ReservedNames())
 	},
 }
 
@@ -41,13 +25,7 @@ var enumValueNoDeleteUnlessNumberReserved = rule{
 	id:      "ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED",
 	purpose: "An enum value is deleted only with its number reserved, so the number is never reused with another meaning.",
 	enum: func(r *report, prev, cur protoreflect.EnumDescriptor) {
-		pv, cv := valuesByNumber(prev), valuesByNumber(cur)
-		for _, n := range sortedKeys(pv) {
-			if _, ok := cv[n]; ok || cur.ReservedRanges().Has(n) {
-				continue
-			}
-			r.add(cur, prev, nil, "Previously present enum value \"%d\" on enum %q was deleted without reserving the number \"%d\"; add `reserved %d;`.", n, cur.Name(), n, n)
-		}
+		enumValueNoDelete(r, prev, cur, true)
 	},
 }
 
@@ -55,20 +33,28 @@ var enumValueNoDeleteUnlessNameReserved = rule{
 	id:      "ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED",
 	purpose: "An enum value is deleted only with its name reserved, so its JSON name is never reused.",
 	enum: func(r *report, prev, cur protoreflect.EnumDescriptor) {
-		pv, cv := valuesByNumber(prev), valuesByNumber(cur)
-		for _, n := range sortedKeys(pv) {
-			if _, ok := cv[n]; ok {
-				continue
-			}
-			all := true
-			for _, v := range pv[n] {
-				all = all && cur.ReservedNames().Has(v.Name())
-			}
-			if !all {
-				r.add(cur, prev, nil, "Previously present enum value \"%d\" on enum %q was deleted without reserving the name(s) %s; reserve them.", n, cur.Name(), quotedNames(pv[n]))
-			}
-		}
+		enumValueNoDelete(r, prev, cur, false)
 	},
+}
+
+// enumValueNoDelete reports the numbers of prev that cur no longer has, unless
+// cur reserves the number (byNumber) or every name the number had.
+func enumValueNoDelete(r *report, prev, cur protoreflect.EnumDescriptor, byNumber bool) {
+	pv, cv := valuesByNumber(prev), valuesByNumber(cur)
+	for _, n := range sortedKeys(pv) {
+		if _, ok := cv[n]; ok {
+			continue
+		}
+		if byNumber {
+			if !cur.ReservedRanges().Has(n) {
+				r.add(cur, prev, nil, "Previously present enum value \"%d\" on enum %q was deleted without reserving the number \"%d\"; add `reserved %d;`.", n, cur.Name(), n, n)
+			}
+			continue
+		}
+		if slices.ContainsFunc(pv[n], func(v protoreflect.EnumValueDescriptor) bool { return !cur.ReservedNames().Has(v.Name()) }) {
+			r.add(cur, prev, nil, "Previously present enum value \"%d\" on enum %q was deleted without reserving the name(s) %s; reserve them.", n, cur.Name(), quotedNames(pv[n]))
+		}
+	}
 }
 
 var enumSameJSONFormat = rule{
@@ -113,6 +99,34 @@ func quotedNames(vs []protoreflect.EnumValueDescriptor) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// reservedNoDelete reports the reserved ranges (inclusive) and names of prev, an
+// enum or message (kind), that cur no longer reserves.
+func reservedNoDelete(r *report, prev, cur protoreflect.Descriptor, kind string, prevRanges, curRanges [][2]int64, prevNames, curNames protoreflect.Names) {
+	for _, pr := range prevRanges {
+		if s, e := pr[0], pr[1]; !rangesCover(curRanges, s, e) {
+			r.add(cur, prev, nil, "Previously present reserved range %s on %s %q is missing values; reserve them again.", rangeString(s, e), kind, cur.Name())
+		}
+	}
+	for i := 0; i < prevNames.Len(); i++ {
+		if !curNames.Has(prevNames.Get(i)) {
+			r.add(cur, prev, nil, "Previously present reserved name %q on %s %q was deleted; reserve it again.", prevNames.Get(i), kind, cur.Name())
+		}
+	}
+}
+
+// inclusiveRanges lists reserved number ranges as [start, end] pairs; a message's
+// ranges end exclusively, so for them endOff is 1.
+func inclusiveRanges[N protoreflect.EnumNumber | protoreflect.FieldNumber](rs interface {
+	Len() int
+	Get(i int) [2]N
+}, endOff int64) [][2]int64 {
+	out := make([][2]int64, 0, rs.Len())
+	for i := 0; i < rs.Len(); i++ {
+		out = append(out, [2]int64{int64(rs.Get(i)[0]), int64(rs.Get(i)[1]) - endOff})
+	}
+	return out
 }
 
 // rangesCover reports whether the inclusive ranges cover every number in [s, e].

@@ -37,24 +37,8 @@ var reservedMessageNoDelete = rule{
 	id:      "RESERVED_MESSAGE_NO_DELETE",
 	purpose: "A message keeps every reserved number and name, so they are never reused.",
 	message: func(r *report, prev, cur protoreflect.MessageDescriptor) {
-		var curRanges [][2]int64
-		rs := cur.ReservedRanges()
-		for i := 0; i < rs.Len(); i++ {
-			curRanges = append(curRanges, [2]int64{int64(rs.Get(i)[0]), int64(rs.Get(i)[1]) - 1})
-		}
-		prs := prev.ReservedRanges()
-		for i := 0; i < prs.Len(); i++ {
-			s, e := int64(prs.Get(i)[0]), int64(prs.Get(i)[1])-1
-			if !rangesCover(curRanges, s, e) {
-				r.add(cur, prev, nil, "Previously present reserved range %s on message %q is missing values; reserve them again.", rangeString(s, e), cur.Name())
-			}
-		}
-		names := prev.ReservedNames()
-		for i := 0; i < names.Len(); i++ {
-			if !cur.ReservedNames().Has(names.Get(i)) {
-				r.add(cur, prev, nil, "Previously present reserved name %q on message %q was deleted; reserve it again.", names.Get(i), cur.Name())
-			}
-		}
+		reservedNoDelete(r, prev, cur, "message", inclusiveRanges(prev.ReservedRanges(), 1), inclusiveRanges(cur.ReservedRanges(), 1),
+			prev.ReservedNames(), cur.ReservedNames())
 	},
 }
 

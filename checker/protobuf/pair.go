@@ -1,7 +1,9 @@
 package protobuf
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -52,47 +54,29 @@ func pairUp(prev, next *Schema) *pairs {
 	for _, f := range nf {
 		collect(f, nm, ne, nsv)
 	}
-	for _, path := range sortedKeys(pf) {
-		if cur, ok := nf[path]; ok {
-			ps.files = append(ps.files, pair[protoreflect.FileDescriptor]{pf[path], cur})
-		}
-	}
-	for _, name := range sortedKeys(pm) {
-		cur, ok := nm[name]
-		if !ok {
-			continue
-		}
-		prev := pm[name]
-		ps.messages = append(ps.messages, pair[protoreflect.MessageDescriptor]{prev, cur})
-		pfs, cix := prev.Fields(), indexFields(cur.Fields())
+	ps.files = matched(pf, nf)
+	ps.messages = matched(pm, nm)
+	for _, p := range ps.messages {
+		pfs, cix := p.prev.Fields(), indexFields(p.cur.Fields())
 		for i := 0; i < pfs.Len(); i++ {
 			if cf := cix.ByNumber(pfs.Get(i).Number()); cf != nil {
 				ps.fields = append(ps.fields, pair[protoreflect.FieldDescriptor]{pfs.Get(i), cf})
 			}
 		}
 	}
-	for _, name := range sortedKeys(pe) {
-		cur, ok := ne[name]
-		if !ok {
-			continue
-		}
-		prev := pe[name]
-		ps.enums = append(ps.enums, pair[protoreflect.EnumDescriptor]{prev, cur})
-		pv, cv := valuesByNumber(prev), valuesByNumber(cur)
+	ps.enums = matched(pe, ne)
+	for _, p := range ps.enums {
+		pv, cv := valuesByNumber(p.prev), valuesByNumber(p.cur)
 		for _, n := range sortedKeys(pv) {
 			if c, ok := cv[n]; ok {
 				ps.enumValues = append(ps.enumValues, pair[[]protoreflect.EnumValueDescriptor]{pv[n], c})
 			}
 		}
 	}
-	for _, name := range sortedKeys(psv) {
-		cur, ok := nsv[name]
-		if !ok {
-			continue
-		}
-		ms := psv[name].Methods()
+	for _, p := range matched(psv, nsv) {
+		ms := p.prev.Methods()
 		for i := 0; i < ms.Len(); i++ {
-			if cm := cur.Methods().ByName(ms.Get(i).Name()); cm != nil {
+			if cm := p.cur.Methods().ByName(ms.Get(i).Name()); cm != nil {
 				ps.methods = append(ps.methods, pair[protoreflect.MethodDescriptor]{ms.Get(i), cm})
 			}
 		}
@@ -104,30 +88,36 @@ func pairUp(prev, next *Schema) *pairs {
 func (ps *pairs) run(r rule, rep *report) {
 	switch {
 	case r.file != nil:
-		for _, p := range ps.files {
-			r.file(rep, p.prev, p.cur)
-		}
+		each(rep, ps.files, r.file)
 	case r.message != nil:
-		for _, p := range ps.messages {
-			r.message(rep, p.prev, p.cur)
-		}
+		each(rep, ps.messages, r.message)
 	case r.field != nil:
-		for _, p := range ps.fields {
-			r.field(rep, p.prev, p.cur)
-		}
+		each(rep, ps.fields, r.field)
 	case r.enum != nil:
-		for _, p := range ps.enums {
-			r.enum(rep, p.prev, p.cur)
-		}
+		each(rep, ps.enums, r.enum)
 	case r.enumValues != nil:
-		for _, p := range ps.enumValues {
-			r.enumValues(rep, p.prev, p.cur)
-		}
+		each(rep, ps.enumValues, r.enumValues)
 	case r.method != nil:
-		for _, p := range ps.methods {
-			r.method(rep, p.prev, p.cur)
+		each(rep, ps.methods, r.method)
+	}
+}
+
+// each applies a rule's handler to every pair.
+func each[T any](rep *report, ps []pair[T], handle func(*report, T, T)) {
+	for _, p := range ps {
+		handle(rep, p.prev, p.cur)
+	}
+}
+
+// matched pairs the elements both maps hold under the same key, in key order.
+func matched[K ~string, V any](prev, cur map[K]V) []pair[V] {
+	var out []pair[V]
+	for _, k := range sortedKeys(prev) {
+		if c, ok := cur[k]; ok {
+			out = append(out, pair[V]{prev[k], c})
 		}
 	}
+	return out
 }
 
 func collect(f protoreflect.FileDescriptor, msgs map[protoreflect.FullName]protoreflect.MessageDescriptor, enums map[protoreflect.FullName]protoreflect.EnumDescriptor, svcs map[protoreflect.FullName]protoreflect.ServiceDescriptor) {
@@ -158,11 +148,4 @@ func valuesByNumber(e protoreflect.EnumDescriptor) map[protoreflect.EnumNumber][
 	return out
 }
 
-func sortedKeys[K ~string | ~int32, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }
