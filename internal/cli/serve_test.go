@@ -90,6 +90,23 @@ func TestServeReadSideWithoutCredentials(t *testing.T) {
 	for _, path := range []string{"/", "/healthz", "/registry/schemas/ids/1", "/registry/no-such-route", "/no-such-page"} {
 		get(path)
 	}
+	// The health page's history part is audited in the background after a page was
+	// served (the / above): it finishes, and the page shows it.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code, body := get("/report")
+		if code != http.StatusOK {
+			t.Fatalf("/report: %d %s", code, body)
+		}
+		if !strings.Contains(body, "Being computed") {
+			if !strings.Contains(body, "Every version on the branch passed its level") && !strings.Contains(body, "refused by") {
+				t.Errorf("/report, computed, shows no history:\n%s", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the health page's history was still being computed after 20 s:\n%s", stderr.String())
+		}
+	}
 	if code, _ := get("/metrics"); code != http.StatusNotFound {
 		t.Errorf("/metrics on --addr with --metrics-addr set: %d, want 404", code)
 	}

@@ -85,6 +85,10 @@ func indexCopy(ix *versions.Index) *versions.Index {
 	return c
 }
 
+// healthRows is how many rows the health page shows of each list; the rest are
+// counted (`contractbot report` lists them all). A variable for the tests.
+var healthRows = 200
+
 type healthPage struct {
 	layout
 	R *report.Report
@@ -99,6 +103,8 @@ type healthPage struct {
 	Broken     []brokenRow
 	// Coverage is the lineage coverage in whole percent.
 	Coverage int
+	// More counts, per list, the rows past healthRows that the page leaves out.
+	More struct{ Unused, BlackBoxes, Deprecated, Broken int }
 }
 
 type unusedRow struct {
@@ -143,18 +149,20 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 		d.R = report.Build(s.tree, nil, broken, now)
 	}
 	d.Coverage = int(100*d.R.Lineage.Coverage + 0.5)
-	for _, u := range d.R.Unused {
+	unused, boxes, deprecated, brk := firstRows(d.R.Unused, &d.More.Unused), firstRows(d.R.Lineage.BlackBoxes, &d.More.BlackBoxes),
+		firstRows(d.R.DeprecatedReads, &d.More.Deprecated), firstRows(d.R.Broken, &d.More.Broken)
+	for _, u := range unused {
 		row := unusedRow{Unused: u, Href: subjectHref(u.Subject), TeamHref: teamHref(u.Owner)}
 		if !u.Since.IsZero() {
 			row.Since = u.Since.UTC().Format("2006-01-02")
 		}
 		d.Unused = append(d.Unused, row)
 	}
-	for _, c := range d.R.Lineage.BlackBoxes {
+	for _, c := range boxes {
 		d.BlackBoxes = append(d.BlackBoxes, newConsumerRef(c))
 	}
-	d.Deprecated = deprecatedRows(d.R.DeprecatedReads, day)
-	for _, b := range d.R.Broken {
+	d.Deprecated = deprecatedRows(deprecated, day)
+	for _, b := range brk {
 		row := brokenRow{Break: b, Href: subjectHref(b.Subject), Day: b.Time.UTC().Format("2006-01-02")}
 		for i, v := range b.Against {
 			if i > 0 {
@@ -174,6 +182,15 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.render(w, http.StatusOK, healthTmpl, d)
+}
+
+// firstRows returns the first healthRows of rows and counts the others in more.
+func firstRows[T any](rows []T, more *int) []T {
+	if len(rows) > healthRows {
+		*more = len(rows) - healthRows
+		return rows[:healthRows]
+	}
+	return rows
 }
 
 func newConsumerRef(c report.Consumer) consumerRef {

@@ -122,3 +122,21 @@ func TestTeamDeprecatedReads(t *testing.T) {
 		t.Errorf("the orders team reads no deprecated field, yet its page warns of some")
 	}
 }
+
+// TestHealthPageCapsLongLists: past healthRows a list of the health page shows its
+// first rows and counts the others (10,000 subjects of which thousands are unused
+// made a 918 KiB page); the heading still counts them all.
+func TestHealthPageCapsLongLists(t *testing.T) {
+	defer func(n int) { healthRows = n }(healthRows)
+	healthRows = 1
+	srv := pagesServer(t, exampleRepo(t, deprecateUserID))
+	_, body := get(t, srv, "/report")
+	section := body[strings.Index(body, `id="h-deprecated"`):]
+	section = section[:strings.Index(section, "</section>")]
+	if !strings.Contains(section, "Deprecated fields still read (4)") || !strings.Contains(section, "3 more not shown") {
+		t.Errorf("the deprecated reads should count 4 and say that 3 are not shown:\n%s", section)
+	}
+	if rows := strings.Count(section, "<tr"); rows != 2 { // the header and one read
+		t.Errorf("%d table rows, want the header and 1 read:\n%s", rows, section)
+	}
+}
