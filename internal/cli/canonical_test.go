@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/publish/publishtest"
+	"github.com/contractbot/contractbot/internal/registry"
 )
 
 // Against a registry that stores Confluent's canonical forms: publish, then
@@ -56,6 +58,60 @@ func TestPublishAndDiffAgainstCanonicalRegistry(t *testing.T) {
 	if out, errOut, code := runCLI(t, diff...); code != 0 || !strings.HasPrefix(out, "no drift") {
 		t.Fatalf("diff after a layout-only commit: exit %d:\n%s%s", code, out, errOut)
 	}
+}
+
+// Against a registry that stores schemas in a form of its own (here: Avro without its
+// docs, as a registry normalizing them might), no stored text is the canonical form
+// Git's versions have; `registry diff --url` asks the registry to look each of them up
+// with ?normalize=true and reports no drift.
+func TestDiffAsksARegistryThatStoresItsOwnForm(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	fake := publishtest.NewRegistry()
+	fake.Normalize = func(typ registry.SchemaType, form string) string {
+		if typ != registry.Avro {
+			return form
+		}
+		var v any
+		if json.Unmarshal([]byte(form), &v) != nil {
+			return form
+		}
+		out, _ := json.Marshal(withoutDocs(v))
+		return string(out)
+	}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	mustRun(t, "publish", "--repo", dir, "--registry", srv.URL, "--events", "file:"+filepath.Join(t.TempDir(), "e.jsonl"), "--state", filepath.Join(t.TempDir(), "s.json"))
+	c, err := registry.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := c.GetLatest(context.Background(), "orders.order-created-value")
+	if err != nil || strings.Contains(stored.Schema, `"doc"`) {
+		t.Fatalf("the registry should store its own form (no docs): %v %.200s", err, stored.Schema)
+	}
+	out, errOut, code := runCLI(t, "registry", "diff", "--url", srv.URL, "--repo", dir)
+	if code != 0 || !strings.HasPrefix(out, "no drift") {
+		t.Fatalf("diff against a registry of equivalent texts: exit %d:\n%s%s", code, out, errOut)
+	}
+	if fake.NormalizedLookUps() == 0 {
+		t.Error("diff matched every version without asking the registry")
+	}
+}
+
+// withoutDocs is v without "doc" members, at every depth.
+func withoutDocs(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		delete(t, "doc")
+		for k, x := range t {
+			t[k] = withoutDocs(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = withoutDocs(x)
+		}
+	}
+	return v
 }
 
 // check on a layout-only change: SAFE, and a note says the registry sees no new

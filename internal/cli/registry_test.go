@@ -84,6 +84,16 @@ func TestRegistryDiff(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(append(names, "rogue-value"))
 		case "/subjects/orders.order-created-value/versions":
 			_, _ = w.Write([]byte("[1]"))
+		case "/subjects/orders.order-created-value": // a look-up finds version 1 only
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, r)
+			var found registry.Schema
+			if json.Unmarshal(rec.Body.Bytes(), &found) == nil && found.Version == 1 {
+				_, _ = w.Write(rec.Body.Bytes())
+				return
+			}
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40403,"message":"Schema not found"}`))
 		case "/config/users.user-profile-value":
 			_, _ = w.Write([]byte(`{"compatibilityLevel":"BACKWARD"}`))
 		default:

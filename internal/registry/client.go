@@ -127,6 +127,19 @@ func (c *Client) LookUp(ctx context.Context, subject, schema string, typ SchemaT
 	return out, nil
 }
 
+// LookUpNormalized is LookUp with ?normalize=true: the registry normalizes the
+// schema before it compares it with its versions (Confluent: canonical form, then
+// normalized, so a text that the registry stores differently but means the same is
+// found).
+func (c *Client) LookUpNormalized(ctx context.Context, subject, schema string, typ SchemaType, refs []Reference) (Schema, error) {
+	var out Schema
+	err := c.do(ctx, http.MethodPost, "subjects/"+esc(subject)+"?normalize=true", schemaRequest{Schema: schema, SchemaType: typeForRequest(typ), References: refs}, &out)
+	if err != nil {
+		return Schema{}, fmt.Errorf("look up a schema under %s (normalized): %w", subject, err)
+	}
+	return out, nil
+}
+
 // GetVersion returns one version of a subject.
 func (c *Client) GetVersion(ctx context.Context, subject string, version int) (Schema, error) {
 	return c.getVersion(ctx, subject, strconv.Itoa(version))

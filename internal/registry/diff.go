@@ -53,7 +53,10 @@ type DriftReport struct {
 // registry c talks to. Versions are matched by canonical form (checker.Canonical, as
 // the embedded registry's look-up and a Confluent registry match them: layout and
 // the order of the keys a format reads do not count), not by version number or id: a registry
-// that was populated by other means numbers them its own way. A subject without its
+// that was populated by other means numbers them its own way. A Git version whose form
+// no registry version has is looked up in the registry (POST /subjects/{s}?normalize=true)
+// before it is called missing: a registry that stores an equivalent text of its own
+// finds it, and the version it answers is not unregistered either. A subject without its
 // own level in the registry is compared at the registry's global level.
 func Diff(ctx context.Context, c *Client, repo *git.Repository, ix *versions.Index) (*DriftReport, error) {
 	b := builder{}
@@ -127,8 +130,11 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 		}
 		return out, nil
 	}
-	// The registry's texts of this subject, by canonical form.
+	// The registry's versions of this subject, by canonical form; those that no Git
+	// version has the form of are unmatched until a look-up finds them.
 	reg := map[string]bool{}
+	unmatched := map[int]int{} // registry version -> id
+	var order []int
 	if registered {
 		nums, err := c.Versions(ctx, name)
 		if err != nil && !IsSubjectNotFound(err) {
@@ -146,17 +152,38 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 			k, _ := canonical(sc.Type(), []byte(sc.Schema))
 			reg[k] = true
 			if !gitTexts[k] {
-				out = append(out, Drift{Kind: Unregistered, Subject: name, Version: n, ID: sc.ID,
-					Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, sc.ID, folderOr(se))})
+				unmatched[n] = sc.ID
+				order = append(order, n)
 			}
 		}
 	}
+	var missing []Drift
 	for _, ve := range se.versions {
-		if !reg[ve.norm] {
-			out = append(out, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
-				Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+		if reg[ve.norm] {
+			continue
+		}
+		// The texts differ: the registry may store the schema in another form that
+		// means the same (its own normalization); it says so to a look-up.
+		if registered {
+			found, err := c.LookUpNormalized(ctx, name, string(ve.text), ve.typ, ve.refs)
+			switch {
+			case err == nil:
+				delete(unmatched, found.Version)
+				continue
+			case !IsNotFound(err) && !IsInvalidSchema(err):
+				return nil, err
+			}
+		}
+		missing = append(missing, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
+			Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+	}
+	for _, n := range order {
+		if id, ok := unmatched[n]; ok {
+			out = append(out, Drift{Kind: Unregistered, Subject: name, Version: n, ID: id,
+				Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, id, folderOr(se))})
 		}
 	}
+	out = append(out, missing...)
 	lvl, err := c.GetConfig(ctx, name)
 	if IsNotFound(err) {
 		lvl, err = global, nil

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -136,6 +137,15 @@ func driftHandler(srv *Server) http.Handler {
 			write(w, mustJSON(append(names, "rogue-value")))
 		case "/subjects/orders.order-created-value/versions":
 			write(w, []byte("[1]"))
+		case "/subjects/orders.order-created-value": // a look-up finds version 1 only
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, r)
+			var found Schema
+			if json.Unmarshal(rec.Body.Bytes(), &found) == nil && found.Version == 1 {
+				write(w, rec.Body.Bytes())
+				return
+			}
+			writeError(w, http.StatusNotFound, CodeSchemaNotFound, "Schema not found")
 		case "/subjects/users.user-profile-value/versions":
 			write(w, []byte("[1,2]"))
 		case "/subjects/users.user-profile-value/versions/2":

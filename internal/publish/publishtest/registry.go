@@ -28,12 +28,20 @@ import (
 // GET /subjects, /subjects/{s}/versions, /subjects/{s}/versions/{v} (the stored,
 // canonical text), /config and /config/{s}. Anything else answers 404. It is an
 // http.Handler; serve it with httptest.
+//
+// Normalize, when set, is the registry's own normalization: registrations store
+// Normalize of the canonical form (a text of its own, which a canonical form of the
+// same schema no longer equals), and only a look-up with ?normalize=true normalizes
+// the posted schema before comparing, as Confluent's does.
 type Registry struct {
+	Normalize func(typ registry.SchemaType, form string) string
+
 	mu       sync.Mutex
 	ids      map[string]int      // canonical form, metadata and ruleSet -> id
 	subjects map[string][]stored // subject -> versions, version i+1 at i
 	levels   map[string]string   // subject -> level
 	posts    int
+	normLook int                         // look-ups with ?normalize=true
 	bodies   map[string][]map[string]any // subject -> registration bodies as sent
 }
 
@@ -81,6 +89,13 @@ func (f *Registry) Level(subject string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.levels[subject]
+}
+
+// NormalizedLookUps counts POST /subjects/{s}?normalize=true requests.
+func (f *Registry) NormalizedLookUps() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.normLook
 }
 
 // Bodies returns the bodies of the registrations of subject, as decoded JSON.
@@ -171,6 +186,12 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
 			return
 		}
+		if r.URL.Query().Get("normalize") == "true" {
+			f.normLook++
+			if f.Normalize != nil {
+				c = f.Normalize(body.SchemaType, c)
+			}
+		}
 		vs := f.subjects[parts[1]]
 		for i := len(vs) - 1; i >= 0; i-- {
 			if vs[i].text == c {
@@ -186,6 +207,9 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			fail(http.StatusUnprocessableEntity, registry.CodeInvalidSchema, "Invalid schema")
 			return
+		}
+		if f.Normalize != nil {
+			c = f.Normalize(body.SchemaType, c)
 		}
 		in := stored{c, body.SchemaType, body.Metadata, body.RuleSet}
 		if vs := f.subjects[parts[1]]; len(vs) > 0 {
