@@ -34,9 +34,8 @@ import (
 
 // gate is one pull request against the fake GitHub, with a Slack that records.
 type gate struct {
+	testClock
 	t     *testing.T
-	mu    sync.Mutex
-	now   time.Time
 	fake  *githubfake.Server
 	repo  *testutil.Repo
 	base  plumbing.Hash
@@ -53,7 +52,7 @@ func amountToString(r *testutil.Repo) {
 
 func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate {
 	t.Helper()
-	g := &gate{t: t, now: opened, slack: newSlackRecorder(t)}
+	g := &gate{t: t, testClock: testClock{now: opened}, slack: newSlackRecorder(t)}
 	g.fake = githubfake.New(githubfake.WithClock(g.clock), githubfake.WithInstallationTokenTTL(0))
 	t.Cleanup(g.fake.Close)
 	g.repo = testutil.ExampleRepo(t)
@@ -72,16 +71,22 @@ func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate 
 	return g
 }
 
-func (g *gate) clock() time.Time {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.now
+// testClock is a clock the test moves, shared by the fakes and the bots.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
 }
 
-func (g *gate) advance(d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.now = g.now.Add(d)
+func (c *testClock) clock() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 // replicas returns a tick: two replicas reconcile the repository at the same time.

@@ -104,15 +104,10 @@ func externalID(in CheckRunInput) *string {
 // CommitStatuses lists the states of a commit's statuses of one context, newest
 // first, all pages.
 func (a *Client) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]string, error) {
-	opt := &github.ListOptions{PerPage: 100}
-	all, err := listAll(ctx, a, opt, func() ([]*github.RepoStatus, *github.Response, error) {
-		return a.Client.Repositories.ListStatuses(ctx, owner, repo, sha, opt)
-	})
+	all, err := a.ListStatuses(ctx, owner, repo, sha, statusContext)
 	var out []string
 	for _, s := range all {
-		if s.GetContext() == statusContext {
-			out = append(out, s.GetState())
-		}
+		out = append(out, s.State)
 	}
 	return out, err
 }

@@ -1,8 +1,8 @@
 // Package slack is every Slack message the bot sends: a team's message about a pull
 // request, reminders and escalations, the FYI to indirect owners, the producer's
-// all-signed-off note, published versions, calendar reminders and registry drift
-// alerts, and the client that posts them (slack-go, pointed at any Slack-compatible
-// endpoint with APIURL).
+// all-signed-off note, published versions, calendar reminders, registry drift alerts
+// and the monthly health digest, and the client that posts them (slack-go, pointed
+// at any Slack-compatible endpoint with APIURL).
 package slack
 
 import (

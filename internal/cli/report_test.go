@@ -42,16 +42,7 @@ func TestReportExampleTree(t *testing.T) {
 // at BACKWARD), a new subject nobody reads and a deprecated field a job still reads.
 func reportRepo(t *testing.T) (*testutil.Repo, plumbing.Hash) {
 	t.Helper()
-	r := gmvHistory(t)
-	// A new subject nobody reads yet, and a deprecated field a job still reads.
-	r.Write("contracts/orders/order-cancelled/contract.yaml", "subject: orders.order-cancelled-value\nformat: avro\nschema: order_cancelled.avsc\ncompatibility: BACKWARD\nowner: orders\ntopic: ods_order_cancelled\nkeys: {business: [order_id], event_time: cancelled_at, update_time: cancelled_at}\n")
-	r.Write("contracts/orders/order-cancelled/order_cancelled.avsc", `{"type": "record", "name": "OrderCancelled", "fields": [
-  {"name": "order_id", "type": "string", "doc": "Order number."},
-  {"name": "cancelled_at", "type": "long", "doc": "When the order was cancelled, ms since epoch (UTC)."}
-]}
-`)
-	r.Edit("contracts/dw/order-detail/contract.yaml", "fields:\n", "fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
-	return r, r.Commit("gmv order_count is an int; order-cancelled; deprecate order-detail user_id")
+	return testutil.HealthExample(t)
 }
 
 // With --cache-dir the report is the same, whether the audit is made, restored, or

@@ -48,6 +48,7 @@ func newServeCmd() *cobra.Command {
 		driftURL, driftChannel   string
 		opsChannel               string
 		driftEvery               time.Duration
+		digestRepo               string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -218,6 +219,16 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				go b.ReconcileEvery(ctx, watch, every)
 				pages.SignOffs = &botSignOffs{bot: b, repos: watch}
 			}
+			if digestRepo != "" {
+				owner, name, ok := strings.Cut(digestRepo, "/")
+				switch {
+				case !ok || owner == "" || name == "":
+					return fmt.Errorf("--digest %q: write owner/name", digestRepo)
+				case b == nil || b.Notify == nil:
+					return fmt.Errorf("--digest needs the bot (GitHub credentials) and SLACK_BOT_TOKEN: the marks that make it once a month live on GitHub")
+				}
+				go b.MonthlyDigestEvery(ctx, branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch), time.Hour)
+			}
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
 	}
@@ -239,6 +250,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: --ops-channel)")
 	cmd.Flags().StringVar(&opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
 	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
+	cmd.Flags().StringVar(&digestRepo, "digest", "", "owner/name: send the monthly health digest of --repo's branch (each team's part of contractbot report) to the team leads on Slack, once a month across replicas; owner/name is --repo's repository on GitHub, where the marks live (needs the bot and SLACK_BOT_TOKEN)")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")

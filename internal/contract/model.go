@@ -122,7 +122,18 @@ type Team struct {
 	// GITHUB_TOKEN): an approval by one of them is the team's sign-off. Read from the
 	// base of a change, never from the change itself.
 	Members []string `json:"members,omitempty"`
-	Pos     Pos      `json:"-"`
+	// Lead is the team's lead, who gets the monthly health digest.
+	Lead *Lead `json:"lead,omitempty"`
+	Pos  Pos   `json:"-"`
+}
+
+// Lead is a team's lead: who gets the team's part of the monthly health digest.
+type Lead struct {
+	// GitHub is the lead's login ("@login"), named in the digest.
+	GitHub string `json:"github,omitempty"`
+	// Slack is where the digest goes: a Slack member id ("U024BE7LH", a direct
+	// message from the bot) or a channel ("#dw-leads").
+	Slack string `json:"slack"`
 }
 
 // Escalation says whom to tell when a sign-off is overdue.

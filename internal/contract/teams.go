@@ -13,6 +13,7 @@ var (
 	reGitHubTeam = regexp.MustCompile(`^@[A-Za-z0-9-]+/[A-Za-z0-9_.-]+$`)
 	reGitHubUser = regexp.MustCompile(`^@[A-Za-z0-9-]+$`)
 	reChannel    = regexp.MustCompile(`^#[a-z0-9_-]{1,80}$`)
+	reSlackUser  = regexp.MustCompile(`^[UW][A-Z0-9]{2,20}$`)
 )
 
 // loadTeams reads contracts/teams.yaml. It returns nil when the file is missing or
@@ -58,7 +59,7 @@ func (l *loader) loadTeams() map[string]*Team {
 		if tf == nil {
 			continue
 		}
-		tf.expect(fmt.Sprintf("team %q", id), []string{"github"}, []string{"name", "slack", "timezone", "escalation", "members"})
+		tf.expect(fmt.Sprintf("team %q", id), []string{"github"}, []string{"name", "slack", "timezone", "escalation", "members", "lead"})
 		t.Name, _ = tf.str("name")
 		if hs, ok := tf.strList("github"); ok {
 			if len(hs) == 0 {
@@ -92,6 +93,7 @@ func (l *loader) loadTeams() map[string]*Team {
 				}
 			}
 		}
+		t.Lead = readLead(f, tf)
 		if eo := tf.child("escalation", "escalation"); eo != nil {
 			eo.expect("escalation", nil, []string{"slack", "users"})
 			t.Escalation = &Escalation{}
@@ -130,4 +132,37 @@ func checkChannel(f *file, p Pos, ch string) bool {
 	}
 	f.report(p, CodeInvalidValue, "Slack channel %q must be written as #name in lower case (letters, digits, '-' and '_').", ch)
 	return false
+}
+
+// readLead reads a team's lead: slack (a member id or a channel), github (a login).
+func readLead(f *file, tf *object) *Lead {
+	lo := tf.child("lead", "lead")
+	if lo == nil {
+		return nil
+	}
+	lo.expect("lead", []string{"slack"}, []string{"github"})
+	l := &Lead{}
+	if ch, ok := lo.str("slack"); ok {
+		switch {
+		case reSlackUser.MatchString(ch):
+			l.Slack = ch
+		case strings.HasPrefix(ch, "#"):
+			if checkChannel(f, lo.valuePos("slack"), ch) {
+				l.Slack = ch
+			}
+		default:
+			f.report(lo.valuePos("slack"), CodeInvalidValue, "lead slack %q must be a Slack member id (like U024BE7LH: the lead's profile, More, Copy member ID) or a channel written as #name.", ch)
+		}
+	}
+	if gh, ok := lo.str("github"); ok {
+		if reGitHubUser.MatchString(gh) {
+			l.GitHub = gh
+		} else {
+			f.report(lo.valuePos("github"), CodeInvalidValue, "lead github %q must be a GitHub login written as @login.", gh)
+		}
+	}
+	if l.Slack == "" {
+		return nil
+	}
+	return l
 }

@@ -110,3 +110,26 @@ func (r *Repo) Write(path, content string) {
 		r.t.Fatal(err)
 	}
 }
+
+// HealthExample is a repository of the example tree whose first-parent history gives
+// the health report something to find: order_count of dws.gmv-1min-value is a long
+// in the first commit and an int again in the second (BACKWARD refuses it), which
+// also adds orders.order-cancelled-value (nobody reads it) and deprecates user_id of
+// dw.order-detail-value (two consumers read it). It returns the second commit.
+func HealthExample(t testing.TB) (*Repo, plumbing.Hash) {
+	t.Helper()
+	r := NewRepo(t)
+	CopyExample(t, r.Dir)
+	gmv := "contracts/dws/gmv-1min/gmv_1min.avsc"
+	r.Edit(gmv, `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	r.Commit("example tree")
+	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
+	r.Write("contracts/orders/order-cancelled/contract.yaml", "subject: orders.order-cancelled-value\nformat: avro\nschema: order_cancelled.avsc\ncompatibility: BACKWARD\nowner: orders\ntopic: ods_order_cancelled\nkeys: {business: [order_id], event_time: cancelled_at, update_time: cancelled_at}\n")
+	r.Write("contracts/orders/order-cancelled/order_cancelled.avsc", `{"type": "record", "name": "OrderCancelled", "fields": [
+  {"name": "order_id", "type": "string", "doc": "Order number."},
+  {"name": "cancelled_at", "type": "long", "doc": "When the order was cancelled, ms since epoch (UTC)."}
+]}
+`)
+	r.Edit("contracts/dw/order-detail/contract.yaml", "fields:\n", "fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
+	return r, r.Commit("gmv order_count is an int; order-cancelled; deprecate order-detail user_id")
+}
