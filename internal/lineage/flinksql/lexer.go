@@ -80,6 +80,27 @@ func lex(file, src string) ([]token, *Error) {
 		l, c := position(src, off)
 		return &Error{File: file, Line: l, Column: c, Message: fmt.Sprintf(format, args...)}
 	}
+	// quoted reads the text whose opening quote q is at src[i], unescaped, and moves
+	// i past its closing quote: a doubled quote stands for one, and with backslash a
+	// backslash escapes the next byte. It reports false when the text is never closed.
+	quoted := func(q byte, backslash bool) (string, bool) {
+		var b strings.Builder
+		for i++; i < len(src); i++ {
+			switch {
+			case backslash && src[i] == '\\' && i+1 < len(src):
+				i++ // the escaped byte is written as it is
+			case src[i] == q && i+1 < len(src) && src[i+1] == q:
+				i++
+			case src[i] == q:
+				i++
+				return b.String(), true
+			case src[i] == '\n':
+				line, lineStart = line+1, i+1
+			}
+			b.WriteByte(src[i])
+		}
+		return "", false
+	}
 	for i < len(src) {
 		c := src[i]
 		switch {
@@ -128,35 +149,12 @@ func lex(file, src string) ([]token, *Error) {
 			if c != '\'' {
 				i++
 			}
-			var b strings.Builder
-			i++
-			closed := false
-			for i < len(src) {
-				if src[i] == '\\' && i+1 < len(src) && c != '\'' {
-					b.WriteByte(src[i+1])
-					i += 2
-					continue
-				}
-				if src[i] == '\'' {
-					if i+1 < len(src) && src[i+1] == '\'' {
-						b.WriteByte('\'')
-						i += 2
-						continue
-					}
-					closed = true
-					i++
-					break
-				}
-				if src[i] == '\n' {
-					line, lineStart = line+1, i+1
-				}
-				b.WriteByte(src[i])
-				i++
-			}
-			if !closed {
+			// a prefix (X, N, E) lets a backslash escape the next character
+			text, ok := quoted('\'', c != '\'')
+			if !ok {
 				return nil, errAt(start, "a string literal is never closed; end it with '")
 			}
-			tok.kind, tok.text = tString, b.String()
+			tok.kind, tok.text = tString, text
 		case c == '$' && i+1 < len(src) && src[i+1] == '{':
 			// a template placeholder (${bizdate}): a literal
 			end := strings.IndexByte(src[i:], '}')
@@ -167,30 +165,11 @@ func lex(file, src string) ([]token, *Error) {
 			i += end + 1
 		case c == '`' || c == '"':
 			start := i
-			var b strings.Builder
-			i++
-			closed := false
-			for i < len(src) {
-				if src[i] == c {
-					if i+1 < len(src) && src[i+1] == c {
-						b.WriteByte(c)
-						i += 2
-						continue
-					}
-					closed = true
-					i++
-					break
-				}
-				if src[i] == '\n' {
-					line, lineStart = line+1, i+1
-				}
-				b.WriteByte(src[i])
-				i++
-			}
-			if !closed {
+			text, ok := quoted(c, false)
+			if !ok {
 				return nil, errAt(start, "a quoted identifier is never closed; end it with %c", c)
 			}
-			tok.kind, tok.text = tQuoted, b.String()
+			tok.kind, tok.text = tQuoted, text
 		case c >= '0' && c <= '9' || (c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9'):
 			start := i
 			for i < len(src) && (isDigit(src[i]) || src[i] == '.') {
