@@ -101,3 +101,26 @@ func consumerEntry(t *testing.T, body, name string) string {
 	e := body[i:]
 	return e[:strings.Index(e, "\n</li>")]
 }
+
+// A pull request whose head does not pass lint cannot be judged: the job's entry says
+// so rather than that it changes no field in state.
+func TestJobRecoverabilityLintFailingHead(t *testing.T) {
+	r := testutil.ExampleRepo(t)
+	r.Branch("bad")
+	r.Edit("contracts/dw/order-detail/order_detail.avsc", `{"name": "amount_cents", "type": "long"`, `{"name": "amount_cents", "type": "double"`)
+	r.Edit("contracts/dw/order-detail/contract.yaml", "fields:\n", "fields:\n  user_id:\n    doc: twice\n")
+	head := r.Commit("widen amount_cents; user_id twice in contract.yaml")
+	wt, err := r.Git.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("master")}); err != nil {
+		t.Fatal(err)
+	}
+	srv := pagesServerWith(t, r.Git, fakeSource{prs: []PullRequestStatus{{Repo: "acme/contracts", Number: 73, HeadSHA: head.String(), Subjects: []string{"dw.order-detail-value"}}}})
+	_, body := get(t, srv, "/subjects/dw.order-detail-value")
+	job := consumerEntry(t, body, "dws-gmv-1min")
+	if !strings.Contains(job, "does not pass lint (1 error)") || !strings.Contains(job, "not computed") {
+		t.Errorf("a head that fails lint should leave the figure not computed and say why:\n%s", job)
+	}
+}
