@@ -139,3 +139,49 @@ func (s *Server) getReferencedBy(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(ids)
 	write(w, mustJSON(ids))
 }
+
+// getLatestWithMetadata answers GET /subjects/{subject}/metadata?key=k&value=v...: the
+// newest version whose metadata properties hold every key with its value (keys and
+// values paired in order, as Confluent pairs them), as GET /subjects/{s}/versions/{v}
+// answers it; 40403 when none does. Serializers configured with
+// use.latest.with.metadata ask it.
+func (s *Server) getLatestWithMetadata(w http.ResponseWriter, r *http.Request) {
+	_, se := s.subject(w, r)
+	if se == nil {
+		return
+	}
+	q := r.URL.Query()
+	keys, values := q["key"], q["value"]
+	want := map[string]string{}
+	for i := range min(len(keys), len(values)) {
+		want[keys[i]] = values[i]
+	}
+	for i := len(se.versions) - 1; i >= 0; i-- {
+		ve := se.versions[i]
+		if hasProperties(ve.props, want) {
+			write(w, ve.body)
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, CodeSchemaNotFound, "Schema not found")
+}
+
+// hasProperties reports whether props holds every key of want with its value.
+func hasProperties(props, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := props[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// getByGUID answers GET /schemas/guids/{guid} (and .../ids) with Confluent's "schema
+// not found": the
+// registry assigns no GUIDs. Confluent derives a schema's GUID from an MD5 of its
+// stored text, references, metadata and rules; these versions share the id of their
+// canonical form whatever their metadata (docs/registry.md), so a GUID would name no
+// one schema here, and a wrong one would be worse than none.
+func (s *Server) getByGUID(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, CodeSchemaNotFound, fmt.Sprintf("Schema %s not found: this registry assigns no GUIDs (it serves the contract repository); look the schema up by id (GET /schemas/ids/{id}) or by subject and version.", r.PathValue("guid")))
+}

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -256,4 +258,51 @@ func franzClient(t *testing.T, repo *git.Repository) *sr.Client {
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// GET /subjects/{s}/metadata answers the newest version whose metadata has the given
+// properties: after the owner changes in contract.yaml alone, owner=orders finds the
+// version before it and owner=billing the new one; no match is 40403, an unknown
+// subject 40401. GET /schemas/guids/{guid} is Confluent's 40403: no GUIDs here.
+func TestLatestWithMetadataAndGUIDs(t *testing.T) {
+	dir, repo := testRepo(t)
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/contract.yaml"), "owner: orders", "owner: billing")
+	commitAll(t, repo, "billing owns order events", 50)
+	srv, err := NewServer(Source{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	get := func(path string) (int, Schema, Error) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		var s Schema
+		var e Error
+		_ = json.Unmarshal(data, &s)
+		_ = json.Unmarshal(data, &e)
+		return resp.StatusCode, s, e
+	}
+	_, latest, _ := get("/subjects/orders.order-created-value/versions/latest")
+	code, s, _ := get("/subjects/orders.order-created-value/metadata?key=owner&value=billing&key=tier&value=core")
+	if code != 200 || s.Version != latest.Version || s.Metadata.Properties["owner"] != "billing" {
+		t.Errorf("owner=billing: %d version %d, want the latest, %d", code, s.Version, latest.Version)
+	}
+	code, s, _ = get("/subjects/orders.order-created-value/metadata?key=owner&value=orders")
+	if code != 200 || s.Version != latest.Version-1 || s.ID != latest.ID || s.Metadata.Properties["owner"] != "orders" {
+		t.Errorf("owner=orders: %d version %d id %d, want version %d id %d", code, s.Version, s.ID, latest.Version-1, latest.ID)
+	}
+	if code, _, e := get("/subjects/orders.order-created-value/metadata?key=owner&value=nobody"); code != 404 || e.Code != CodeSchemaNotFound {
+		t.Errorf("no match: %d %+v", code, e)
+	}
+	if code, _, e := get("/subjects/nope-value/metadata?key=owner&value=orders"); code != 404 || e.Code != CodeSubjectNotFound {
+		t.Errorf("unknown subject: %d %+v", code, e)
+	}
+	if code, _, e := get("/schemas/guids/b4a3c9b0-1d7e-4c43-9f7e-0e3d5a2b6c11/ids"); code != 404 || e.Code != CodeSchemaNotFound || !strings.Contains(e.Message, "no GUIDs") {
+		t.Errorf("guid: %d %+v", code, e)
+	}
 }

@@ -46,10 +46,11 @@ type versionEntry struct {
 	text       []byte
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
-	body       []byte // GET /subjects/{s}/versions/{v}
-	bodyTag    string // etagOf(body)
-	textTag    string // etagOf(text)
-	norm       string // canonical(typ, text): the look-up key
+	body       []byte            // GET /subjects/{s}/versions/{v}
+	bodyTag    string            // etagOf(body)
+	textTag    string            // etagOf(text)
+	norm       string            // canonical(typ, text): the look-up key
+	props      map[string]string // its metadata's properties (GET /subjects/{s}/metadata)
 }
 
 type idEntry struct {
@@ -130,6 +131,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					ve.refs = b.references(ix, v, imports())
 				}
 				meta, rules := b.dataContract(v)
+				if meta != nil {
+					ve.props = meta.Properties
+				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
 					Metadata: meta, RuleSet: rules, Schema: string(data)})
 				ve.norm, _ = canonical(ve.typ, ve.text)
