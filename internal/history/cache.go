@@ -88,12 +88,16 @@ func (c *Cache) Audit(s storer.EncodedObjectStorer, ix *versions.Index) (bs []Br
 	if err != nil {
 		return nil, false, err
 	}
-	if prev == nil || prev.Head != a.Head {
+	restored = prev.extends(a)
+	if prev != nil && !restored {
+		c.log().Warn("audit cache: the cached audit counts versions the index does not have; audited every version", "file", c.Path())
+	}
+	if !restored || prev.Head != a.Head {
 		if err := c.Save(a); err != nil {
 			c.log().Warn("audit cache: could not save the audit; the next run audits again", "file", c.Path(), "err", err)
 		}
 	}
-	return a.Breaks, prev != nil, nil
+	return a.Breaks, restored, nil
 }
 
 // Load reads the cached audit: nil, nil when there is no cache file; an error that

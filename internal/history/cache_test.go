@@ -127,6 +127,16 @@ func TestCacheAudit(t *testing.T) {
 		t.Errorf("the log does not say the cached head left the branch:\n%s", logs.String())
 	}
 
+	// An audit of this head that counts more versions than the index has.
+	_, ix := index(t, r)
+	if err := c.Save(&Audited{Head: ix.Head, Versions: map[string]int{"dws.gmv-1min-value": 9}}); err != nil {
+		t.Fatal(err)
+	}
+	run(false)
+	if !strings.Contains(logs.String(), "counts versions the index does not have") {
+		t.Errorf("the log does not say the cached audit counts too many versions:\n%s", logs.String())
+	}
+
 	if err := os.WriteFile(c.Path(), []byte(`{"format": 1, "audit": {`), 0o644); err != nil {
 		t.Fatal(err)
 	}

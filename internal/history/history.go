@@ -109,13 +109,8 @@ func AuditFrom(s storer.EncodedObjectStorer, ix *versions.Index, prev *Audited) 
 		all[i] = ix.Versions(subject)
 		out.Versions[subject] = len(all[i])
 	}
-	if prev != nil {
-		for subject, n := range prev.Versions {
-			if n > out.Versions[subject] {
-				prev = nil
-				break
-			}
-		}
+	if !prev.extends(out) {
+		prev = nil
 	}
 	from := map[string]int{}
 	if prev != nil {
@@ -146,6 +141,20 @@ func AuditFrom(s storer.EncodedObjectStorer, ix *versions.Index, prev *Audited) 
 		return cmp.Or(strings.Compare(a.Subject, b.Subject), cmp.Compare(a.Version, b.Version))
 	})
 	return out, nil
+}
+
+// extends reports whether a (nil: no audit) may be extended to the audit of b: it
+// counts no more versions of any subject than b does.
+func (a *Audited) extends(b *Audited) bool {
+	if a == nil {
+		return false
+	}
+	for subject, n := range a.Versions {
+		if n > b.Versions[subject] {
+			return false
+		}
+	}
+	return true
 }
 
 // audit checks the versions of one subject from index from on (the first has nothing
