@@ -58,7 +58,10 @@ origin/HEAD, origin/main, origin/master, main and master; never what is checked 
 and needs nothing else for it:
 
   /                     pages: the catalog, a page per subject (fields, lineage,
-                        consumers, versions and diffs), the calendar, teams, sign-offs
+                        consumers, versions and diffs), the calendar, teams, sign-offs,
+                        health, lineage coverage and drift (/lineage)
+  /api/v1/lineage       OpenLineage run events: POST (the path of OpenLineage's HTTP
+                        transport; checked against OpenLineage's JSON Schema) and GET
   /registry/            a read-only Confluent Schema Registry API of the branch's
                         history (point registry clients at http://HOST:PORT/registry)
   /calendar.ics         the calendar as iCalendar feeds; /calendar/TEAM.ics per team
