@@ -200,6 +200,28 @@ func reads(a impact.Affected) []read {
 	return out
 }
 
+// readWords lists a consumer's reads as a reader sees them, each field through
+// quote: "the whole subject", "amount", "amount (reads *)", at most maxFields and
+// then "and N more".
+func readWords(a impact.Affected, quote func(string) string) []string {
+	var words []string
+	rds := reads(a)
+	for _, rd := range rds[:min(len(rds), maxFields+1)] {
+		switch {
+		case rd.Field == impact.WholeSubject:
+			words = append(words, "the whole subject")
+		case rd.Read == rd.Field:
+			words = append(words, quote(rd.Field))
+		default:
+			words = append(words, quote(rd.Field)+" (reads "+quote(rd.Read)+")")
+		}
+	}
+	if len(rds) > maxFields {
+		words = append(words[:maxFields], fmt.Sprintf("and %s more", thousands(len(rds)-maxFields)))
+	}
+	return words
+}
+
 // chains lists the distinct lineage chains of an indirect consumer, sorted.
 func chains(a impact.Affected) []string {
 	seen := map[string]bool{}

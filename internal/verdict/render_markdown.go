@@ -113,29 +113,26 @@ func (m *mdWriter) subject(s *SubjectReport) {
 	m.state(s)
 	m.changes(s)
 	m.affected(s)
-	if len(s.Governance) > 0 {
-		m.f("\n**Governance** (every consumer's team must agree):\n\n")
-		for _, g := range s.Governance {
-			m.f("- %s\n", escapeMarkdown(g))
-		}
-	}
+	m.list("**Governance** (every consumer's team must agree):", "", s.Governance)
 	if len(s.DataRules) > 0 {
 		m.f("\n**Data rules** the change breaks:\n\n")
 		for _, d := range s.DataRules {
 			m.f("- `%s:%d`: %s\n", d.File, d.Line, escapeMarkdown(d.Message))
 		}
 	}
-	if len(s.Warnings) > 0 {
-		m.f("\n**Warnings**\n\n")
-		for _, w := range s.Warnings {
-			m.f("- :warning: %s\n", escapeMarkdown(w))
-		}
+	m.list("**Warnings**", ":warning: ", s.Warnings)
+	m.list("**Notes**", "", s.Notes)
+}
+
+// list writes a titled bullet list of items, each escaped and after mark; nothing
+// when there are none.
+func (m *mdWriter) list(title, mark string, items []string) {
+	if len(items) == 0 {
+		return
 	}
-	if len(s.Notes) > 0 {
-		m.f("\n**Notes**\n\n")
-		for _, n := range s.Notes {
-			m.f("- %s\n", escapeMarkdown(n))
-		}
+	m.f("\n%s\n\n", title)
+	for _, it := range items {
+		m.f("- %s%s\n", mark, escapeMarkdown(it))
 	}
 }
 
@@ -268,23 +265,9 @@ func (m *mdWriter) affected(s *SubjectReport) {
 // mdReads says which fields change for a consumer: "reads `amount`", "reads `*`:
 // `amount`".
 func mdReads(a impact.Affected) string {
-	var parts []string
-	rds := reads(a)
-	for _, rd := range rds[:min(len(rds), maxFields+1)] {
-		switch {
-		case rd.Field == impact.WholeSubject:
-			parts = append(parts, "the whole subject")
-		case rd.Read == rd.Field:
-			parts = append(parts, code(rd.Field))
-		default:
-			parts = append(parts, code(rd.Field)+" (reads "+code(rd.Read)+")")
-		}
-	}
+	parts := readWords(a, code)
 	if len(parts) == 1 && parts[0] == "the whole subject" {
 		return parts[0]
-	}
-	if len(rds) > maxFields {
-		parts = append(parts[:maxFields], fmt.Sprintf("and %s more", thousands(len(rds)-maxFields)))
 	}
 	return "fields " + strings.Join(parts, ", ")
 }

@@ -201,21 +201,7 @@ func textConsumers(b *strings.Builder, label string, as []impact.Affected) {
 		if !a.Direct {
 			fmt.Fprintf(b, ", %s", count(a.Hops, "hop", "hops"))
 		}
-		var fields []string
-		rds := reads(a)
-		for _, rd := range rds[:min(len(rds), maxFields+1)] {
-			switch {
-			case rd.Field == impact.WholeSubject:
-				fields = append(fields, "the whole subject")
-			case rd.Read == rd.Field:
-				fields = append(fields, rd.Field)
-			default:
-				fields = append(fields, rd.Field+" (reads "+rd.Read+")")
-			}
-		}
-		if len(rds) > maxFields {
-			fields = append(fields[:maxFields], fmt.Sprintf("and %s more", thousands(len(rds)-maxFields)))
-		}
+		fields := readWords(a, func(s string) string { return s })
 		fmt.Fprintf(b, ": %s: %s\n", effectWord(a.Effect), plain(strings.Join(fields, ", ")))
 		cs := chains(a)
 		for j, c := range cs {
