@@ -82,7 +82,7 @@ rules:
 
 // Data rules are type-checked against the schema's field types (Avro records, nullable
 // unions, enums, arrays, maps, logical types; Protobuf messages through their
-// descriptors), guards included: every problem is located in contract.yaml with what
+// descriptors; JSON Schema objects, type lists with null, enums), guards included: every problem is located in contract.yaml with what
 // to do, and the rules that are right give nothing.
 func TestRulesAreTypeChecked(t *testing.T) {
 	rule := func(name, typ, kind, expr string) string {
@@ -132,6 +132,16 @@ message Order {
 		rule("good-timestamp", "CEL", "CONDITION", `message.created_at < timestamp("2030-01-01T00:00:00Z")`) +
 		rule("amount-vs-string", "CEL", "CONDITION", `message.amount == "x"`) +
 		rule("line-typo", "CEL", "CONDITION", `message.lines.exists(l, l.qtty > 0)`)
+	jsonSchema := `{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {
+  "qty": {"type": "integer"}, "price": {"type": "number"}, "name": {"type": "string"},
+  "note": {"type": ["string", "null"]}, "status": {"enum": ["NEW", "PAID"]},
+  "tags": {"type": "array", "items": {"type": "string"}},
+  "buyer": {"type": "object", "properties": {"id": {"type": "string"}}},
+  "attrs": {"type": "object", "additionalProperties": {"type": "integer"}}}}`
+	jsonRules := rule("good-json", "CEL", "CONDITION", `message.qty > 0 && message.price > 1.5 && message.name.startsWith("a") && message.tags.all(t, t.size() > 0)`) +
+		rule("good-json-nullable", "CEL", "CONDITION", `(message.note == null || message.note != "") && message.status == "NEW" && message.attrs["n"] > 2`) +
+		rule("qty-vs-string", "CEL", "CONDITION", `message.qty == "x"`) +
+		rule("buyer-id-vs-int", "CEL", "CONDITION", `message.buyer.id == 3`)
 	head := "format: %s\nschema: %s\ncompatibility: NONE\nowner: a\nrules:\n"
 	src := MemSource{
 		"contracts/teams.yaml":            []byte("teams:\n  a:\n    github: ['@x/a']\n"),
@@ -139,6 +149,8 @@ message Order {
 		"contracts/d/avro/order.avsc":     []byte(avsc),
 		"contracts/d/proto/contract.yaml": []byte("subject: proto\n" + fmt.Sprintf(head, "protobuf", "order.proto") + protoRules),
 		"contracts/d/proto/order.proto":   []byte(proto),
+		"contracts/d/json/contract.yaml":  []byte("subject: json\n" + fmt.Sprintf(head, "json", "order.json") + jsonRules),
+		"contracts/d/json/order.json":     []byte(jsonSchema),
 	}
 	tree, err := Load(src)
 	must(t, err)
