@@ -175,9 +175,7 @@ func (p *jparser) object() (*Node, error) {
 	n := &Node{Kind: Object, Off: p.pos}
 	p.pos++ // {
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		p.depth--
+	if p.closes('}') {
 		return n, nil
 	}
 	for {
@@ -206,19 +204,12 @@ func (p *jparser) object() (*Node, error) {
 			return nil, err
 		}
 		n.Members = append(n.Members, Member{Key: key, KeyOff: keyOff, Val: v})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errf("unexpected end of file: expected ',' or '}'")
+		done, err := p.after('}')
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			p.depth--
+		if done {
 			return n, nil
-		default:
-			return nil, p.errf("unexpected %s: expected ',' or '}'", p.describe())
 		}
 	}
 }
@@ -230,9 +221,7 @@ func (p *jparser) array() (*Node, error) {
 	n := &Node{Kind: Array, Off: p.pos}
 	p.pos++ // [
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.depth--
+	if p.closes(']') {
 		return n, nil
 	}
 	for {
@@ -242,21 +231,42 @@ func (p *jparser) array() (*Node, error) {
 			return nil, err
 		}
 		n.Elems = append(n.Elems, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errf("unexpected end of file: expected ',' or ']'")
+		done, err := p.after(']')
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.depth--
+		if done {
 			return n, nil
-		default:
-			return nil, p.errf("unexpected %s: expected ',' or ']'", p.describe())
 		}
 	}
+}
+
+// closes reports whether the next byte is close, the end of the object or array
+// being read, and if so consumes it and leaves the container.
+func (p *jparser) closes(close byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == close {
+		p.pos++
+		p.depth--
+		return true
+	}
+	return false
+}
+
+// after reads what follows a member or an element: ',' when another comes, or
+// close, which ends the container (done).
+func (p *jparser) after(close byte) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.errf("unexpected end of file: expected ',' or '%c'", close)
+	}
+	if p.data[p.pos] == ',' {
+		p.pos++
+		return false, nil
+	}
+	if p.closes(close) {
+		return true, nil
+	}
+	return false, p.errf("unexpected %s: expected ',' or '%c'", p.describe(), close)
 }
 
 func (p *jparser) literal(word string, k Kind) (*Node, error) {
