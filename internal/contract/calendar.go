@@ -228,12 +228,22 @@ func (l *loader) loadFreezes(f *file, t *Tree) []*Freeze {
 		return nil
 	}
 	o.expect("freezes.yaml", []string{"freezes"}, nil)
+	// The domains of the loaded subjects, and in a partial load those of the index,
+	// read only when a scope names a domain no loaded subject has.
 	domains := map[string]bool{}
 	for _, s := range t.Subjects {
 		domains[s.Domain] = true
 	}
-	for _, dir := range l.index {
-		domains[strings.Split(dir, "/")[1]] = true
+	indexed := false
+	hasDomain := func(d string) bool {
+		if !domains[d] && !indexed {
+			indexed = true
+			for _, dir := range l.index { // contracts/<domain>/<name>
+				domain, _, _ := strings.Cut(strings.TrimPrefix(dir, ContractsDir+"/"), "/")
+				domains[domain] = true
+			}
+		}
+		return domains[d]
 	}
 	var out []*Freeze
 	seen := map[string]bool{}
@@ -301,7 +311,7 @@ func (l *loader) loadFreezes(f *file, t *Tree) []*Freeze {
 		}
 		if ds, ok := so.strList("domains"); ok {
 			for _, d := range ds {
-				if !domains[d.val] {
+				if !hasDomain(d.val) {
 					f.report(d.pos, CodeInvalidValue, "domain %q has no subjects in contracts/; name a folder under contracts/.", d.val)
 				}
 				fr.Scope.Domains = append(fr.Scope.Domains, d.val)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	_ "time/tzdata" // time zones in calendar files resolve on machines without tzdata
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 var (
@@ -37,8 +39,10 @@ type loader struct {
 	// about to compare (parsing a large schema costs more than holding it).
 	keep map[string]bool
 	// shallow lists contracts/ and its domain folders but not the subject folders
-	// (LayoutDiagnostics).
+	// (LayoutDiagnostics); trees holds then the Git tree of each domain folder, to skip
+	// the ones the subject folder cache knows to be clean.
 	shallow bool
+	trees   map[string]plumbing.Hash
 	// noSchemas reads no schema file (LoadWithoutSchemas).
 	noSchemas bool
 }
@@ -187,6 +191,9 @@ func (l *loader) subjectDirs() []subjectDir {
 		return nil
 	}
 	var out []subjectDir
+	if l.shallow {
+		l.trees = subtrees(l.src, ContractsDir)
+	}
 	hasTeams := slices.ContainsFunc(top, func(d DirEntry) bool { return d.Name == "teams.yaml" })
 	for _, d := range top {
 		p := ContractsDir + "/" + d.Name
@@ -215,6 +222,11 @@ func isDoc(name string) bool {
 }
 
 func (l *loader) domainDirs(dir, domain string) []subjectDir {
+	if tree, ok := l.trees[domain]; ok && l.shallow {
+		if d, hit := cachedDomain(tree); hit && d.clean {
+			return nil // LayoutDiagnostics: nothing to report in this tree
+		}
+	}
 	entries, ok := l.listDir(dir)
 	if !ok {
 		return nil

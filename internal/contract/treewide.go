@@ -19,20 +19,83 @@ import (
 
 // SubjectFolders maps each subject name to every folder whose contract.yaml names it,
 // in the order SubjectDirs lists them: more than one folder is a duplicate subject.
+// The folders of a domain whose Git tree was read before come from the process's
+// cache (foldercache.go) without reading its files.
 func SubjectFolders(src Source) (map[string][]string, error) {
-	dirs, err := SubjectDirs(src)
+	domains, err := src.ReadDir(ContractsDir)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
 		return nil, err
 	}
-	return folderNames(src, map[string][]string{}, dirs)
+	out := map[string][]string{}
+	trees := subtrees(src, ContractsDir)
+	for _, d := range domains {
+		if !d.Dir || d.Symlink {
+			continue
+		}
+		dir := ContractsDir + "/" + d.Name
+		tree, cacheable := trees[d.Name]
+		var listing domainListing
+		hit := false
+		if cacheable {
+			listing, hit = cachedDomain(tree)
+		}
+		if !hit {
+			if listing, err = domainSubjects(src, dir); err != nil {
+				return nil, err
+			}
+			if cacheable {
+				cacheDomain(tree, listing, true)
+			}
+		}
+		for _, it := range listing.folders {
+			if it.subject != "" {
+				out[it.subject] = append(out[it.subject], dir+"/"+it.folder)
+			}
+		}
+	}
+	return out, nil
+}
+
+// domainSubjects reads the subject line of every subject folder of a domain, and
+// notes whether the domain's listing is clean (domainDirs reports nothing in it).
+func domainSubjects(src Source, dir string) (domainListing, error) {
+	names, err := src.ReadDir(dir)
+	if err != nil {
+		return domainListing{}, err
+	}
+	out := domainListing{clean: true}
+	for _, n := range names {
+		if n.Symlink || (n.Dir && !reSlug.MatchString(n.Name)) || (!n.Dir && !isDoc(n.Name)) {
+			out.clean = false
+		}
+		if !n.Dir || n.Symlink {
+			continue
+		}
+		name, _, _, err := subjectLine(src, dir+"/"+n.Name)
+		if err != nil {
+			return domainListing{}, err
+		}
+		out.folders = append(out.folders, folderSubject{n.Name, name})
+	}
+	return out, nil
 }
 
 // UpdateFolders returns a copy of folders (SubjectFolders of another revision) brought
 // up to date for src, where only the folders dirs may differ.
 func UpdateFolders(folders map[string][]string, src Source, dirs []string) (map[string][]string, error) {
+	changed := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		changed[d] = true
+	}
 	out := make(map[string][]string, len(folders))
 	for name, ds := range folders {
-		kept := slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return slices.Contains(dirs, d) })
+		kept := slices.Clip(ds) // appended to below: never into the base's array
+		if slices.ContainsFunc(ds, func(d string) bool { return changed[d] }) {
+			kept = slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return changed[d] })
+		}
 		if len(kept) > 0 {
 			out[name] = kept
 		}

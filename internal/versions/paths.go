@@ -3,9 +3,12 @@ package versions
 import (
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -34,19 +37,50 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 	for _, p := range paths {
 		seen[p] = map[plumbing.Hash]bool{}
 	}
+	// Trees read for the previous commit are reused when unchanged, and a file whose
+	// folder has the same tree as at the previous commit is not looked up again.
 	var prevRoot plumbing.Hash
+	prev, cur := map[plumbing.Hash]*object.Tree{}, map[plumbing.Hash]*object.Tree{}
+	tree := func(h plumbing.Hash) (*object.Tree, error) {
+		t, ok := cur[h]
+		if !ok {
+			if t, ok = prev[h]; !ok {
+				var err error
+				if t, err = repo.TreeObject(h); err != nil {
+					return nil, err
+				}
+			}
+			cur[h] = t
+		}
+		return t, nil
+	}
+	folderOf := map[string]plumbing.Hash{} // path -> its folder's tree at the previous commit
 	for i := len(commits) - 1; i >= 0; i-- {
 		c := commits[i]
 		if c.TreeHash == prevRoot {
 			continue
 		}
 		prevRoot = c.TreeHash
-		root, err := repo.TreeObject(c.TreeHash)
-		if err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
-		}
+		prev, cur = cur, map[plumbing.Hash]*object.Tree{}
 		for _, p := range paths {
-			f, err := root.FindEntry(p)
+			dir, name := path.Split(p)
+			folder, found, err := folderTree(tree, c.TreeHash, strings.TrimSuffix(dir, "/"))
+			if err != nil {
+				return nil, fmt.Errorf("find %s in %s: %w", p, c.Hash, err)
+			}
+			if !found {
+				delete(folderOf, p)
+				continue
+			}
+			if h, ok := folderOf[p]; ok && h == folder {
+				continue // the same folder, the same file
+			}
+			folderOf[p] = folder
+			t, err := tree(folder)
+			if err != nil {
+				return nil, fmt.Errorf("find %s in %s: %w", p, c.Hash, err)
+			}
+			f, err := t.FindEntry(name)
 			if err != nil {
 				if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrFileNotFound) {
 					continue
@@ -61,4 +95,25 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 		}
 	}
 	return out, nil
+}
+
+// folderTree walks from a root tree down to the folder dir ("" for the root); found
+// is false when a part of the way is missing or not a folder.
+func folderTree(tree func(plumbing.Hash) (*object.Tree, error), root plumbing.Hash, dir string) (plumbing.Hash, bool, error) {
+	h := root
+	if dir == "" {
+		return h, true, nil
+	}
+	for part := range strings.SplitSeq(dir, "/") {
+		t, err := tree(h)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		e, err := t.FindEntry(part)
+		if err != nil || e.Mode != filemode.Dir {
+			return plumbing.ZeroHash, false, nil
+		}
+		h = e.Hash
+	}
+	return h, true, nil
 }

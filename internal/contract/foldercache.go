@@ -1,0 +1,199 @@
+package contract
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// The subject names of a revision (SubjectFolders) are read from every contract.yaml,
+// which makes a partial load cost as much as the repository is large. Between two
+// revisions most domain folders are the same Git tree, and a tree's subject lines
+// never change (a tree hash names its content), so they are kept per domain tree:
+// in memory for the process (the bot evaluates change after change on the same main),
+// and in a file for the CLI (SaveFolderCache, LoadFolderCache; `check --cache-dir`).
+
+// maxCachedDomains bounds the domain trees kept in memory (a domain of 50 subjects
+// takes about 5 KB): past it the cache keeps only the trees of the latest lookups.
+const maxCachedDomains = 50000
+
+// folderCacheHeader starts a cache file; a file that starts otherwise is ignored.
+const folderCacheHeader = "contractbot subject-folders 1"
+
+// domainListing is what the cache keeps of a domain tree: its subject folders, and
+// whether its listing is clean (nothing LayoutDiagnostics would report in it).
+type domainListing struct {
+	folders []folderSubject
+	clean   bool
+}
+
+// folderSubject is one subject folder of a domain and the subject its contract.yaml
+// names ("" when it names none readable).
+type folderSubject struct {
+	folder, subject string
+}
+
+// domainFolders caches the subject folders of domain trees.
+var domainFolders = struct {
+	sync.Mutex
+	byTree map[plumbing.Hash]domainListing
+	used   map[plumbing.Hash]bool // looked up or added since the process started
+	read   bool                   // a domain was read from the source, not the file
+}{byTree: map[plumbing.Hash]domainListing{}, used: map[plumbing.Hash]bool{}}
+
+func cachedDomain(h plumbing.Hash) (domainListing, bool) {
+	domainFolders.Lock()
+	defer domainFolders.Unlock()
+	fs, ok := domainFolders.byTree[h]
+	if ok {
+		domainFolders.used[h] = true
+	}
+	return fs, ok
+}
+
+// cacheDomain keeps a domain tree's folders; used marks it as one this process needs
+// (SaveFolderCache writes those only).
+func cacheDomain(h plumbing.Hash, d domainListing, used bool) {
+	domainFolders.Lock()
+	defer domainFolders.Unlock()
+	if len(domainFolders.byTree) >= maxCachedDomains {
+		for k := range domainFolders.byTree {
+			if !domainFolders.used[k] {
+				delete(domainFolders.byTree, k)
+			}
+		}
+		if len(domainFolders.byTree) >= maxCachedDomains {
+			clear(domainFolders.byTree)
+			clear(domainFolders.used)
+		}
+	}
+	domainFolders.byTree[h] = d
+	if used {
+		domainFolders.used[h] = true
+		domainFolders.read = true
+	}
+}
+
+// subtrees returns the Git tree hash of each folder in dir of a Git source, read from
+// dir's own tree (the folders' trees are not read); nil for other sources.
+func subtrees(src Source, dir string) map[string]plumbing.Hash {
+	g, isGit := src.(*GitSource)
+	if !isGit {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t, err := g.tree(dir)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]plumbing.Hash, len(t.Entries))
+	for _, e := range t.Entries {
+		if e.Mode == filemode.Dir {
+			out[e.Name] = e.Hash
+		}
+	}
+	return out
+}
+
+// LoadFolderCache adds to the process's cache of subject folders the domain trees
+// saved in dir by SaveFolderCache. A missing or unreadable file is an empty cache.
+func LoadFolderCache(dir string) error {
+	f, err := os.Open(filepath.Join(dir, "subject-folders"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the subject folder cache in %s: %w", dir, err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if !sc.Scan() || sc.Text() != folderCacheHeader {
+		return nil // another version's file: rebuilt on save
+	}
+	var (
+		cur  plumbing.Hash
+		d    domainListing
+		have bool
+	)
+	flush := func() {
+		if have {
+			cacheDomain(cur, d, false)
+		}
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "tree "); ok {
+			flush()
+			h, state, _ := strings.Cut(rest, " ")
+			cur, d, have = plumbing.NewHash(h), domainListing{clean: state == "clean"}, true
+			continue
+		}
+		folder, subject, ok := strings.Cut(line, "\t")
+		if !ok || !have {
+			return nil // a damaged file: keep what was read, rebuilt on save
+		}
+		d.folders = append(d.folders, folderSubject{folder, subject})
+	}
+	flush()
+	return nil
+}
+
+// SaveFolderCache writes to dir the domain trees this process looked up or read, for
+// LoadFolderCache in a later process; when every domain came from the file, the file
+// stays as it is. The file is replaced atomically.
+func SaveFolderCache(dir string) error {
+	domainFolders.Lock()
+	read := domainFolders.read
+	domainFolders.Unlock()
+	if !read {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create the cache folder %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "subject-folders-*")
+	if err != nil {
+		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename
+	w := bufio.NewWriter(tmp)
+	fmt.Fprintln(w, folderCacheHeader)
+	domainFolders.Lock()
+	for h := range domainFolders.used {
+		d := domainFolders.byTree[h]
+		if slices.ContainsFunc(d.folders, func(f folderSubject) bool { return strings.ContainsAny(f.folder, "\t\n\r") }) {
+			continue // a folder name the file's lines cannot hold: read again next time
+		}
+		state := "mixed"
+		if d.clean {
+			state = "clean"
+		}
+		fmt.Fprintf(w, "tree %s %s\n", h, state)
+		for _, f := range d.folders {
+			fmt.Fprintf(w, "%s\t%s\n", f.folder, f.subject)
+		}
+	}
+	domainFolders.Unlock()
+	if err := w.Flush(); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, "subject-folders")); err != nil {
+		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
+	}
+	return nil
+}
