@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -34,12 +35,14 @@ consumers still reading deprecated fields, and the commits that broke their subj
 compatibility level (as lint --history). Figures that live on GitHub (publish marks,
 automation rate, sign-off latency) are named as not derived.
 
-With --cache-dir, the audit of the history is kept in that folder and the next report
-audits only the versions the branch gained since (docs/report.md).`,
+With --cache-dir, the versions index of the branch (in versions/, as serve keeps it:
+give serve's --cache-dir to share it) and the audit of the history (in audit/) are kept
+in that folder, and the next report reads only the commits made since
+(docs/report.md).`,
 		Example: `  contractbot report
   contractbot report --format markdown > health.md
   contractbot report --format json
-  contractbot report --cache-dir ~/.cache/contractbot   # later runs audit only new versions`,
+  contractbot report --cache-dir ~/.cache/contractbot   # later runs read only new commits`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			at := time.Now().UTC()
@@ -54,16 +57,16 @@ audits only the versions the branch gained since (docs/report.md).`,
 			if !ok {
 				return fmt.Errorf("unknown --format %q: use text, json or markdown", format)
 			}
-			var audits *history.Cache
+			var cache *reportCache
 			if cacheDir != "" {
 				id, err := buildID()
 				if err != nil {
 					return fmt.Errorf("report with --cache-dir %s: %w", cacheDir, err)
 				}
-				audits = &history.Cache{Dir: cacheDir, Repo: repoDir, Build: id,
-					Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+				cache = &reportCache{dir: cacheDir, build: id,
+					log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			}
-			r, err := buildReport(repoDir, audits, at)
+			r, err := buildReport(repoDir, cache, at)
 			if err != nil {
 				return err
 			}
@@ -73,17 +76,44 @@ audits only the versions the branch gained since (docs/report.md).`,
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the history's audit in this folder and audit only the versions made since the last report")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index (versions/, shared with serve's) and the history's audit (audit/) in this folder, and read only the commits made since the last report")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
 	return cmd
+}
+
+// reportCache is where report keeps what it can compute again (--cache-dir): the
+// versions index in versions/ (serve's layout and files, so the two share it) and the
+// audit of the history in audit/, valid for the build that wrote it.
+type reportCache struct {
+	dir, build string
+	log        *slog.Logger
+}
+
+// indexAndAudit returns the versions index of the first-parent history ending at head
+// and its audit: restored from the cache and extended, or computed and saved.
+func (c *reportCache) indexAndAudit(repo *gitrepo.Repo, dir, branch string, head plumbing.Hash) (*versions.Index, []history.Break, error) {
+	if c == nil {
+		return auditHistory(repo, head)
+	}
+	ixs := &versions.Cache{Dir: filepath.Join(c.dir, "versions"), Repo: dir, Branch: branch, Log: c.log}
+	ix, _, err := ixs.Index(repo.Repository, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	audits := &history.Cache{Dir: filepath.Join(c.dir, "audit"), Repo: dir, Branch: branch, Build: c.build, Log: c.log}
+	bs, _, err := audits.Audit(repo.Storer, ix)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, bs, nil
 }
 
 // buildReport builds the report of the repository at dir as of at. The tree at the
 // head of the default branch is loaded without its schemas (no section reads them),
 // while the versions index of the history is built and audited: two handles of the
-// repository, so that the two do not wait for one lock on object reads. audits, when
-// not nil, keeps the audit between runs (its Branch is set here).
-func buildReport(dir string, audits *history.Cache, at time.Time) (*report.Report, error) {
+// repository, so that the two do not wait for one lock on object reads. cache, when
+// not nil, keeps the index and the audit between runs.
+func buildReport(dir string, cache *reportCache, at time.Time) (*report.Report, error) {
 	repo, branch, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report on %s: %w", dir, err)
@@ -98,14 +128,7 @@ func buildReport(dir string, audits *history.Cache, at time.Time) (*report.Repor
 		tree, err := loadWithoutSchemas(dir, head)
 		done <- loaded{tree, err}
 	}()
-	ix, err := versions.Build(repo.Repository, head)
-	var bs []history.Break
-	if err == nil && audits != nil {
-		audits.Branch = branch
-		bs, _, err = audits.Audit(repo.Storer, ix)
-	} else if err == nil {
-		bs, err = history.Audit(repo.Storer, ix)
-	}
+	ix, bs, err := cache.indexAndAudit(repo, dir, branch, head)
 	l := <-done
 	if err != nil {
 		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)

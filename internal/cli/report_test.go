@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,8 +46,9 @@ func reportRepo(t *testing.T) (*testutil.Repo, plumbing.Hash) {
 	return testutil.HealthExample(t)
 }
 
-// With --cache-dir the report is the same, whether the audit is made, restored, or
-// restored and extended by a commit that broke its level; the cache is one file.
+// With --cache-dir the report is the same, whether the versions index and the audit
+// are made, restored, or restored and extended by a commit that broke its level; the
+// cache is one file of each.
 func TestReportCacheDir(t *testing.T) {
 	r, _ := reportRepo(t)
 	cache := t.TempDir()
@@ -73,8 +75,10 @@ func TestReportCacheDir(t *testing.T) {
 	if got := report("--cache-dir", cache); got != want {
 		t.Errorf("report extended from the cache differs:\n%s\nwant\n%s", got, want)
 	}
-	if entries, err := os.ReadDir(cache); err != nil || len(entries) != 1 {
-		t.Errorf("the cache folder holds %v (%v), want one file", entries, err)
+	for _, sub := range []string{"versions", "audit"} {
+		if entries, err := os.ReadDir(filepath.Join(cache, sub)); err != nil || len(entries) != 1 {
+			t.Errorf("the cache folder %s/ holds %v (%v), want one file", sub, entries, err)
+		}
 	}
 }
 
