@@ -137,14 +137,15 @@ func checkRules(f *file, s *Subject, rt *ruleTypes) {
 }
 
 // CheckRule type-checks rule r (a rule of this subject or of another version of it)
-// against this subject's schema: the fields r reads and what is wrong with it. A
-// schema that does not parse gives nothing.
-func (s *Subject) CheckRule(r Rule) ([]string, []RuleProblem) {
+// against this subject's schema: the fields r reads and what is wrong with it; ok is
+// false when the schema does not parse (nothing could be checked).
+func (s *Subject) CheckRule(r Rule) (fields []string, problems []RuleProblem, ok bool) {
 	sch, err := s.Schema()
 	if err != nil {
-		return nil, nil
+		return nil, nil, false
 	}
-	return analyzeRule(&r, s, newRuleTypes(sch), map[string]*cel.Env{})
+	fields, problems = analyzeRule(&r, s, newRuleTypes(sch), map[string]*cel.Env{})
+	return fields, problems, true
 }
 
 // analyzeRule parses r's expression (a guard before the first ';', as Confluent's

@@ -36,7 +36,7 @@ var breakingKinds = map[checker.ChangeKind]string{
 // schema but no longer do against the head's: the change removed, renamed, moved or
 // retyped a field they read (a retyped field that the rule still reads correctly, such
 // as int to long, breaks nothing). A rule new in the head, or already wrong against the
-// base, is lint's to report.
+// base, is lint's to report, and so is either schema when it does not parse.
 func dataRuleFindings(b, h *contract.Subject, sr *SubjectReport) {
 	inBase := map[string]bool{}
 	for _, r := range b.Rules {
@@ -46,12 +46,12 @@ func dataRuleFindings(b, h *contract.Subject, sr *SubjectReport) {
 		if !inBase[r.Name] {
 			continue
 		}
-		read, before := b.CheckRule(r)
-		if len(before) > 0 {
+		read, before, ok := b.CheckRule(r)
+		if !ok || len(before) > 0 {
 			continue
 		}
-		_, after := h.CheckRule(r)
-		if len(after) == 0 {
+		_, after, ok := h.CheckRule(r)
+		if !ok || len(after) == 0 {
 			continue
 		}
 		field, verb := "", ""
