@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -45,8 +48,9 @@ func (p *Pages) afterPage() {
 	s.health.once.Do(func() { go p.audit(s) })
 }
 
-// audit computes the history part of s's report. Audits run one at a time; one whose
-// commit is no longer served by the time it would start is skipped.
+// audit computes the history part of s's report, from the previous commit's audit
+// when the branch only grew. Audits run one at a time; one whose commit is no longer
+// served by the time it would start is skipped.
 func (p *Pages) audit(s *snapshot) {
 	p.auditing.Lock()
 	defer p.auditing.Unlock()
@@ -58,7 +62,10 @@ func (p *Pages) audit(s *snapshot) {
 	if current {
 		var ix *versions.Index
 		if err = p.Tree.WithVersions(s.head, func(shared *versions.Index) { ix = indexCopy(shared) }); err == nil {
-			broken, err = history.Audit(p.Tree.Repo.Storer, ix)
+			var a *history.Audited
+			if a, err = history.AuditFrom(p.Tree.Repo.Storer, ix, p.previousAudit(s.head)); err == nil {
+				p.audited, broken = a, a.Breaks
+			}
 		}
 	}
 	if err != nil {
@@ -67,6 +74,22 @@ func (p *Pages) audit(s *snapshot) {
 	s.health.mu.Lock()
 	s.health.broken, s.health.err, s.health.done = broken, err, true
 	s.health.mu.Unlock()
+}
+
+// previousAudit is the last audit, when its head is head or a first-parent ancestor
+// of it: the new commit's audit then checks only the versions the branch gained (a
+// version's verdict depends on it and the versions before it alone). nil otherwise
+// (the first audit, a rewritten branch): everything is audited. Called under
+// p.auditing.
+func (p *Pages) previousAudit(head plumbing.Hash) *history.Audited {
+	if p.audited == nil {
+		return nil
+	}
+	ok, err := gitrepo.IsFirstParentAncestor(p.Tree.Repo.Storer, plumbing.NewHash(p.audited.Head), head)
+	if err != nil || !ok {
+		return nil
+	}
+	return p.audited
 }
 
 // indexCopy copies what the audit reads of a versions index (each subject's

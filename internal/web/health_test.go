@@ -1,12 +1,19 @@
 package web
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 // gmvLong and gmvBackToInt give the example tree the history the health report looks
@@ -138,5 +145,68 @@ func TestHealthPageCapsLongLists(t *testing.T) {
 	}
 	if rows := strings.Count(section, "<tr"); rows != 2 { // the header and one read
 		t.Errorf("%d table rows, want the header and 1 read:\n%s", rows, section)
+	}
+}
+
+// TestHealthPageFollowsTheBranch: when the branch moves, the health page of the new
+// commit is computed again, from the previous commit's audit (only the versions the
+// branch gained are checked), and finds the break the new commit made; a commit that
+// is not a descendant (a rewritten branch) is audited from scratch.
+func TestHealthPageFollowsTheBranch(t *testing.T) {
+	r := testutil.ExampleRepo(t)
+	gmvLong(t, r.Dir)
+	first := r.Commit("order_count long")
+	gmvBackToInt(t, r.Dir)
+	second := r.Commit("order_count int again")
+	head := first
+	mux := http.NewServeMux()
+	p := &Pages{Tree: &Tree{Repo: r.Git, Head: func() (plumbing.Hash, error) { return head, nil }},
+		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p.Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	finished := func() string {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, body := get(t, srv, "/report"); !strings.Contains(body, "Being computed") {
+				return body
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the history audit did not finish within 60 s")
+			}
+		}
+	}
+	if body := finished(); !strings.Contains(body, "Every version on the branch passed its level") {
+		t.Fatalf("at the first commit no version broke its level:\n%s", body)
+	}
+	p.auditing.Lock()
+	prev := p.previousAudit(second)
+	p.auditing.Unlock()
+	if prev == nil || prev.Head != first.String() {
+		t.Fatalf("the audit of %s is not reused for its child %s: %+v", first, second, prev)
+	}
+	head = second
+	body := finished()
+	if !strings.Contains(body, "dws.gmv-1min-value</a> version 3") || !strings.Contains(body, "TYPE_MISMATCH") {
+		t.Errorf("after the branch moved the page does not show the break the new commit made:\n%s", body)
+	}
+	// A commit beside the branch is not a descendant of the last audit.
+	r.Branch("rewrite")
+	r.Edit("contracts/dws/gmv-1min/gmv_1min.avsc", "(an int again)", "(rewritten)")
+	aside := r.Commit("a rewritten history")
+	p.auditing.Lock()
+	if p.audited.Head != second.String() {
+		t.Errorf("the last audit is of %s, want %s", p.audited.Head, second)
+	}
+	p.audited.Head = first.String() // as if the branch had been rewritten from first on
+	p.auditing.Unlock()
+	if got := p.previousAudit(aside); got == nil {
+		t.Errorf("%s descends from %s: its audit should be reused", aside, first)
+	}
+	p.auditing.Lock()
+	p.audited.Head = aside.String()
+	p.auditing.Unlock()
+	if got := p.previousAudit(second); got != nil {
+		t.Errorf("%s is not a first-parent ancestor of %s, yet its audit would be reused", aside, second)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/history"
 )
 
 //go:embed templates/*.html
@@ -35,8 +37,10 @@ type Pages struct {
 	snap *snapshot
 	// light is the catalog's snapshot while the full tree loads.
 	light light
-	// auditing runs one history audit of the health report at a time.
+	// auditing runs one history audit of the health report at a time; audited is the
+	// last one, which the next commit's extends (health.go).
 	auditing sync.Mutex
+	audited  *history.Audited
 }
 
 // The pages' templates: each page is the layout plus its own template.
