@@ -158,9 +158,12 @@ func (a *Audited) extends(b *Audited) bool {
 }
 
 // audit checks the versions of one subject from index from on (the first has nothing
-// to be checked against), oldest first.
+// to be checked against), oldest first. A parsed version is held only while a later
+// check needs it: up to the last version a _TRANSITIVE level checks, every earlier
+// one; after it, the one before, so a long history at other levels holds two.
 func (r *reader) audit(vs []versions.Version, from int) ([]Break, error) {
 	parsed := map[int]parsed{}
+	last := lastTransitive(vs)
 	var out []Break
 	for i := max(from, 1); i < len(vs); i++ {
 		b, err := r.check(parsed, vs[:i], vs[i])
@@ -170,8 +173,23 @@ func (r *reader) audit(vs []versions.Version, from int) ([]Break, error) {
 		if b != nil {
 			out = append(out, *b)
 		}
+		if i >= last {
+			delete(parsed, vs[i-1].Version)
+		}
 	}
 	return out, nil
+}
+
+// lastTransitive is the index of the last version whose level is _TRANSITIVE (checked
+// against every earlier version), 0 when there is none.
+func lastTransitive(vs []versions.Version) int {
+	last := 0
+	for i, v := range vs {
+		if l, err := checker.ParseLevel(v.Compatibility); err == nil && l.Transitive() {
+			last = i
+		}
+	}
+	return last
 }
 
 // reader reads versions' texts and the files they import at their commits, for

@@ -116,3 +116,29 @@ func TestAuditNamesTheCommitsThatBrokeTheirLevel(t *testing.T) {
 		t.Errorf("diagnostic at %s:%d [%s], want %s:11 [%s]", d.File, d.Line, d.Code, gmv, CodeBrokeLevel)
 	}
 }
+
+// The audit holds every parsed version up to the last version a _TRANSITIVE level
+// checks, and only the one before after it.
+func TestLastTransitive(t *testing.T) {
+	levels := func(ls ...string) []versions.Version {
+		vs := make([]versions.Version, len(ls))
+		for i, l := range ls {
+			vs[i] = versions.Version{Version: i + 1, Compatibility: l}
+		}
+		return vs
+	}
+	for _, c := range []struct {
+		vs   []versions.Version
+		want int
+	}{
+		{levels("BACKWARD", "BACKWARD", "FULL"), 0},
+		{levels("BACKWARD", "BACKWARD_TRANSITIVE", "BACKWARD", "NONE"), 1},
+		{levels("FULL_TRANSITIVE", "BACKWARD", "FORWARD_TRANSITIVE", "BACKWARD"), 2},
+		{levels("BACKWARD", "NOT_A_LEVEL"), 0},
+		{nil, 0},
+	} {
+		if got := lastTransitive(c.vs); got != c.want {
+			t.Errorf("%v: %d, want %d", c.vs, got, c.want)
+		}
+	}
+}
