@@ -515,7 +515,8 @@ func TestTokenModeWithoutChecks(t *testing.T) {
 	}
 }
 
-// TestChangeEventsCarrySignOffsAndOverride: the pull request is signed off by one
+// TestChangeEventsCarrySignOffsAndOverride (with when each team was asked, for the
+// report's sign-off latency): the pull request is signed off by one
 // team, overridden by an admin for the other, and merged: its change event says who
 // signed off when, and who overrode why and when.
 func TestChangeEventsCarrySignOffsAndOverride(t *testing.T) {
@@ -563,8 +564,8 @@ func TestChangeEventsCarrySignOffsAndOverride(t *testing.T) {
 		t.Fatalf("no event for version 2 of orders.order-created-value:\n%s", data)
 	}
 	want := []events.SignOff{
-		{Team: "data-warehouse", Status: "approved", ApprovedBy: "dana", At: opened.Add(time.Hour)},
-		{Team: "platform", Status: "pending"},
+		{Team: "data-warehouse", Status: "approved", ApprovedBy: "dana", At: opened.Add(time.Hour), RequestedAt: opened},
+		{Team: "platform", Status: "pending", RequestedAt: opened},
 	}
 	if got := merged.Data.SignOffs; !reflect.DeepEqual(got, want) {
 		t.Errorf("sign-offs %+v, want %+v", got, want)

@@ -226,7 +226,8 @@ func (b *Bot) mergedSignOffs(ctx context.Context, gh comments, owner, repo strin
 	}
 	var out []events.SignOff
 	for _, so := range m.state.SignOffs {
-		out = append(out, events.SignOff{Team: so.Team, Status: so.Status, ApprovedBy: so.ApprovedBy, At: so.ApprovedAt})
+		out = append(out, events.SignOff{Team: so.Team, Status: so.Status, ApprovedBy: so.ApprovedBy, At: so.ApprovedAt,
+			RequestedAt: m.state.Teams[so.Team].RequestedAt})
 	}
 	var o *events.Override
 	if so := m.state.Override; so != nil {

@@ -8,6 +8,7 @@ import (
 	slackgo "github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -87,14 +88,4 @@ func slackEscape(s string) string {
 }
 
 // humanDuration writes "12 h", "1 h 30 min" or "45 min".
-func humanDuration(d time.Duration) string {
-	d = d.Round(time.Minute)
-	h, m := int(d.Hours()), int(d.Minutes())%60
-	switch {
-	case h > 0 && m > 0:
-		return fmt.Sprintf("%d h %d min", h, m)
-	case h > 0:
-		return fmt.Sprintf("%d h", h)
-	}
-	return fmt.Sprintf("%d min", m)
-}
+func humanDuration(d time.Duration) string { return report.HumanDuration(d) }

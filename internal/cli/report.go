@@ -23,7 +23,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var repoDir, format, now, cacheDir string
+	var repoDir, format, now, cacheDir, eventsFile string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print the repository's health: unused subjects, lineage coverage, deprecated reads, history that broke its level",
@@ -32,8 +32,12 @@ origin/master, main or master; HEAD when none exists): its tree at the head and 
 first-parent history. It lists the subjects no consumer reads (with their age from the
 history), the jobs that declare no lineage (black boxes) and the share that do, the
 consumers still reading deprecated fields, and the commits that broke their subject's
-compatibility level (as lint --history). Figures that live on GitHub (publish marks,
-automation rate, sign-off latency) are named as not derived.
+compatibility level (as lint --history). How changes reached the branch comes from
+its first-parent history (commits that changed contracts/ through a pull request or
+straight to the branch) or, with --events, from the change events log the bot wrote
+(merged on the verdict or on an override: the automation rate; the sign-off latency,
+median and p90). Figures that live on GitHub (publish marks) are named as not
+derived.
 
 With --cache-dir, the versions index of the branch (in versions/, as serve keeps it:
 give serve's --cache-dir to share it) and the audit of the history (in audit/) are kept
@@ -42,6 +46,7 @@ in that folder, and the next report reads only the commits made since
 		Example: `  contractbot report
   contractbot report --format markdown > health.md
   contractbot report --format json
+  contractbot report --events events.jsonl   # automation rate and sign-off latency from the change events
   contractbot report --cache-dir ~/.cache/contractbot   # later runs read only new commits`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,12 +75,18 @@ in that folder, and the next report reads only the commits made since
 			if err != nil {
 				return err
 			}
+			a, err := automation(repoDir, eventsFile)
+			if err != nil {
+				return err
+			}
+			r.SetAutomation(a)
 			_, err = fmt.Fprint(cmd.OutOrStdout(), render(r))
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVar(&eventsFile, "events", "", "the change events log (JSON lines, as --publish-events file:PATH writes it): the automation rate and the sign-off latency come from it")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index (versions/, shared with serve's) and the history's audit (audit/) in this folder, and read only the commits made since the last report")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
 	return cmd

@@ -107,6 +107,9 @@ type SignOff struct {
 	Status     string    `json:"status"`
 	ApprovedBy string    `json:"approved_by,omitempty"`
 	At         time.Time `json:"at,omitzero"`
+	// RequestedAt is when the bot asked the team (its sign-off clock's start): with
+	// At, the sign-off latency of the health report.
+	RequestedAt time.Time `json:"requested_at,omitzero"`
 }
 
 // Override is an audited decision to merge without what the change needed.

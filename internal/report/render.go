@@ -110,6 +110,14 @@ func render(r *Report, md bool) string {
 			code(short(br.Commit)), br.Time.UTC().Format("2006-01-02"), br.Level, strings.Join(against, ", "), strings.Join(rs, ", "))
 	}
 
+	if r.Automation != nil {
+		title, lines := automationLines(r.Automation)
+		head(title)
+		for _, l := range lines {
+			item("%s", l)
+		}
+	}
+
 	head("Not derived here")
 	for _, n := range r.NotDerived {
 		item("%s", n)

@@ -28,6 +28,9 @@ type Report struct {
 	DeprecatedReads []DeprecatedRead `json:"deprecated_reads"`
 	// Broken lists the versions of the default branch that broke their level.
 	Broken []history.Break `json:"history_broke_level"`
+	// Automation is how changes reached the branch and how long sign-offs took
+	// (SetAutomation; nil when not computed).
+	Automation *Automation `json:"automation,omitempty"`
 	// NotDerived names the figures this report cannot compute offline, and why.
 	NotDerived []string `json:"not_derived"`
 }
@@ -112,7 +115,7 @@ func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now 
 	r := &Report{At: now, Subjects: len(tree.Subjects), Unused: []Unused{}, DeprecatedReads: []DeprecatedRead{}, Broken: broken,
 		NotDerived: []string{
 			"subjects with a topic but never published: the publish marks are commit statuses on GitHub, not in the repository",
-			"automation rate and sign-off latency: they come from pull requests and the bot's comments on GitHub",
+			notDerivedAutomation + ": they come from pull requests and the bot's comments on GitHub",
 		}}
 	if r.Broken == nil {
 		r.Broken = []history.Break{}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Merge is one commit of the default branch that changed contracts/, as an edge read
+// it: from the change events log (what the bot knew at the merge) or from the Git
+// history alone (which knows only whether a pull request was named).
+type Merge struct {
+	Commit string
+	// PullRequest is the pull request the commit's message names (0: none, a push
+	// straight to the branch, around the bot).
+	PullRequest int
+	// Override: the merge went through on an admin's override, not on the verdict.
+	Override bool
+	// SignOffs are the teams' sign-offs at the merge (events only).
+	SignOffs []SignOffTimes
+}
+
+// SignOffTimes is one team's sign-off of a merged pull request: when the bot asked
+// it (requested) and when it approved (zero when it did not).
+type SignOffTimes struct {
+	Team                  string
+	Requested, ApprovedAt time.Time
+}
+
+// Automation is how changes reached the default branch, and how long sign-offs took.
+type Automation struct {
+	// Source says where the figures come from ("change events FILE" or "Git history").
+	Source string `json:"source"`
+	// Merges counts the commits seen that changed contracts/; PullRequests those that
+	// name a pull request, Direct those that do not.
+	Merges       int `json:"merges"`
+	PullRequests int `json:"pull_requests"`
+	Direct       int `json:"direct"`
+	// Verdict and Override split the pull requests (events only): merged on the
+	// bot's verdict or on an admin's override; Rate is Verdict/(Verdict+Override).
+	Verdict  *int     `json:"verdict,omitempty"`
+	Override *int     `json:"override,omitempty"`
+	Rate     *float64 `json:"rate,omitempty"`
+	// Latency is the sign-off latency (events only).
+	Latency *Latency `json:"signoff_latency,omitempty"`
+}
+
+// Latency is the time from the bot's review request to the approving review, over
+// every approved sign-off of the merged pull requests.
+type Latency struct {
+	SignOffs int           `json:"signoffs"`
+	Median   time.Duration `json:"-"`
+	P90      time.Duration `json:"-"`
+	// MedianSeconds and P90Seconds are Median and P90 in whole seconds, for JSON.
+	MedianSeconds int64 `json:"median_seconds"`
+	P90Seconds    int64 `json:"p90_seconds"`
+	// Unknown counts approved sign-offs without a request time (events written
+	// before the events carried it).
+	Unknown int `json:"unknown"`
+}
+
+// Automate computes the automation figures of merges read from source; withVerdicts
+// says whether the merges carry overrides and sign-offs (the events log does, the
+// Git history does not). The median and the 90th percentile are nearest-rank.
+func Automate(source string, merges []Merge, withVerdicts bool) *Automation {
+	a := &Automation{Source: source, Merges: len(merges)}
+	verdict, override := 0, 0
+	var lat []time.Duration
+	unknown := 0
+	for _, m := range merges {
+		if m.PullRequest == 0 {
+			a.Direct++
+			continue
+		}
+		a.PullRequests++
+		if m.Override {
+			override++
+		} else {
+			verdict++
+		}
+		for _, so := range m.SignOffs {
+			switch {
+			case so.ApprovedAt.IsZero():
+			case so.Requested.IsZero() || so.ApprovedAt.Before(so.Requested):
+				unknown++
+			default:
+				lat = append(lat, so.ApprovedAt.Sub(so.Requested))
+			}
+		}
+	}
+	if !withVerdicts {
+		return a
+	}
+	a.Verdict, a.Override = &verdict, &override
+	if verdict+override > 0 {
+		rate := float64(verdict) / float64(verdict+override)
+		a.Rate = &rate
+	}
+	a.Latency = &Latency{SignOffs: len(lat), Unknown: unknown}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		a.Latency.Median, a.Latency.P90 = nearestRank(lat, 50), nearestRank(lat, 90)
+		a.Latency.MedianSeconds, a.Latency.P90Seconds = int64(a.Latency.Median.Seconds()), int64(a.Latency.P90.Seconds())
+	}
+	return a
+}
+
+// nearestRank is the p-th percentile of sorted by the nearest-rank method.
+func nearestRank(sorted []time.Duration, p int) time.Duration {
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
+	return sorted[max(rank, 1)-1]
+}
+
+// notDerivedAutomation starts the line of NotDerived that SetAutomation removes.
+const notDerivedAutomation = "automation rate and sign-off latency"
+
+// SetAutomation adds the automation figures to the report; its section says what its
+// source could not tell, so the line of NotDerived about them goes.
+func (r *Report) SetAutomation(a *Automation) {
+	r.Automation = a
+	r.NotDerived = slices.DeleteFunc(r.NotDerived, func(s string) bool { return strings.HasPrefix(s, notDerivedAutomation) })
+}
+
+// automationLines renders the automation section: its title and its lines.
+func automationLines(a *Automation) (string, []string) {
+	title := fmt.Sprintf("Automation (from the %s): %d merge(s) that published versions", a.Source, a.Merges)
+	if a.Verdict == nil {
+		title = fmt.Sprintf("Automation (from the %s): %d commit(s) of the branch changed contracts/", a.Source, a.Merges)
+	}
+	lines := []string{fmt.Sprintf("%d through a pull request, %d straight to the branch (around the bot)", a.PullRequests, a.Direct)}
+	if a.Verdict == nil {
+		lines = append(lines, "merged on the bot's verdict or on an override, and the sign-off latency: not in the Git history (give --events FILE, the change events log)")
+		return title, lines
+	}
+	rate := "no pull request merged"
+	if a.Rate != nil {
+		rate = fmt.Sprintf("%.0f%% automated", 100**a.Rate)
+	}
+	lines = append(lines, fmt.Sprintf("%d merged on the bot's verdict, %d on an admin's override: %s", *a.Verdict, *a.Override, rate))
+	l := a.Latency
+	if l.SignOffs == 0 {
+		lines = append(lines, "sign-off latency: no approved sign-off with a request time")
+	} else {
+		lines = append(lines, fmt.Sprintf("sign-off latency over %d approved sign-off(s), review request to approval: median %s, p90 %s", l.SignOffs, HumanDuration(l.Median), HumanDuration(l.P90)))
+	}
+	if l.Unknown > 0 {
+		lines = append(lines, fmt.Sprintf("%d approved sign-off(s) without a request time are not counted", l.Unknown))
+	}
+	return title, lines
+}
+
+// HumanDuration writes a duration to the minute: "26 h", "3 h 5 min", "45 min".
+func HumanDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h > 0 && m > 0:
+		return fmt.Sprintf("%d h %d min", h, m)
+	case h > 0:
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d min", m)
+}
