@@ -205,3 +205,42 @@ func (g *FieldGraph) Paths(limit int) (paths []string, cutAt string) {
 	sort.Strings(paths)
 	return paths, cutAt
 }
+
+// FieldGraphData is a FieldGraph as plain data (FieldGraph.Data), for a cache of parse
+// results that keeps the graph instead of parsing the schema again.
+type FieldGraphData struct {
+	Names [][]string  // per type: its field names, sorted
+	Next  [][][]int32 // per type and field: the types the field leads to
+	Root  []int32
+}
+
+// Data returns the graph as plain data; it shares the graph's slices.
+func (g *FieldGraph) Data() FieldGraphData {
+	d := FieldGraphData{Root: g.root, Names: make([][]string, len(g.types)), Next: make([][][]int32, len(g.types))}
+	for i, t := range g.types {
+		d.Names[i], d.Next[i] = t.names, t.next
+	}
+	return d
+}
+
+// Graph rebuilds the graph Data returned, refusing data whose fields lead to types it
+// does not have.
+func (d FieldGraphData) Graph() (*FieldGraph, error) {
+	if len(d.Names) != len(d.Next) {
+		return nil, fmt.Errorf("field graph data: %d types with names, %d with fields", len(d.Names), len(d.Next))
+	}
+	valid := func(ids []int32) bool {
+		return !slices.ContainsFunc(ids, func(id int32) bool { return id < 0 || int(id) >= len(d.Names) })
+	}
+	if !valid(d.Root) {
+		return nil, fmt.Errorf("field graph data: a root type out of range")
+	}
+	g := &FieldGraph{types: make([]graphType, len(d.Names)), root: d.Root}
+	for i := range d.Names {
+		if len(d.Names[i]) != len(d.Next[i]) || !slices.IsSorted(d.Names[i]) || slices.ContainsFunc(d.Next[i], func(n []int32) bool { return !valid(n) }) {
+			return nil, fmt.Errorf("field graph data: type %d is inconsistent", i)
+		}
+		g.types[i] = graphType{names: d.Names[i], next: d.Next[i]}
+	}
+	return g, nil
+}

@@ -40,7 +40,7 @@ func (r *repoFlags) source() (contract.Source, error) {
 
 func newLintCmd() *cobra.Command {
 	var rf repoFlags
-	var format, events string
+	var format, events, cacheDir string
 	var withHistory, stats bool
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -66,7 +66,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 			if err != nil {
 				return err
 			}
-			tree, err := contract.Load(src)
+			tree, err := loadForLint(cmd, src, cacheDir)
 			if err != nil {
 				return err
 			}
@@ -96,6 +96,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github (GitHub Actions ::error lines)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
 	cmd.Flags().StringVar(&events, "openlineage", "", "with --stats: compare the declared reads with the OpenLineage events of this JSON-lines file (serve's --lineage-events file, or a file transport's)")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep what parsing each schema gave in this folder (by content hash, for this build of contractbot), so a later lint parses only the schemas that changed (about 10 MB at 10,000 subjects; safe to delete)")
 	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
 }
@@ -114,6 +115,27 @@ func writeStats(w io.Writer, tree *contract.Tree, events string) error {
 	}
 	lineage.Observe(tree, openlineage.Observe(evs)).WriteText(w, len(evs), events)
 	return nil
+}
+
+// loadForLint loads the tree, through the parse cache in cacheDir when one is given.
+// A cache that cannot be written is a warning: lint's result does not depend on it.
+func loadForLint(cmd *cobra.Command, src contract.Source, cacheDir string) (*contract.Tree, error) {
+	if cacheDir == "" {
+		return contract.Load(src)
+	}
+	id, err := buildID()
+	if err != nil {
+		return nil, fmt.Errorf("lint with --cache-dir %s: %w", cacheDir, err)
+	}
+	pc := contract.OpenParseCache(cacheDir, id)
+	tree, err := contract.LoadCached(src, pc)
+	if err != nil {
+		return nil, err
+	}
+	if err := pc.Save(); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "contractbot: %v; the next lint parses every schema again.\n", err)
+	}
+	return tree, nil
 }
 
 // historyDiagnostics audits the default branch of the repository at dir.

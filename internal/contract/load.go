@@ -45,6 +45,8 @@ type loader struct {
 	trees   map[string]plumbing.Hash
 	// noSchemas reads no schema file (LoadWithoutSchemas).
 	noSchemas bool
+	// parses, when set, keeps what parsing each schema gave (LoadCached).
+	parses *ParseCache
 }
 
 type protoFile struct {

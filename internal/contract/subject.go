@@ -243,38 +243,69 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 		Record:  s.Message,
 	}
 	parse := func() (checker.Schema, error) { return eng.Parse(src) }
+	// The parsed schema is dropped at the end and parsed again on demand
+	// (Subject.Schema): most callers need only the field paths of most subjects. The
+	// folders a partial load was asked for keep theirs.
+	var key [32]byte
+	cached := l.parses != nil && len(s.Rules) == 0 && !l.keep[s.Dir]
+	if cached {
+		key = l.parses.parseKey(s.SchemaFile, s.Format, s.Message, data)
+		if e, hit := l.parses.get(key, l.resolveProto); hit {
+			if facts, ok := e.facts(); ok {
+				s.parse = parse
+				l.recordFacts(s, sf, data, facts)
+				return
+			}
+		}
+	}
 	sch, err := parse()
 	if err != nil {
 		l.schemaError(sf, err)
 		return
 	}
-	digest := sha256.New()
-	digest.Write(data)
-	s.fieldPaths, s.fieldGraph = sch.FieldPaths(), sch.FieldGraph()
-	s.undocumented = undocumentedTop(sch)
+	facts := schemaFacts{paths: sch.FieldPaths(), graph: sch.FieldGraph(), undocumented: undocumentedTop(sch),
+		cut: sch.FieldPathsCut(), deps: sch.Dependencies()}
 	if len(s.Rules) > 0 {
 		s.ruleTypes = newRuleTypes(sch)
 	}
-	cut := sch.FieldPathsCut()
-	for _, p := range sch.Dependencies() {
+	if cached {
+		l.parses.put(key, facts, l.resolveProto)
+	}
+	s.parse = parse
+	l.recordFacts(s, sf, data, facts)
+	if l.keep[s.Dir] {
+		s.once.Do(func() { s.schema = sch })
+	}
+}
+
+// schemaFacts is what a load keeps of a parsed schema (ParseCache keeps the same).
+type schemaFacts struct {
+	paths        []string
+	graph        *checker.FieldGraph
+	undocumented []item
+	cut          *checker.InputError
+	deps         []string // the files it imports, in order
+}
+
+// recordFacts sets a subject's field paths and graph and its schema's digest (the
+// schema's text and every file it imports), and warns where a listing is cut.
+func (l *loader) recordFacts(s *Subject, sf *file, data []byte, f schemaFacts) {
+	digest := sha256.New()
+	digest.Write(data)
+	s.fieldPaths, s.fieldGraph = f.paths, f.graph
+	s.undocumented = f.undocumented
+	for _, p := range f.deps {
 		text, _ := l.resolveProto(p)
 		fmt.Fprintf(digest, "\x00%s\x00%d\x00", p, len(text))
 		digest.Write(text)
 	}
-	if cut != nil {
-		l.fieldPathsCut(sf, cut)
+	if f.cut != nil {
+		l.fieldPathsCut(sf, f.cut)
 	}
 	s.Digest = hex.EncodeToString(digest.Sum(nil))
 	if !sort.StringsAreSorted(s.fieldPaths) {
 		s.fieldPaths = append([]string(nil), s.fieldPaths...)
 		sort.Strings(s.fieldPaths)
-	}
-	// The parsed schema is dropped here and parsed again on demand (Subject.Schema):
-	// most callers need only the field paths of most subjects. The folders a partial
-	// load was asked for keep theirs.
-	s.parse = parse
-	if l.keep[s.Dir] {
-		s.once.Do(func() { s.schema = sch })
 	}
 }
 
