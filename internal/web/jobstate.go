@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,15 +20,19 @@ import (
 // jobState is what a stateful job's entry on the page of the subject it reads shows:
 // its `state:` and its recoverability, the fields in state whose serializer cannot
 // migrate the pending changes to the subject. The pending changes are those of the
-// open pull requests that change the subject, evaluated as the bot evaluates them
-// (change.Between, verdict.Evaluate, verdict.JobStateEffects), when the pages know
-// them and the server's repository holds their head commits.
+// open pull requests that change the subject when the pages know them (the sign-off
+// source), else those of the pull requests that the subject's planned calendar
+// entries name, read from the repository's pull request refs; each is evaluated as
+// the bot evaluates it (change.Between, verdict.Evaluate, verdict.JobStateEffects)
+// when the server's repository holds its head commit.
 type jobState struct {
 	State *contract.JobState
 	// AllFields: the job keeps every field (fields: ["*"]).
 	AllFields bool
-	// Against are the pull requests the figure is computed against.
+	// Against are the pull requests the figure is computed against; Basis says which
+	// ones, for a sentence.
 	Against []pendingPR
+	Basis   string
 	// AtRisk are the state fields that cannot be restored after a pending change,
 	// sorted; Checked says whether any pending change was evaluated at all.
 	AtRisk  []string
@@ -45,6 +50,9 @@ type pendingPR struct {
 	Notes   []string
 	// Missing says why the pull request could not be evaluated here ("" when it was).
 	Missing string
+	// Entry is the calendar file that names the pull request, when the pull request
+	// comes from a planned change rather than the sign-off source.
+	Entry string
 }
 
 // pendingEval is an open pull request's evaluation against the served commit: the
@@ -75,13 +83,24 @@ func (p *Pages) newJobState(ctx context.Context, s *snapshot, sub *contract.Subj
 			js.Migrations = append(js.Migrations, e)
 		}
 	}
-	risk := map[string]bool{}
-	for _, pr := range prs {
-		if !slices.Contains(pr.Subjects, sub.Subject) {
-			continue
+	js.Basis = "the pending changes of the open pull requests below"
+	var planned []pendingPR
+	if unknown != "" {
+		planned = p.plannedPullRequests(sub, entries)
+		js.Basis = "the changes of the pull requests that the planned changes in calendar/ name (below; the open pull requests are not known here)"
+	} else {
+		for _, pr := range prs {
+			if slices.Contains(pr.Subjects, sub.Subject) {
+				planned = append(planned, pendingPR{PullRequestStatus: pr})
+			}
 		}
-		pp := pendingPR{PullRequestStatus: pr}
-		ev := p.evaluatePending(ctx, s, pr.HeadSHA)
+	}
+	risk := map[string]bool{}
+	for _, pp := range planned {
+		ev := &pendingEval{missing: pp.Missing}
+		if pp.Missing == "" {
+			ev = p.evaluatePending(ctx, s, pp.HeadSHA)
+		}
 		if ev.missing != "" {
 			pp.Missing = ev.missing
 		} else {
@@ -99,14 +118,45 @@ func (p *Pages) newJobState(ctx context.Context, s *snapshot, sub *contract.Subj
 	}
 	js.AtRisk = sortedKeys(risk)
 	switch {
-	case unknown != "":
-		js.Unknown = unknown
+	case unknown != "" && len(js.Against) == 0:
+		js.Unknown = unknown + " No planned change in calendar/ names a pull request that changes " + sub.Subject + "."
+	case unknown != "" && !js.Checked:
+		js.Unknown = unknown + " The pull requests of the planned changes in calendar/ could not be evaluated here (see below)."
 	case len(js.Against) == 0:
 		js.Unknown = "No open pull request changes " + sub.Subject + "."
 	case !js.Checked:
 		js.Unknown = "No open pull request that changes " + sub.Subject + " could be evaluated here (see below)."
 	}
 	return js
+}
+
+// plannedPullRequests lists the pull requests the planned calendar entries of sub
+// name, once each, with their heads from the repository's pull request refs (where
+// the bot's Git cache fetches them: refs/remotes/origin/pull/N/head, or
+// refs/pull/N/head).
+func (p *Pages) plannedPullRequests(sub *contract.Subject, entries []*contract.Entry) []pendingPR {
+	var out []pendingPR
+	for _, e := range entries {
+		if e.PullRequest <= 0 || slices.ContainsFunc(out, func(pp pendingPR) bool { return pp.Number == e.PullRequest }) {
+			continue
+		}
+		pp := pendingPR{PullRequestStatus: PullRequestStatus{Number: e.PullRequest, Title: e.Title, Subjects: []string{sub.Subject}}, Entry: e.File}
+		n := strconv.Itoa(e.PullRequest)
+		for _, name := range []string{"refs/remotes/origin/pull/" + n + "/head", "refs/pull/" + n + "/head"} {
+			if p.Tree.Repo == nil {
+				break
+			}
+			if ref, err := p.Tree.Repo.Reference(plumbing.ReferenceName(name), true); err == nil {
+				pp.HeadSHA = ref.Hash().String()
+				break
+			}
+		}
+		if pp.HeadSHA == "" {
+			pp.Missing = "its head is not in this server's repository; fetch the pull requests' heads into it (git fetch origin '+refs/pull/*/head:refs/remotes/origin/pull/*') to see what it does to this job's state."
+		}
+		out = append(out, pp)
+	}
+	return out
 }
 
 // evaluatePending evaluates an open pull request's head against the served commit

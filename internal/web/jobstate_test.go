@@ -44,8 +44,9 @@ func statePR(t *testing.T, before ...func(t *testing.T, dir string)) (*git.Repos
 // subject, evaluated as the bot evaluates them: a widening Avro allows is still
 // unrecoverable for POJO state, field by field with the serializer's rule; a pull
 // request whose head the server's repository lacks is named with how to fetch it;
-// without the bot the page says what the figure cannot be computed against. Golden
-// subject-dw.order-detail-value.html.
+// without the bot the figure is computed against the pull request a planned change
+// names when its head was fetched, else not computed, and the page says why. Goldens
+// subject-dw.order-detail-value.html and subject-dw.order-detail-value-planned.html.
 func TestJobRecoverability(t *testing.T) {
 	repo, head := statePR(t)
 	srv := pagesServerWith(t, repo, statePRs(head))
@@ -71,12 +72,23 @@ func TestJobRecoverability(t *testing.T) {
 		t.Errorf("a sink without state: shows a recoverability figure")
 	}
 
-	// Without the bot the figure is not computed, and the page says why.
+	// Without the bot the figure is computed against the pull request the planned
+	// change names (the example's calendar/2026-12-08-split-order-amount.yaml, #42),
+	// when the repository has its head; else it is not computed, and the page says why.
 	_, body = get(t, pagesServer(t, repo), "/subjects/dw.order-detail-value")
 	job = consumerEntry(t, body, "dws-gmv-1min")
-	if !strings.Contains(job, "Recoverability:</strong> not computed. The bot is not connected") {
-		t.Errorf("without the bot the job's state should say the figure is not computed and why:\n%s", job)
+	contains(t, "without the bot or the planned pull request's head, the job's state", job,
+		"Recoverability:</strong> not computed. The bot is not connected", "could not be evaluated",
+		"Planned change <code>calendar/2026-12-08-split-order-amount.yaml</code>, pull request #42", "its head is not in this server&#39;s repository")
+	if err := repo.Storer.SetReference(plumbing.NewHashReference("refs/remotes/origin/pull/42/head", plumbing.NewHash(head))); err != nil {
+		t.Fatal(err)
 	}
+	_, body = get(t, pagesServer(t, repo), "/subjects/dw.order-detail-value")
+	job = consumerEntry(t, body, "dws-gmv-1min")
+	contains(t, "without the bot, with the planned pull request's head fetched, the job's state", job,
+		"1 of 3 fields in state cannot be restored", "planned changes in calendar/",
+		"Planned change <code>calendar/2026-12-08-split-order-amount.yaml</code>, pull request #42", "<code>promoted</code>")
+	golden(t, "subject-dw.order-detail-value-planned.html", body)
 }
 
 // statePRs are open pull requests of dw.order-detail-value: #70 at head (from
@@ -89,6 +101,16 @@ func statePRs(head string) fakeSource {
 			Class: "compatible", HeadSHA: "0123456789abcdef0123456789abcdef01234567", EvaluatedAt: pagesNow, Subjects: []string{"dw.order-detail-value"}},
 		{Repo: "acme/contracts", Number: 72, Title: "Another subject", HeadSHA: head, Subjects: []string{"orders.order-created-value"}},
 	}}
+}
+
+// contains fails the test for every one of wants that text lacks.
+func contains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
 }
 
 // consumerEntry returns the <li> of a consumer on a subject page.
