@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"maps"
 	"slices"
@@ -148,7 +149,8 @@ func announcementKey(r *verdict.Report) string {
 	for _, so := range r.SignOffs {
 		fps = append(fps, so.Team+"="+so.Fingerprint)
 	}
-	return "all-signed-off@" + shortSHA(strings.Join(fps, ","))
+	sum := sha256.Sum256([]byte(strings.Join(fps, ",")))
+	return "all-signed-off@" + hex.EncodeToString(sum[:6])
 }
 
 // markClaims records the out's claims in st (reminder marks, thread placeholders,

@@ -41,9 +41,7 @@ func TestIndirectOwnerToldOnce(t *testing.T) {
 		t.Errorf("a push that changes nothing for analytics told it again: %d FYIs", got)
 	}
 
-	g.push(func(r *testutil.Repo) {
-		r.Edit("contracts/orders/order-created/order_created.avsc", "\"name\": \"currency\"", "\"name\": \"currency_code\"")
-	})
+	g.push(renameCurrency)
 	g.advance(time.Minute)
 	tick()
 	g.advance(time.Minute)
