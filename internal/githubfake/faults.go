@@ -155,18 +155,20 @@ type Request struct {
 }
 
 func (s *Server) record(r *http.Request, pattern string, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	at := s.clock().UTC().Truncate(time.Second)
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	s.log = append(s.log, Request{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Pattern: pattern, Status: status, At: s.now(),
+		Pattern: pattern, Status: status, At: at,
 	})
 }
 
-// Requests returns every request received so far, in order of completion.
+// Requests returns every request received so far, in the order their answers
+// started.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	return slices.Clone(s.log)
 }
 
@@ -175,8 +177,8 @@ func (s *Server) Requests() []Request {
 // answered.
 func (s *Server) Count(method, pattern string) int {
 	s.checkPattern(pattern)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	n := 0
 	for _, q := range s.log {
 		if method != "" && method != q.Method {
@@ -192,8 +194,8 @@ func (s *Server) Count(method, pattern string) int {
 // CountRoute returns how many requests each route received, keyed by the
 // route pattern ("GET /repos/{owner}/{repo}/pulls/{number}/reviews").
 func (s *Server) CountRoute() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	out := map[string]int{}
 	for _, q := range s.log {
 		out[q.Pattern]++

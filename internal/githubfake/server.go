@@ -38,6 +38,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -71,7 +72,11 @@ type Server struct {
 	installs map[int64]string // installation id -> account login
 	limit    rateLimit
 	faults   []*Fault
-	log      []Request
+	// logMu guards log alone: a request is recorded as its answer starts, while
+	// the handler may still hold mu.
+	logMu sync.Mutex
+	log   []Request
+	reqID atomic.Int64
 }
 
 // Option configures a Server in New.
@@ -157,13 +162,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawPath = ""
 	}
 	_, pattern := s.mux.Handler(r)
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	defer func() { s.record(r, pattern, rec.status) }()
+	// The request is recorded before the first byte of its answer leaves (a client
+	// that has read the answer finds it in Requests and Count), or at the end when
+	// nothing was written.
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, done: func(status int) { s.record(r, pattern, status) }}
+	defer rec.start()
 	w = rec
 
 	s.mu.Lock()
 	s.writeRateHeaders(w)
-	w.Header().Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%d", len(s.log)+1))
+	w.Header().Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%d", s.reqID.Add(1)))
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
 	f := s.takeFault(r, pattern)
 	s.mu.Unlock()
@@ -309,10 +317,28 @@ func (s *Server) routes() {
 // statusRecorder remembers the status code an endpoint answered with.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status  int
+	done    func(status int)
+	started bool
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
+	if !r.started {
+		r.status = code
+	}
+	r.start()
 	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.start()
+	return r.ResponseWriter.Write(b)
+}
+
+// start calls done once, as the answer starts.
+func (r *statusRecorder) start() {
+	if !r.started {
+		r.started = true
+		r.done(r.status)
+	}
 }
