@@ -134,6 +134,9 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if lease == 0 {
 		lease = DefaultDigestLease
 	}
+	if len(b.StateKey) == 0 || b.Self == "" {
+		return fmt.Errorf("monthly digest: %w, or the bot's login is unknown: it cannot sign or recognise its marks", ErrNoKey)
+	}
 	api, _, err := b.clients(ctx, d.Repo.Owner, d.Repo.Name, 0)
 	if err != nil {
 		return fmt.Errorf("monthly digest of %s/%s: %w", d.Repo.Owner, d.Repo.Name, err)
