@@ -55,8 +55,8 @@ type Latency struct {
 	// MedianSeconds and P90Seconds are Median and P90 in whole seconds, for JSON.
 	MedianSeconds int64 `json:"median_seconds"`
 	P90Seconds    int64 `json:"p90_seconds"`
-	// Unknown counts approved sign-offs without a request time (events written
-	// before the events carried it).
+	// Unknown counts approved sign-offs without a usable request time: none (events
+	// written before they carried it), or one later than the approval.
 	Unknown int `json:"unknown"`
 }
 
@@ -145,7 +145,7 @@ func automationLines(a *Automation) (string, []string) {
 		lines = append(lines, fmt.Sprintf("sign-off latency over %d approved sign-off(s), review request to approval: median %s, p90 %s", l.SignOffs, HumanDuration(l.Median), HumanDuration(l.P90)))
 	}
 	if l.Unknown > 0 {
-		lines = append(lines, fmt.Sprintf("%d approved sign-off(s) without a request time are not counted", l.Unknown))
+		lines = append(lines, fmt.Sprintf("%d approved sign-off(s) without a usable request time (none, or later than the approval) are not counted", l.Unknown))
 	}
 	return title, lines
 }
