@@ -130,6 +130,6 @@ func HealthExample(t testing.TB) (*Repo, plumbing.Hash) {
   {"name": "cancelled_at", "type": "long", "doc": "When the order was cancelled, ms since epoch (UTC)."}
 ]}
 `)
-	r.Edit("contracts/dw/order-detail/contract.yaml", "fields:\n", "fields:\n  user_id:\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
+	r.Edit("contracts/dw/order-detail/contract.yaml", "  user_id:\n    pii: true\n", "  user_id:\n    pii: true\n    deprecated: {since: \"2026-11-15\", remove_after: \"2027-03-01\"}\n")
 	return r, r.Commit("gmv order_count is an int; order-cancelled; deprecate order-detail user_id")
 }

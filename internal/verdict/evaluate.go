@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func Evaluate(in Input) *Report {
 			changed[sr.Subject] = true
 		}
 	}
-	r.Lint = lintErrors(in.Head, changed)
+	r.Lint = lintErrors(in.Base, in.Head, changed)
 	r.Calendar = calendarChecks(in, r.Subjects)
 	Settle(in, r)
 	return r
@@ -326,18 +327,40 @@ func schemaError(b, h *contract.Subject) error {
 // lintErrors returns the head tree's errors, leaving out the ones the change itself
 // causes in consumer files (a consumer reading a removed field): those are impact,
 // shown with the subject, not a mistake in the consumer's file.
-func lintErrors(head *contract.Tree, changed map[string]bool) contract.Diagnostics {
+func lintErrors(base, head *contract.Tree, changed map[string]bool) contract.Diagnostics {
 	var out contract.Diagnostics
 	for _, d := range head.Diagnostics {
 		if d.Severity != contract.Error {
 			continue
 		}
-		if d.Code == contract.CodeUnknownField {
-			if subj := head.SubjectOfConsumerFile(d.File); subj != "" && changed[subj] {
-				continue
-			}
+		if d.Code == contract.CodeUnknownField && removedByChange(base, head, changed, d) {
+			continue
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// removedByChange reports whether an unknown-field error in a consumer file of a
+// changed subject names a field the base's schema has: a read, state field or lineage
+// input the change removed, which is its impact on the consumer (shown with the
+// subject), not a mistake in the file. A field the base never had (a typo) stays an
+// error. The field is the first quoted string of the message, as the loader writes
+// it for consumer files.
+func removedByChange(base, head *contract.Tree, changed map[string]bool, d contract.Diagnostic) bool {
+	subj := head.SubjectOfConsumerFile(d.File)
+	if subj == "" || !changed[subj] {
+		return false
+	}
+	b := base.Subject(subj)
+	i := strings.IndexByte(d.Message, '"')
+	if b == nil || i < 0 {
+		return false
+	}
+	q, err := strconv.QuotedPrefix(d.Message[i:])
+	if err != nil {
+		return false
+	}
+	field, err := strconv.Unquote(q)
+	return err == nil && b.HasFieldPath(field)
 }

@@ -382,3 +382,20 @@ func berlin(t *testing.T) *time.Location {
 	}
 	return loc
 }
+
+// A consumer file of a changed subject that reads a field its schema never had (a
+// typo made in the same pull request) keeps its lint error: only reads of fields the
+// change removed are impact rather than mistakes.
+func TestTypoInConsumerOfChangedSubjectIsLint(t *testing.T) {
+	r := newScenarioRepo(t)
+	r.replace("contracts/dw/order-detail/order_detail.avsc", `"name": "amount_cents", "type": "long"`, `"name": "amount_cents", "type": "double"`)
+	r.replace("contracts/dw/order-detail/consumers/dws-gmv-1min.yaml", "reads: [order_id, user_id,", "reads: [order_id, user_idd,")
+	r.commit("retype amount_cents, and a typo in a reader")
+	rep := Evaluate(r.input())
+	if len(rep.Lint) != 1 || rep.Lint[0].Code != contract.CodeUnknownField || !strings.Contains(rep.Lint[0].Message, `"user_idd"`) {
+		t.Fatalf("lint %v: want the unknown-field error of user_idd", rep.Lint)
+	}
+	if rep.Ready {
+		t.Error("ready to merge with a lint error")
+	}
+}
