@@ -10,12 +10,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/google/go-github/v60/github"
 	"github.com/spf13/cobra"
 
@@ -97,6 +99,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
   contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			serveGC()
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -295,6 +298,26 @@ func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64,
 	return b, nil
 }
 
+// serveObjectCache is the object cache of the repository serve reads: it reads most
+// objects once (the tree at a commit, the versions' texts), so go-git's default of
+// 96 MiB would mostly hold memory (docs/performance.md, "Web pages (serve)").
+const serveObjectCache = 16 * cache.MiByte
+
+// serveMemoryLimit is serve's soft memory limit (GOMEMLIMIT overrides it).
+const serveMemoryLimit = 400 << 20
+
+// serveGC tunes the collector for a process that keeps its data for hours: the
+// CLI's tuning for one short run (GOGC 400 and a 768 MiB soft limit, in main) would
+// let serve's heap grow to the limit. GOGC and GOMEMLIMIT still take precedence.
+func serveGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
+}
+
 // cacheRoot is --cache-dir, or contractbot in the user cache folder.
 func cacheRoot(dir string) string {
 	if dir != "" {
@@ -313,7 +336,7 @@ func cacheRoot(dir string) string {
 // indexes the branch in the background (answering 503 until it is ready) and the
 // catalog is served from summaries until the full tree is loaded.
 func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
-	repo, err := gitrepo.Open(repoDir)
+	repo, err := gitrepo.OpenWithCache(repoDir, serveObjectCache)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
 	}
@@ -321,7 +344,8 @@ func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded 
 		return nil, nil, nil, nil, err
 	}
 	cache := &versions.Cache{Dir: indexDir, Repo: repoDir, Branch: branch, Log: log}
-	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded, Cache: cache})
+	primed := make(chan struct{}) // the first catalog page is made before the registry indexes
+	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded, Cache: cache}, primed)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
 	}
@@ -333,13 +357,20 @@ func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded 
 		Degraded: reg.Degraded,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
-	go func() { // load the tree now rather than on the first request
+	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
+	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
+	go func() {
+		// The first catalog page (from the subjects' summaries) first: the registry's
+		// index and the full tree read the same repository and would slow it down.
+		if err := guard.Do(log, "preparing the first catalog page", pages.Prime); err != nil {
+			log.Warn("preparing the first catalog page failed", "err", err)
+		}
+		close(primed)
+		// Then the full tree, now rather than on the first request for another page.
 		if err := guard.Do(log, "loading the contract tree", func() error { _, _, err := tree.Current(); return err }); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
 		}
 	}()
-	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
-	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log}
 	return func(mux *http.ServeMux) {
 		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
 		feeds.Mount(mux)

@@ -33,6 +33,11 @@ func Summaries(src Source) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	return SummariesOf(src, dirs)
+}
+
+// SummariesOf is Summaries of the subject folders dirs (as SubjectDirs names them).
+func SummariesOf(src Source, dirs []string) ([]Summary, error) {
 	out := make([]Summary, len(dirs))
 	ok := make([]bool, len(dirs))
 	var mu sync.Mutex

@@ -41,7 +41,15 @@ func (r *Repo) Close() error { return r.close() }
 
 // Open opens the repository that contains path: a working tree (its .git folder is
 // found in path or a parent) or a bare repository.
-func Open(path string) (*Repo, error) {
+func Open(path string) (*Repo, error) { return OpenWithCache(path, DefaultObjectCache) }
+
+// DefaultObjectCache is the size of the cache of inflated objects (delta bases,
+// trees, blobs) a repository opened with Open keeps: go-git's default.
+const DefaultObjectCache = 96 * cache.MiByte
+
+// OpenWithCache is Open with an object cache of cacheBytes: a long-running process
+// that reads each object about once (serve) keeps memory with a smaller one.
+func OpenWithCache(path string, cacheBytes cache.FileSize) (*Repo, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -49,10 +57,10 @@ func Open(path string) (*Repo, error) {
 	for dir := abs; ; dir = filepath.Dir(dir) {
 		gitDir := filepath.Join(dir, ".git")
 		if fi, err := os.Stat(gitDir); err == nil && fi.IsDir() {
-			return open(gitDir, dir)
+			return open(gitDir, dir, cacheBytes)
 		}
 		if isBare(dir) {
-			return open(dir, "")
+			return open(dir, "", cacheBytes)
 		}
 		if filepath.Dir(dir) == dir {
 			return nil, fmt.Errorf("%s is not inside a Git repository: %w", path, git.ErrRepositoryNotExists)
@@ -69,8 +77,8 @@ func isBare(dir string) bool {
 	return true
 }
 
-func open(gitDir, root string) (*Repo, error) {
-	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
+func open(gitDir, root string, cacheBytes cache.FileSize) (*Repo, error) {
+	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(cacheBytes),
 		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})}
 	var wt = osfs.New(root)
 	if root == "" {

@@ -88,7 +88,7 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 	for _, ve := range prev {
 		commit := ve.v.Commit
 		sc, err := eng.Parse(checker.Source{
-			Input: checker.Input{Path: fmt.Sprintf("%s version %d", ve.v.Subject, ve.v.Version), Data: ve.text},
+			Input: checker.Input{Path: fmt.Sprintf("%s version %d", ve.v.Subject, ve.v.Version), Data: ve.text()},
 			Name:  ve.importPath,
 			Resolve: func(name string) ([]byte, error) {
 				return s.readAt(commit, versions.ContractsDir+"/"+name)
@@ -108,7 +108,7 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 	files := map[string][]byte{}
 	for _, ref := range req.References {
 		if rs := snap.subjects[ref.Subject]; rs != nil && ref.Version >= 1 && ref.Version <= len(rs.versions) {
-			files[ref.Name] = rs.versions[ref.Version-1].text
+			files[ref.Name] = rs.versions[ref.Version-1].text()
 		}
 	}
 	head := snap.head

@@ -165,7 +165,7 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 		// The texts differ: the registry may store the schema in another form that
 		// means the same (its own normalization); it says so to a look-up.
 		if registered {
-			found, err := c.LookUpNormalized(ctx, name, string(ve.text), ve.typ, ve.refs)
+			found, err := c.LookUpNormalized(ctx, name, ve.schema(), ve.typ, ve.refs)
 			switch {
 			case err == nil:
 				delete(unmatched, found.Version)

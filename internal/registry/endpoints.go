@@ -22,9 +22,10 @@ func etagOf(body []byte) string {
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
-// writeImmutable answers an immutable read: the body with its strong ETag and
-// ImmutableCacheControl, or 304 Not Modified when If-None-Match names the tag.
-func writeImmutable(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
+// writeImmutable answers an immutable read: the body (its parts, in order) with its
+// strong ETag and ImmutableCacheControl, or 304 Not Modified when If-None-Match names
+// the tag.
+func writeImmutable(w http.ResponseWriter, r *http.Request, etag string, body ...[]byte) {
 	h := w.Header()
 	h["Content-Type"] = ctJSON
 	h.Set("ETag", etag)
@@ -33,7 +34,14 @@ func writeImmutable(w http.ResponseWriter, r *http.Request, body []byte, etag st
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	_, _ = w.Write(body)
+	n := 0
+	for _, b := range body {
+		n += len(b)
+	}
+	h.Set("Content-Length", strconv.Itoa(n))
+	for _, b := range body {
+		_, _ = w.Write(b)
+	}
 }
 
 // matches reports whether an If-None-Match header names etag ("*" names any; the

@@ -131,7 +131,7 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 	if ve := s.version(w, r); ve != nil {
 		if numbered(r) {
-			writeImmutable(w, r, ve.body, ve.bodyTag)
+			writeImmutable(w, r, ve.bodyTag, ve.body)
 			return
 		}
 		write(w, ve.body)
@@ -141,10 +141,10 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
 	if ve := s.version(w, r); ve != nil {
 		if numbered(r) {
-			writeImmutable(w, r, ve.text, ve.textTag)
+			writeImmutable(w, r, ve.textTag, ve.text())
 			return
 		}
-		write(w, ve.text)
+		write(w, ve.text())
 	}
 }
 
@@ -167,13 +167,13 @@ func (s *Server) id(w http.ResponseWriter, r *http.Request) *idEntry {
 
 func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
 	if e := s.id(w, r); e != nil {
-		writeImmutable(w, r, e.body, e.bodyTag)
+		writeImmutable(w, r, e.bodyTag, e.head, e.tail)
 	}
 }
 
 func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {
 	if e := s.id(w, r); e != nil {
-		writeImmutable(w, r, e.text, e.first.textTag)
+		writeImmutable(w, r, e.first.textTag, e.first.text())
 	}
 }
 
@@ -254,7 +254,7 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 		if c.typ != typ {
 			continue
 		}
-		if hit == nil || string(c.text) == req.Schema || string(hit.text) != req.Schema {
+		if hit == nil || c.schema() == req.Schema || hit.schema() != req.Schema {
 			hit = c
 		}
 	}

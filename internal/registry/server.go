@@ -65,8 +65,10 @@ type Server struct {
 	ixMu     sync.RWMutex
 	indexed  atomic.Bool
 	lastSave time.Time
-	// starting is what the registry says while it builds its first snapshot (Start).
+	// starting is what the registry says while it builds its first snapshot (Start);
+	// begun is set once its first index may start (Follow waits for it).
 	starting atomic.Pointer[startState]
+	begun    atomic.Bool
 }
 
 // startState is the registry before its first snapshot: the commit it indexes, since
@@ -80,20 +82,19 @@ type startState struct {
 // NewServer indexes the branch of src and returns the registry serving it.
 func NewServer(src Source) (*Server, error) {
 	s := newServer(src)
+	s.begun.Store(true)
 	if _, err := s.Refresh(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Start returns the registry at once and indexes the branch in the background: until
-// the first snapshot is ready, Head names the commit being indexed, every API request
-// is answered 503 in Confluent's error shape and NotReady says why. It fails only when
-// the branch cannot be resolved. A failed first index is retried by Follow.
-func Start(src Source) (*Server, error) { return start(src, nil) }
-
-// start is Start; the first index waits for gate to close when it is not nil (tests).
-func start(src Source, gate <-chan struct{}) (*Server, error) {
+// Start returns the registry at once and indexes the branch in the background, once
+// after is closed (nil: at once; serve lets the first catalog page be made first):
+// until the first snapshot is ready, Head names the commit being indexed, every API
+// request is answered 503 in Confluent's error shape and NotReady says why. It fails
+// only when the branch cannot be resolved. A failed first index is retried by Follow.
+func Start(src Source, after <-chan struct{}) (*Server, error) {
 	s := newServer(src)
 	head, err := s.resolve()
 	if err != nil {
@@ -101,9 +102,10 @@ func start(src Source, gate <-chan struct{}) (*Server, error) {
 	}
 	s.starting.Store(&startState{head: head.String(), since: time.Now()})
 	go func() {
-		if gate != nil {
-			<-gate
+		if after != nil {
+			<-after
 		}
+		s.begun.Store(true)
 		_ = guard.Do(s.log, "embedded registry: index the branch", func() error {
 			if _, err := s.Refresh(); err != nil {
 				s.log.Error("embedded registry: indexing the branch failed; retrying", "branch", s.branchName(), "err", err)
@@ -267,6 +269,9 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+			if !s.begun.Load() {
+				continue // Start's first index has not begun
+			}
 			// Failures are recorded by Refresh: one log line per distinct cause. A
 			// panic (a commit no one foresaw) loses this round only.
 			_ = guard.Do(s.log, "embedded registry: follow the branch", func() error {

@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -43,10 +47,10 @@ type subjectEntry struct {
 type versionEntry struct {
 	v          versions.Version
 	typ        SchemaType
-	text       []byte
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
 	body       []byte            // GET /subjects/{s}/versions/{v}
+	schemaAt   int               // where body's last member, "schema":"...", starts
 	bodyTag    string            // etagOf(body)
 	textTag    string            // etagOf(text)
 	norm       string            // canonical(typ, text): the look-up key
@@ -54,13 +58,34 @@ type versionEntry struct {
 }
 
 type idEntry struct {
-	body         []byte // GET /schemas/ids/{id}
-	bodyTag      string // etagOf(body)
-	text         []byte
+	// GET /schemas/ids/{id} is head followed by tail: the same "schema" member ends
+	// the body of the id's first version, so the two bodies share its bytes.
+	head, tail   []byte
+	bodyTag      string // etagOf(head + tail)
 	versionsBody []byte
 	subjectsBody []byte
 	uses         int           // len of versionsBody's list (for reuse)
 	first        *versionEntry // the version whose text and references body holds
+}
+
+// text is the version's schema text, read back from its body: a snapshot keeps each
+// text once, JSON-escaped in the body that the hot reads answer with, not twice.
+func (ve *versionEntry) text() []byte { return []byte(ve.schema()) }
+
+// schema is text as a string ("" only if the body lost it, which build rules out).
+func (ve *versionEntry) schema() string {
+	s, _ := schemaOf(ve.body, ve.schemaAt)
+	return s
+}
+
+// schemaOf decodes the "schema" member that starts at at and ends body.
+func schemaOf(body []byte, at int) (string, error) {
+	var s string
+	if at < 0 {
+		return "", errors.New("no schema member")
+	}
+	err := json.Unmarshal(body[at+len(schemaMember):len(body)-1], &s)
+	return s, err
 }
 
 // builder carries what survives from one snapshot to the next: version entries never
@@ -126,7 +151,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if err != nil {
 					return nil, err
 				}
-				ve = &versionEntry{v: v, typ: TypeOf(v.Format), text: data, importPath: importPathOf(v.Path)}
+				ve = &versionEntry{v: v, typ: TypeOf(v.Format), importPath: importPathOf(v.Path)}
 				if len(v.Imports) > 0 {
 					ve.refs = b.references(ix, v, imports())
 				}
@@ -136,8 +161,16 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
 					Metadata: meta, RuleSet: rules, Schema: string(data)})
-				ve.norm, _ = canonical(ve.typ, ve.text)
-				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(ve.text)
+				ve.schemaAt = bytes.LastIndex(ve.body, schemaMember)
+				back, err := schemaOf(ve.body, ve.schemaAt)
+				if err != nil {
+					return nil, fmt.Errorf("read the schema of %s version %d back from its body: %w", s, v.Version, err)
+				}
+				if back != string(data) {
+					return nil, fmt.Errorf("the body of %s version %d does not end with its schema", s, v.Version)
+				}
+				ve.norm, _ = canonical(ve.typ, data)
+				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(data)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -183,11 +216,15 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		}
 		sort.Strings(subs)
 		subs = dedupe(subs)
-		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: string(first.text)})
+		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: first.schema()})
+		head, tail := body, []byte(nil)
+		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && bytes.Equal(body[at:], first.body[first.schemaAt:]) {
+			head, tail = bytes.Clone(body[:at]), first.body[first.schemaAt:]
+		}
 		snap.ids[i] = &idEntry{
-			body:         body,
+			head:         head,
+			tail:         tail,
 			bodyTag:      etagOf(body),
-			text:         first.text,
 			versionsBody: mustJSON(uses),
 			subjectsBody: mustJSON(subs),
 			uses:         len(uses),
@@ -281,14 +318,22 @@ func importPathOf(p string) string { return strings.TrimPrefix(p, versions.Contr
 // texts that differ in layout only (white space, comments, the order of the keys
 // Avro reads) are one schema. ok is false when the text does not parse in that
 // format; the key is then the text itself behind a prefix no canonical form has.
+//
+// The key is the SHA-256 of that form, not the form itself: a snapshot keeps one per
+// version, and the forms would be as large as the texts.
 func canonical(t SchemaType, text []byte) (key string, ok bool) {
 	eng, _ := EngineOf(t)
 	c, err := checker.Canonical(eng, text)
 	if err != nil {
-		return "\x00unparsable\x00" + string(text), false
+		sum := sha256.Sum256(append([]byte("\x00unparsable\x00"), text...))
+		return string(sum[:]), false
 	}
-	return string(c), true
+	sum := sha256.Sum256(c)
+	return string(sum[:]), true
 }
+
+// schemaMember starts the last member of a Schema's JSON.
+var schemaMember = []byte(`"schema":`)
 
 func levelBody(level string) []byte {
 	// compatibilityLevel is what Confluent answers; compatibility is also sent because

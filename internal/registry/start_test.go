@@ -29,7 +29,7 @@ func TestStartAnswers503UntilIndexed(t *testing.T) {
 	cache := &versions.Cache{Dir: t.TempDir(), Repo: dir, Branch: "master"}
 	src := Source{Repo: repo, Branch: "master", Cache: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))}
 	gate := make(chan struct{})
-	srv, err := start(src, gate)
+	srv, err := Start(src, gate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestStartAnswers503UntilIndexed(t *testing.T) {
 	}
 
 	log.Reset()
-	again, err := Start(src)
+	again, err := Start(src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

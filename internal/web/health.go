@@ -42,8 +42,8 @@ func (p *Pages) afterPage() {
 	p.mu.Lock()
 	s := p.snap
 	p.mu.Unlock()
-	if s == nil || p.Tree.Repo == nil {
-		return
+	if s == nil || p.Tree.Repo == nil || s.versionsPending {
+		return // a snapshot made before the versions index is replaced once it is ready
 	}
 	s.health.once.Do(func() { go p.audit(s) })
 }

@@ -39,11 +39,9 @@ func (p *Pages) catalogSnapshot() (*snapshot, error) {
 	switch {
 	case p.light.snap == nil || p.light.head != head:
 		p.light.head, p.light.sums, p.light.snap, p.light.err = head, nil, nil, nil
-		src, err := contract.NewGitSource(p.Tree.Repo, head.String())
-		if err == nil {
-			if p.light.sums, err = contract.Summaries(src); err == nil {
-				p.light.snap = p.lightSnapshot(head)
-			}
+		var err error
+		if p.light.sums, err = p.summaries(head); err == nil {
+			p.light.snap = p.lightSnapshot(head)
 		}
 		if err != nil {
 			p.light.err = fmt.Errorf("summarise the subjects at %s: %w", head.String()[:12], err)
@@ -62,4 +60,12 @@ func (p *Pages) lightSnapshot(head plumbing.Hash) *snapshot {
 	s := &snapshot{head: head, branch: "HEAD", light: true}
 	s.setRows(p.light.sums, p.Tree)
 	return s
+}
+
+// Prime makes the catalog's snapshot of the current commit now, rather than on the
+// first request: serve calls it first at start, before the work that competes for
+// the repository (the registry's index, the full tree).
+func (p *Pages) Prime() error {
+	_, err := p.catalogSnapshot()
+	return err
 }

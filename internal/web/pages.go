@@ -29,6 +29,10 @@ type Pages struct {
 	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
 	// the bot is not connected (the pages say so).
 	SignOffs SignOffSource
+	// SummaryCache, when set, is a file that keeps the catalog's summaries of the
+	// subject folders by Git tree hash, so that the first catalog page after a start
+	// reads only the folders that changed since (summaries.go).
+	SummaryCache string
 	// Observed is the lineage serve observed (OpenLineage events) for the lineage
 	// page; nil when it collects none.
 	Observed ObservedLineage

@@ -1,0 +1,143 @@
+package web
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/atomicfile"
+	"github.com/contractbot/contractbot/internal/contract"
+)
+
+// summaryCacheFormat is the layout of Pages.SummaryCache; a file of another layout is
+// ignored and rewritten.
+const summaryCacheFormat = 1
+
+// summaryFile is the content of a summary cache: the catalog's summary of each
+// subject folder of the last commit summarised, by the folder's Git tree hash (which
+// covers contract.yaml and the names in consumers/, all that a summary reads). The
+// folder's path is not part of it: a moved folder keeps its summary, under its new
+// path.
+type summaryFile struct {
+	Format int
+	ByTree map[string]contract.Summary
+}
+
+// summaries returns the catalog's summaries of the subject folders at head: from
+// SummaryCache for every folder whose tree is the one it recorded, read from the
+// repository for the others; the cache is then rewritten with the folders of head.
+func (p *Pages) summaries(head plumbing.Hash) ([]contract.Summary, error) {
+	src, err := contract.NewGitSource(p.Tree.Repo, head.String())
+	if err != nil {
+		return nil, err
+	}
+	if p.SummaryCache == "" {
+		return contract.Summaries(src)
+	}
+	dirs, err := contract.SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	trees, err := p.folderTrees(head)
+	if err != nil {
+		return nil, err
+	}
+	cached := p.readSummaries()
+	out := make([]contract.Summary, 0, len(dirs))
+	var missing []string
+	for _, dir := range dirs {
+		s, ok := cached[trees[dir]]
+		if !ok || trees[dir] == "" {
+			missing = append(missing, dir)
+			continue
+		}
+		s.Dir, s.Domain, s.Name = dir, path.Base(path.Dir(dir)), path.Base(dir)
+		out = append(out, s)
+	}
+	if len(missing) == 0 && len(cached) == len(dirs) {
+		return out, nil
+	}
+	read, err := contract.SummariesOf(src, missing)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, read...)
+	f := summaryFile{Format: summaryCacheFormat, ByTree: make(map[string]contract.Summary, len(out))}
+	for _, s := range out {
+		if h := trees[s.Dir]; h != "" {
+			s.Dir, s.Domain, s.Name = "", "", ""
+			f.ByTree[h] = s
+		}
+	}
+	var buf bytes.Buffer
+	err = gob.NewEncoder(&buf).Encode(f)
+	if err == nil {
+		err = atomicfile.Write(p.SummaryCache, buf.Bytes())
+	}
+	if err != nil {
+		p.Log.Warn("pages: could not save the catalog's summaries; the next start reads every contract.yaml", "file", p.SummaryCache, "err", err)
+	}
+	return out, nil
+}
+
+// readSummaries reads SummaryCache: nil when there is none or it cannot be used (a
+// warning says why).
+func (p *Pages) readSummaries() map[string]contract.Summary {
+	data, err := os.ReadFile(p.SummaryCache)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var f summaryFile
+	if err == nil {
+		err = gob.NewDecoder(bytes.NewReader(data)).Decode(&f)
+	}
+	if err == nil && f.Format != summaryCacheFormat {
+		err = fmt.Errorf("the file has layout %d, this build reads %d", f.Format, summaryCacheFormat)
+	}
+	if err != nil {
+		p.Log.Warn("pages: ignoring the cached summaries; reading every contract.yaml", "file", p.SummaryCache, "err", err)
+		return nil
+	}
+	return f.ByTree
+}
+
+// folderTrees maps each folder contracts/<domain>/<name> at head to its tree hash.
+func (p *Pages) folderTrees(head plumbing.Hash) (map[string]string, error) {
+	c, err := object.GetCommit(p.Tree.Repo.Storer, head)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", head, err)
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read the tree of %s: %w", head, err)
+	}
+	out := map[string]string{}
+	contracts, err := root.Tree(contract.ContractsDir)
+	if errors.Is(err, object.ErrDirectoryNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", contract.ContractsDir, head, err)
+	}
+	for _, d := range contracts.Entries {
+		if !d.Mode.IsFile() {
+			domain, err := object.GetTree(p.Tree.Repo.Storer, d.Hash)
+			if err != nil {
+				continue // not a folder (a submodule): SubjectDirs leaves it out too
+			}
+			for _, n := range domain.Entries {
+				if !n.Mode.IsFile() {
+					out[contract.ContractsDir+"/"+d.Name+"/"+n.Name] = n.Hash.String()
+				}
+			}
+		}
+	}
+	return out, nil
+}
