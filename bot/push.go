@@ -215,22 +215,21 @@ func (m *statusMarker) Mark(commit string, s publish.Summary) error {
 // the bot's verified comment, for its change events. A comment that does not verify
 // gives none: the event says nothing rather than something unverified.
 func (b *Bot) mergedSignOffs(ctx context.Context, gh comments, owner, repo string, n int, log *slog.Logger) ([]events.SignOff, *events.Override) {
-	all, err := gh.ListComments(ctx, owner, repo, n)
+	st, err := MergedState(ctx, gh, b.Self, b.StateKey, owner, repo, n, log)
 	if err != nil {
 		log.Warn("could not read the merged pull request's comments; its events carry no sign-offs", "pull_request", n, "err", err)
 		return nil, nil
 	}
-	m := readMemory(all, b.Self, b.StateKey, PullRequest{Owner: owner, Repo: repo, Number: n}, log)
-	if m.state == nil {
+	if st == nil {
 		return nil, nil
 	}
 	var out []events.SignOff
-	for _, so := range m.state.SignOffs {
+	for _, so := range st.SignOffs {
 		out = append(out, events.SignOff{Team: so.Team, Status: so.Status, ApprovedBy: so.ApprovedBy, At: so.ApprovedAt,
-			RequestedAt: m.state.Teams[so.Team].RequestedAt})
+			RequestedAt: st.Teams[so.Team].RequestedAt})
 	}
 	var o *events.Override
-	if so := m.state.Override; so != nil {
+	if so := st.Override; so != nil {
 		o = &events.Override{By: so.By, Reason: so.Reason, At: so.At}
 	}
 	return out, o

@@ -23,7 +23,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var repoDir, format, now, cacheDir, eventsFile string
+	var repoDir, format, now, cacheDir, eventsFile, githubRepo, githubURL, botLogin string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print the repository's health: unused subjects, lineage coverage, deprecated reads, history that broke its level",
@@ -36,7 +36,8 @@ compatibility level (as lint --history). How changes reached the branch comes fr
 its first-parent history (commits that changed contracts/ through a pull request or
 straight to the branch) or, with --events, from the change events log the bot wrote
 (merged on the verdict or on an override: the automation rate; the sign-off latency,
-median and p90). Figures that live on GitHub (publish marks) are named as not
+median and p90), or, with --github, from the bot's signed comments on the merged
+pull requests. Figures that live on GitHub (publish marks) are named as not
 derived.
 
 With --cache-dir, the versions index of the branch (in versions/, as serve keeps it:
@@ -75,7 +76,14 @@ in that folder, and the next report reads only the commits made since
 			if err != nil {
 				return err
 			}
-			a, err := automation(repoDir, eventsFile)
+			var gh *botComments
+			if githubRepo != "" && eventsFile == "" {
+				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelError}))
+				if gh, err = newBotComments(cmd.Context(), githubRepo, githubURL, botLogin, log); err != nil {
+					return err
+				}
+			}
+			a, err := automation(cmd.Context(), repoDir, eventsFile, gh)
 			if err != nil {
 				return err
 			}
@@ -86,6 +94,9 @@ in that folder, and the next report reads only the commits made since
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVar(&githubRepo, "github", "", "owner/name of the repository on GitHub: without --events, the override and sign-offs of each merged pull request come from the bot's verified comment on it (GITHUB_TOKEN; CONTRACTBOT_STATE_KEY or CONTRACTBOT_WEBHOOK_SECRET)")
+	cmd.Flags().StringVar(&githubURL, "github-url", "", "with --github: GitHub Enterprise API base URL")
+	cmd.Flags().StringVar(&botLogin, "bot-login", "", "with --github: the login the bot writes as (\"<app-slug>[bot]\" for an App; default: the token's user)")
 	cmd.Flags().StringVar(&eventsFile, "events", "", "the change events log (JSON lines, as --publish-events file:PATH writes it): the automation rate and the sign-off latency come from it")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index (versions/, shared with serve's) and the history's audit (audit/) in this folder, and read only the commits made since the last report")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")

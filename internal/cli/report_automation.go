@@ -2,17 +2,23 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
 
+	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/publish"
@@ -21,14 +27,15 @@ import (
 
 // automation reads how changes reached the default branch: from the change events
 // log at eventsFile when given (merges with their overrides and sign-offs), else from
-// the first-parent history of the repository at dir (pull request or not).
-func automation(dir, eventsFile string) (*report.Automation, error) {
+// the first-parent history of the repository at dir (pull request or not) and, with
+// gh, the bot's comments on those pull requests.
+func automation(ctx context.Context, dir, eventsFile string, gh *botComments) (*report.Automation, error) {
 	if eventsFile != "" {
 		merges, err := eventMerges(eventsFile)
 		if err != nil {
 			return nil, fmt.Errorf("--events %s: %w", eventsFile, err)
 		}
-		return report.Automate("change events "+eventsFile, merges, true), nil
+		return report.Automate(report.EventsSource+" "+eventsFile, merges, true), nil
 	}
 	repo, _, head, err := openDefaultBranch(dir)
 	if err != nil {
@@ -39,7 +46,13 @@ func automation(dir, eventsFile string) (*report.Automation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the merges of %s: %w", dir, err)
 	}
-	return report.Automate("Git history", merges, false), nil
+	if gh == nil {
+		return report.Automate("Git history", merges, false), nil
+	}
+	if err := gh.fill(ctx, merges); err != nil {
+		return nil, fmt.Errorf("read the bot's comments on %s/%s: %w", gh.owner, gh.repo, err)
+	}
+	return report.Automate("Git history and the bot's comments on GitHub", merges, true), nil
 }
 
 // maxEventLine is the longest line of the events log read (an event of a subject
@@ -179,4 +192,87 @@ func contractsTree(c *object.Commit) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return e.Hash, nil
+}
+
+// tokenAPI is GitHub's API with a token, at githubURL for GitHub Enterprise.
+func tokenAPI(token, githubURL string) (*githubapi.Client, error) {
+	client := github.NewClient(nil).WithAuthToken(token)
+	if githubURL != "" {
+		var err error
+		if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
+			return nil, fmt.Errorf("--github-url: %w", err)
+		}
+	}
+	return githubapi.New(client), nil
+}
+
+// botComments reads, for the merged pull requests of a repository on GitHub, what
+// the bot's verified comment said at the end: the override in force, the sign-offs.
+type botComments struct {
+	owner, repo string
+	api         *githubapi.Client
+	self        string
+	key         []byte
+	log         *slog.Logger
+}
+
+// newBotComments reads the repository owner/name on GitHub with GITHUB_TOKEN; the
+// bot's comments are those written by botLogin (default: the token's user) and
+// signed with CONTRACTBOT_STATE_KEY (or the key derived from
+// CONTRACTBOT_WEBHOOK_SECRET), as the bot signs them.
+func newBotComments(ctx context.Context, spec, githubURL, botLogin string, log *slog.Logger) (*botComments, error) {
+	owner, name, ok := strings.Cut(spec, "/")
+	if !ok || owner == "" || name == "" {
+		return nil, fmt.Errorf("--github %q: write owner/name", spec)
+	}
+	token := os.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		return nil, fmt.Errorf("--github: set GITHUB_TOKEN to a token that reads the repository's pull requests")
+	}
+	key := []byte(os.Getenv("CONTRACTBOT_STATE_KEY"))
+	if len(key) == 0 {
+		secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
+		if secret == "" {
+			return nil, fmt.Errorf("--github: set CONTRACTBOT_STATE_KEY (or CONTRACTBOT_WEBHOOK_SECRET), the bot's key: only comments signed with it are believed")
+		}
+		key = bot.DeriveStateKey([]byte(secret))
+	}
+	api, err := tokenAPI(token, githubURL)
+	if err != nil {
+		return nil, err
+	}
+	if botLogin == "" {
+		if botLogin, err = (&githubapi.TokenClients{API: api, Token: token}).Identity(ctx); err != nil {
+			return nil, fmt.Errorf("--github: %w (or name the bot's login with --bot-login)", err)
+		}
+	}
+	return &botComments{owner: owner, repo: name, api: api, self: botLogin, key: key, log: log}, nil
+}
+
+// fill sets each pull-request merge's override and sign-offs from the bot's verified
+// comment; a merge without one is unverified.
+func (c *botComments) fill(ctx context.Context, merges []report.Merge) error {
+	for i := range merges {
+		m := &merges[i]
+		if m.PullRequest == 0 {
+			continue
+		}
+		st, err := bot.MergedState(ctx, c.api, c.self, c.key, c.owner, c.repo, m.PullRequest, c.log)
+		if err != nil {
+			return err
+		}
+		if st == nil {
+			m.Unverified = true
+			continue
+		}
+		m.Override = st.Override != nil
+		for _, so := range st.SignOffs {
+			t := report.SignOffTimes{Team: so.Team, Requested: st.Teams[so.Team].RequestedAt}
+			if so.Status == "approved" {
+				t.ApprovedAt = so.ApprovedAt
+			}
+			m.SignOffs = append(m.SignOffs, t)
+		}
+	}
+	return nil
 }

@@ -2,14 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/bot"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/testutil"
+	"github.com/contractbot/contractbot/internal/verdict"
 )
 
 // TestReportAutomation: the automation section from the change events log (three
@@ -68,4 +72,54 @@ func TestReportAutomation(t *testing.T) {
 	if _, errOut, code := runCLI(t, "report", "--repo", r.Dir, "--events", filepath.Join(t.TempDir(), "none.jsonl")); code == 0 || !strings.Contains(errOut, "--events") {
 		t.Errorf("a missing events log: exit %d, %s", code, errOut)
 	}
+}
+
+// TestReportAutomationFromBotComments: without an events log, --github reads the
+// bot's signed comment on each merged pull request the history names: #1 signed off
+// by two teams, #2 merged on an override, #3 with a comment carrying the bot's
+// marker written by someone else (not believed: unverified). Golden.
+func TestReportAutomationFromBotComments(t *testing.T) {
+	r, _ := testutil.HealthExample(t)
+	for i, msg := range []string{"Say what the order number is (#1)", "Hotfix the order number (#2)", "Order number again (#3)"} {
+		r.Edit("contracts/orders/order-cancelled/order_cancelled.avsc", "Order number", fmt.Sprintf("Order number %d", i))
+		r.Commit(msg)
+	}
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	now := t0.Add(30 * time.Hour)
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	key := []byte("the bot's state key")
+	teams := map[string]verdict.TeamState{"data-warehouse": {RequestedAt: t0}, "platform": {RequestedAt: t0}}
+	states := []bot.State{
+		{WrittenAt: now, Teams: teams, SignOffs: []bot.SignOffSummary{
+			{Team: "data-warehouse", Status: "approved", ApprovedBy: "dana", ApprovedAt: t0.Add(2 * time.Hour)},
+			{Team: "platform", Status: "approved", ApprovedBy: "pat", ApprovedAt: t0.Add(5 * time.Hour)}}},
+		{WrittenAt: now, Teams: teams, Override: &verdict.Override{By: "boss", Reason: "hotfix", At: t0},
+			SignOffs: []bot.SignOffSummary{{Team: "data-warehouse", Status: "pending"}, {Team: "platform", Status: "approved", ApprovedAt: t0.Add(29 * time.Hour)}}},
+		{WrittenAt: now, Teams: teams},
+	}
+	for i, st := range states {
+		n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: "h", BaseSHA: "b"})
+		body, err := bot.RenderComment(key, fmt.Sprintf("acme/contracts#%d", n), "report", st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		login := githubfake.DefaultBotLogin
+		if i == 2 {
+			login = "wendy"
+		}
+		fake.AddComment("acme", "contracts", n, login, body)
+	}
+	t.Setenv("GITHUB_TOKEN", githubfake.DefaultToken)
+	t.Setenv("CONTRACTBOT_STATE_KEY", string(key))
+	out, errOut, code := runCLI(t, "report", "--repo", r.Dir, "--now", "2026-12-01T09:00:00Z", "--github", "acme/contracts",
+		"--github-url", fake.URL()+"/", "--bot-login", githubfake.DefaultBotLogin)
+	if code != 0 {
+		t.Fatalf("report --github: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, b := range reCommit.FindAllString(out, -1) {
+		out = strings.ReplaceAll(out, b, "<commit>")
+	}
+	checkGolden(t, "../report/automation-github.txt", out)
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/google/go-github/v60/github"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
@@ -277,14 +276,11 @@ func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64,
 		}
 		clients = &githubapi.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
 	} else {
-		client := github.NewClient(nil).WithAuthToken(token)
-		if githubURL != "" {
-			var err error
-			if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
-				return nil, fmt.Errorf("--github-url: %w", err)
-			}
+		api, err := tokenAPI(token, githubURL)
+		if err != nil {
+			return nil, err
 		}
-		clients = &githubapi.TokenClients{API: githubapi.New(client), Token: token}
+		clients = &githubapi.TokenClients{API: api, Token: token}
 	}
 	self, err := clients.Identity(ctx)
 	if err != nil {

@@ -8,8 +8,9 @@ import (
 )
 
 // Merge is one commit of the default branch that changed contracts/, as an edge read
-// it: from the change events log (what the bot knew at the merge) or from the Git
-// history alone (which knows only whether a pull request was named).
+// it: from the change events log (what the bot knew at the merge), from the Git
+// history and the bot's comments on GitHub, or from the Git history alone (which
+// knows only whether a pull request was named).
 type Merge struct {
 	Commit string
 	// PullRequest is the pull request the commit's message names (0: none, a push
@@ -17,6 +18,9 @@ type Merge struct {
 	PullRequest int
 	// Override: the merge went through on an admin's override, not on the verdict.
 	Override bool
+	// Unverified: the pull request has no verified state of the bot's (merged
+	// before the bot ran, or its comment was edited): neither verdict nor override.
+	Unverified bool
 	// SignOffs are the teams' sign-offs at the merge (events only).
 	SignOffs []SignOffTimes
 }
@@ -30,19 +34,22 @@ type SignOffTimes struct {
 
 // Automation is how changes reached the default branch, and how long sign-offs took.
 type Automation struct {
-	// Source says where the figures come from ("change events FILE" or "Git history").
+	// Source says where the figures come from: "change events FILE", "Git history
+	// and the bot's comments on GitHub" or "Git history".
 	Source string `json:"source"`
 	// Merges counts the commits seen that changed contracts/; PullRequests those that
 	// name a pull request, Direct those that do not.
 	Merges       int `json:"merges"`
 	PullRequests int `json:"pull_requests"`
 	Direct       int `json:"direct"`
-	// Verdict and Override split the pull requests (events only): merged on the
+	// Verdict and Override split the pull requests (not from Git alone): merged on the
 	// bot's verdict or on an admin's override; Rate is Verdict/(Verdict+Override).
-	Verdict  *int     `json:"verdict,omitempty"`
-	Override *int     `json:"override,omitempty"`
-	Rate     *float64 `json:"rate,omitempty"`
-	// Latency is the sign-off latency (events only).
+	Verdict  *int `json:"verdict,omitempty"`
+	Override *int `json:"override,omitempty"`
+	// Unverified counts the pull requests without a verified state of the bot's.
+	Unverified int      `json:"unverified,omitempty"`
+	Rate       *float64 `json:"rate,omitempty"`
+	// Latency is the sign-off latency (not from Git alone).
 	Latency *Latency `json:"signoff_latency,omitempty"`
 }
 
@@ -74,6 +81,10 @@ func Automate(source string, merges []Merge, withVerdicts bool) *Automation {
 			continue
 		}
 		a.PullRequests++
+		if m.Unverified {
+			a.Unverified++
+			continue
+		}
 		if m.Override {
 			override++
 		} else {
@@ -106,6 +117,9 @@ func Automate(source string, merges []Merge, withVerdicts bool) *Automation {
 	return a
 }
 
+// EventsSource starts the Source of figures read from the change events log.
+const EventsSource = "change events"
+
 // nearestRank is the p-th percentile of sorted by the nearest-rank method.
 func nearestRank(sorted []time.Duration, p int) time.Duration {
 	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
@@ -125,7 +139,7 @@ func (r *Report) SetAutomation(a *Automation) {
 // automationLines renders the automation section: its title and its lines.
 func automationLines(a *Automation) (string, []string) {
 	title := fmt.Sprintf("Automation (from the %s): %d merge(s) that published versions", a.Source, a.Merges)
-	if a.Verdict == nil {
+	if !strings.HasPrefix(a.Source, EventsSource) {
 		title = fmt.Sprintf("Automation (from the %s): %d commit(s) of the branch changed contracts/", a.Source, a.Merges)
 	}
 	lines := []string{fmt.Sprintf("%d through a pull request, %d straight to the branch (around the bot)", a.PullRequests, a.Direct)}
@@ -138,6 +152,9 @@ func automationLines(a *Automation) (string, []string) {
 		rate = fmt.Sprintf("%.0f%% automated", 100**a.Rate)
 	}
 	lines = append(lines, fmt.Sprintf("%d merged on the bot's verdict, %d on an admin's override: %s", *a.Verdict, *a.Override, rate))
+	if a.Unverified > 0 {
+		lines = append(lines, fmt.Sprintf("%d pull request(s) without a verified comment of the bot (merged before it ran, or the comment was edited) are not counted", a.Unverified))
+	}
 	l := a.Latency
 	if l.SignOffs == 0 {
 		lines = append(lines, "sign-off latency: no approved sign-off with a request time")
