@@ -35,8 +35,9 @@ type checkRuns interface {
 
 // statuses reads and sets commit statuses.
 type statuses interface {
-	// CommitStatuses lists the states of a commit's statuses of one context.
-	CommitStatuses(ctx context.Context, owner, repo, sha, context string) ([]string, error)
+	// CommitStatuses lists the states of a commit's statuses of one context that
+	// creator ("" for anyone) set.
+	CommitStatuses(ctx context.Context, owner, repo, sha, context, creator string) ([]string, error)
 	CreateStatus(ctx context.Context, owner, repo, sha string, st githubapi.Status) error
 }
 

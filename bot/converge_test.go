@@ -73,7 +73,7 @@ func (g *recorder) GetPullRequest(context.Context, string, string, int) (*PullRe
 	pr.Labels = g.labelList()
 	return &pr, nil
 }
-func (g *recorder) CommitStatuses(context.Context, string, string, string, string) ([]string, error) {
+func (g *recorder) CommitStatuses(context.Context, string, string, string, string, string) ([]string, error) {
 	return nil, nil
 }
 func (g *recorder) CreateStatus(context.Context, string, string, string, githubapi.Status) error {

@@ -116,7 +116,7 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 	}
 	p := &publish.Publisher{
 		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: sink,
-		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo},
+		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo, self: b.Self},
 		Source: strings.TrimSuffix(t.html, "/"),
 		Progress: func(s publish.Summary) {
 			log.Info("published", "commit", s.Commit, "versions", len(s.Published))
@@ -176,15 +176,18 @@ func publishedComment(s publish.Summary) string {
 	return b.String()
 }
 
-// statusMarker keeps the publish state of a commit in its commit status.
+// statusMarker keeps the publish state of a commit in its commit status. Only a
+// status the bot itself set (self) marks a commit published: a writer who sets
+// contractbot/publish to success by hand must not make the bot skip a merge.
 type statusMarker struct {
 	ctx         context.Context
 	gh          statuses
 	owner, repo string
+	self        string
 }
 
 func (m *statusMarker) Done(commit string) (bool, error) {
-	states, err := m.gh.CommitStatuses(m.ctx, m.owner, m.repo, commit, StatusContext)
+	states, err := m.gh.CommitStatuses(m.ctx, m.owner, m.repo, commit, StatusContext, m.self)
 	if err != nil {
 		return false, err
 	}

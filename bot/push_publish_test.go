@@ -116,3 +116,56 @@ func countLines(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// TestForeignPublishStatusIsNotTheBots: a writer sets contractbot/publish to success
+// on the merge by hand before the push arrives; the bot publishes it anyway, since
+// only a status it created marks a commit published.
+func TestForeignPublishStatusIsNotTheBots(t *testing.T) {
+	r := testutil.ExampleRepo(t)
+	head, _ := r.Git.Head()
+	first := head.Hash().String()
+	r.Edit("contracts/dws/gmv-1min/gmv_1min.avsc", `"name": "order_count", "type": "int"`, `"name": "order_count", "type": "long"`)
+	merge := r.Commit("Merge pull request #1 from acme/order-count-long").String()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	defer fake.Close()
+	fake.AddRepo("acme", "contracts")
+	fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Number: 1, Author: "olivia", HeadSHA: merge, BaseSHA: first, BaseRef: "master"})
+	fake.AddToken("writer-token", "wendy")
+	writer := githubapi.New(fake.ClientWithToken("writer-token"))
+	if err := writer.CreateStatus(context.Background(), "acme", "contracts", merge, githubapi.Status{State: "success", Context: StatusContext, Description: "published"}); err != nil {
+		t.Fatal(err)
+	}
+	eventsFile := filepath.Join(t.TempDir(), "events.jsonl")
+	sink, err := events.OpenFile(eventsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	b := &Bot{Self: botLogin, StateKey: testKey, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink}}
+	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, r.Dir)
+	job, err := b.Route(server.Delivery{ID: "p", Event: "push", Payload: []byte(payload)})
+	if err != nil || job == nil {
+		t.Fatalf("route: %v %v", job, err)
+	}
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(eventsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), merge) {
+		t.Errorf("the merge %s was not published after a writer marked it:\n%s", merge[:8], data)
+	}
+	var mine int
+	for _, st := range fake.Statuses("acme", "contracts", merge) {
+		if st.GetCreator().GetLogin() == botLogin && st.GetState() == "success" {
+			mine++
+		}
+	}
+	if mine != 1 {
+		t.Errorf("the bot set %d success statuses on the merge, want 1", mine)
+	}
+}

@@ -101,13 +101,17 @@ func externalID(in CheckRunInput) *string {
 	return &in.ExternalID
 }
 
-// CommitStatuses lists the states of a commit's statuses of one context, newest
-// first, all pages.
-func (a *Client) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]string, error) {
+// CommitStatuses lists the states of a commit's statuses of one context that creator
+// (a login; "" for anyone) set, newest first, all pages. Anyone who may write
+// statuses can set one of any context, so a status counts as the bot's only when
+// GitHub says the bot created it.
+func (a *Client) CommitStatuses(ctx context.Context, owner, repo, sha, statusContext, creator string) ([]string, error) {
 	all, err := a.ListStatuses(ctx, owner, repo, sha, statusContext)
 	var out []string
 	for _, s := range all {
-		out = append(out, s.State)
+		if creator == "" || strings.EqualFold(s.Creator, creator) {
+			out = append(out, s.State)
+		}
 	}
 	return out, err
 }
