@@ -23,7 +23,8 @@ import (
 // and in a file for the CLI (SaveFolderCache, LoadFolderCache; `check --cache-dir`).
 
 // maxCachedDomains bounds the domain trees kept in memory (a domain of 50 subjects
-// takes about 5 KB): past it the cache keeps only the trees of the latest lookups.
+// takes about 5 KB): past it, the trees this process never looked up are dropped, and
+// when that is not enough, all of them.
 const maxCachedDomains = 50000
 
 // folderCacheHeader starts a cache file; a file that starts otherwise is ignored.
@@ -53,11 +54,11 @@ var domainFolders = struct {
 func cachedDomain(h plumbing.Hash) (domainListing, bool) {
 	domainFolders.Lock()
 	defer domainFolders.Unlock()
-	fs, ok := domainFolders.byTree[h]
+	d, ok := domainFolders.byTree[h]
 	if ok {
 		domainFolders.used[h] = true
 	}
-	return fs, ok
+	return d, ok
 }
 
 // cacheDomain keeps a domain tree's folders; used marks it as one this process needs
