@@ -80,6 +80,7 @@ func (ds Diagnostics) ForFile(file string) Diagnostics {
 // The diagnostic codes. Each is one kind of mistake; docs/contract-format.md lists them.
 const (
 	CodeYAMLSyntax       = "yaml-syntax"
+	CodeInternal         = "internal-error" // contractbot failed on the files (a bug): the folder is skipped, the process goes on
 	CodeUnknownKey       = "unknown-key"
 	CodeMissingKey       = "missing-key"
 	CodeWrongType        = "wrong-type"

@@ -259,6 +259,9 @@ func exprParts(expr string) []exprPart {
 // pos turns a 1-based line and 0-based column inside the part into the same inside
 // the whole expr.
 func (p exprPart) pos(expr string, line, col int) (int, int) {
+	// CEL's parser gives -1, -1 for errors of the whole expression (too deep, too
+	// long): those are placed at the part's start.
+	line, col = max(line, 1), max(col, 0)
 	off := p.start
 	for l := 1; l < line; l++ {
 		nl := strings.IndexByte(expr[off:], '\n')

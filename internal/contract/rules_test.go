@@ -166,3 +166,29 @@ message Order {
 		t.Errorf("fields read: %+v", s)
 	}
 }
+
+// Expressions CEL's parser refuses as a whole (nested past its recursion limit, or
+// longer than its size limit) come back without a position; they are located at the
+// expression, and neither the loader nor the process stops.
+func TestHostileRuleExpressionsAreLocatedErrors(t *testing.T) {
+	deep := strings.Repeat("(", 300) + "message.total > 0.0" + strings.Repeat(")", 300)
+	long := strings.Repeat("message.total > 0.0 && ", 6000) + "true"
+	src := MemSource{
+		"contracts/teams.yaml":        []byte("teams:\n  a:\n    github: ['@x/a']\n"),
+		"contracts/d/avro/order.avsc": []byte(`{"type":"record","name":"Order","fields":[{"name":"total","type":"double"}]}`),
+		"contracts/d/avro/contract.yaml": []byte("subject: avro\nformat: avro\nschema: order.avsc\ncompatibility: NONE\nowner: a\nrules:\n" +
+			"  - name: deep\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: \"" + deep + "\"\n" +
+			"  - name: long\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: \"" + long + "\"\n"),
+	}
+	tree, err := Load(src)
+	must(t, err)
+	var got []string
+	for _, d := range tree.Diagnostics {
+		if d.Code == CodeInvalidRule {
+			got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Column, d.Message[:min(len(d.Message), 40)]))
+		}
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "11:12 rule \"deep\"") || !strings.HasPrefix(got[1], "16:12 rule \"long\"") {
+		t.Errorf("invalid-rule errors %q: want one at the start of each expression (11:12 and 16:12)", got)
+	}
+}

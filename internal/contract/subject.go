@@ -38,7 +38,21 @@ var (
 const DefaultSignoffHours = 24
 
 // loadSubject reads one subject folder: contract.yaml, the schema, the consumers.
-func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) *Subject {
+func (l *loader) loadSubject(sd subjectDir, ds *Diagnostics) (s *Subject) {
+	defer func() {
+		// A panic in a parser of the input (ours or a library's) must not take down
+		// the process that loads every pull request and serves the pages: the folder
+		// becomes an unreadable one with an error on its contract.yaml.
+		if p := recover(); p != nil {
+			s = nil
+			f := &file{path: sd.dir + "/" + ContractFile, diags: ds}
+			f.report(Pos{1, 1}, CodeInternal, "contractbot failed while reading this subject (%v) and skipped it; simplify what changed in this folder, and report the bug with the files.", p)
+		}
+	}()
+	return l.loadSubjectFiles(sd, ds)
+}
+
+func (l *loader) loadSubjectFiles(sd subjectDir, ds *Diagnostics) *Subject {
 	cpath := sd.dir + "/" + ContractFile
 	f := &file{path: cpath, diags: ds}
 	has := map[string]DirEntry{}
