@@ -56,6 +56,16 @@ func (p *Pages) audit(s *snapshot) {
 	defer p.auditing.Unlock()
 	var broken []history.Break
 	err := fmt.Errorf("the branch moved on from %s before its history was audited", s.head.String()[:12])
+	defer func() {
+		// A parser that panics on a version in the history must not stop serve: the
+		// page says the audit failed, and the rest of the site goes on.
+		if v := recover(); v != nil {
+			p.Log.Error("pages: auditing the history for the health report panicked", "commit", s.head.String(), "panic", v)
+			s.health.mu.Lock()
+			s.health.err, s.health.done = fmt.Errorf("auditing the history failed inside contractbot (%v)", v), true
+			s.health.mu.Unlock()
+		}
+	}()
 	p.mu.Lock()
 	current := p.snap == s
 	p.mu.Unlock()
