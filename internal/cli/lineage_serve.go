@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/contractbot/contractbot/internal/lineage/olstore"
@@ -10,8 +11,8 @@ import (
 // withLineage adds the OpenLineage endpoint (POST and GET /api/v1/lineage) to what
 // serve mounts, keeping events in the file when one is given, and shows what they say
 // on the lineage page of pages (when not nil).
-func withLineage(mount func(*http.ServeMux), file string, pages *web.Pages) (func(*http.ServeMux), error) {
-	store, err := olstore.Open(file)
+func withLineage(mount func(*http.ServeMux), file string, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
+	store, err := olstore.Open(file, log)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				return err
 			}
 			loaded.Store(tree)
-			if mount, err = withLineage(mount, lineageEvents, pages); err != nil {
+			if mount, err = withLineage(mount, lineageEvents, pages, log); err != nil {
 				return err
 			}
 			if tok != "" {

@@ -5,12 +5,12 @@
 package olstore
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"sync"
@@ -29,18 +29,37 @@ const (
 
 // Store holds the events received.
 type Store struct {
-	mu    sync.Mutex
-	path  string
-	lines [][]byte // one compact JSON event each
+	mu     sync.Mutex
+	path   string
+	events []event
+	seen   map[key]bool
+	// cut is where a torn last line of the file starts (-1: none); newline says the
+	// file's last line lacks its newline but is an event.
+	cut     int64
+	newline bool
 	// observed is what the first observedN events say, kept for Observed.
 	observed  []*openlineage.Observed
 	observedN int
 }
 
+// event is one event held: its compact JSON and what identifies it.
+type event struct {
+	line []byte
+	key  key
+}
+
+// key identifies an event: OpenLineage clients retry, so the same event can arrive twice.
+type key struct{ runID, eventType, eventTime, namespace, job string }
+
+func keyOf(e openlineage.RunEvent) key {
+	return key{e.Run.RunID, e.EventType, e.EventTime, e.Job.Namespace, e.Job.Name}
+}
+
 // Open returns a store that persists to path ("" keeps events in memory only),
-// loading the events already there.
-func Open(path string) (*Store, error) {
-	s := &Store{path: path}
+// loading the events already there. Lines of the file that are not events are logged
+// and skipped (see load): a damaged file never stops serve.
+func Open(path string, log *slog.Logger) (*Store, error) {
+	s := &Store{path: path, seen: map[key]bool{}, cut: -1}
 	if path == "" {
 		return s, nil
 	}
@@ -52,29 +71,31 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open the lineage events file: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read only
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), openlineage.MaxLine)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if _, err := openlineage.Parse(line); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		s.lines = append(s.lines, bytes.Clone(line))
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("load the lineage events file: %w", err)
+	if err := s.load(f, log); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// keep holds an event unless the same one is held; false when it was.
+func (s *Store) keep(e openlineage.RunEvent, line []byte) bool {
+	k := keyOf(e)
+	if s.seen[k] {
+		return false
+	}
+	s.seen[k] = true
+	s.events = append(s.events, event{line, k})
+	return true
 }
 
 // Len is the number of events held.
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.lines)
+	return len(s.events)
 }
 
 // Observed returns what the events held say the jobs do, the number of events, and a
@@ -83,81 +104,72 @@ func (s *Store) Len() int {
 func (s *Store) Observed() (generation, events int, jobs []*openlineage.Observed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.observedN != len(s.lines) || s.observed == nil {
-		evs := make([]openlineage.RunEvent, 0, len(s.lines))
-		for _, l := range s.lines {
+	if s.observedN != len(s.events) || s.observed == nil {
+		evs := make([]openlineage.RunEvent, 0, len(s.events))
+		for _, held := range s.events {
 			var e openlineage.RunEvent
-			if json.Unmarshal(l, &e) == nil && e.Job != nil { // each was validated when kept
+			if json.Unmarshal(held.line, &e) == nil && e.Job != nil { // each was validated when kept
 				evs = append(evs, e)
 			}
 		}
-		s.observed, s.observedN = openlineage.Observe(evs), len(s.lines)
+		s.observed, s.observedN = openlineage.Observe(evs), len(s.events)
 	}
-	return len(s.lines), len(s.lines), s.observed
+	return len(s.events), len(s.events), s.observed
 }
 
 // ServeHTTP accepts one run event per POST (400 with the reason when it is not a valid
-// one, and nothing kept) and lists the events on GET.
+// one, and nothing kept; 200 when the same event is already held) and lists the events
+// on GET.
 func (s *Store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		s.mu.Lock()
-		lines := s.lines
+		events := s.events
 		s.mu.Unlock()
-		for _, l := range lines {
-			_, _ = w.Write(append(l, '\n'))
+		for _, held := range events {
+			_, _ = w.Write(append(held.line, '\n'))
 		}
 	case http.MethodPost:
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-		if err != nil {
-			http.Error(w, fmt.Sprintf("the event could not be read (at most %d bytes): %v", MaxBody, err), http.StatusBadRequest)
-			return
-		}
-		if _, err := openlineage.Parse(body); err != nil {
-			http.Error(w, "The event was not kept: "+err.Error()+".", http.StatusBadRequest)
-			return
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, body); err != nil {
-			http.Error(w, "the body is not one JSON object: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if s.Len() >= MaxEvents {
-			http.Error(w, fmt.Sprintf("the store holds %d events, its limit; start serve with a fresh --lineage-events file", MaxEvents), http.StatusServiceUnavailable)
-			return
-		}
-		if err := s.add(compact.Bytes()); err != nil {
-			http.Error(w, "the event could not be kept; send it again", http.StatusInternalServerError)
-			return
-		}
-		w.WriteHeader(http.StatusCreated)
+		s.post(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		http.Error(w, "use POST to send an OpenLineage run event, GET to list them", http.StatusMethodNotAllowed)
 	}
 }
 
-func (s *Store) add(line []byte) error {
+func (s *Store) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("the event could not be read (at most %d bytes): %v", MaxBody, err), http.StatusBadRequest)
+		return
+	}
+	e, err := openlineage.Parse(body)
+	if err != nil {
+		http.Error(w, "The event was not kept: "+err.Error()+".", http.StatusBadRequest)
+		return
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		http.Error(w, "the body is not one JSON object: "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.seen[keyOf(e)] {
+		w.WriteHeader(http.StatusOK) // a client's retry: already kept
+		return
+	}
+	if len(s.events) >= MaxEvents {
+		http.Error(w, fmt.Sprintf("the store holds %d events, its limit; start serve with a fresh --lineage-events file", MaxEvents), http.StatusServiceUnavailable)
+		return
+	}
 	if s.path != "" {
-		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("keep a lineage event: %w", err)
-		}
-		if _, err := f.Write(append(bytes.Clone(line), '\n')); err != nil {
-			_ = f.Close() // the write's error is the one to report
-			return fmt.Errorf("keep a lineage event: %w", err)
-		}
-		if err := f.Sync(); err != nil {
-			_ = f.Close() // the write's error is the one to report
-			return fmt.Errorf("keep a lineage event: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("keep a lineage event: %w", err)
+		if err := s.appendLine(compact.Bytes()); err != nil {
+			http.Error(w, "the event could not be kept; send it again", http.StatusInternalServerError)
+			return
 		}
 	}
-	s.lines = append(s.lines, line)
-	return nil
+	s.keep(e, compact.Bytes())
+	w.WriteHeader(http.StatusCreated)
 }
