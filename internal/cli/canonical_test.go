@@ -223,6 +223,47 @@ func TestPublishRegistersDataContractChange(t *testing.T) {
 	}
 }
 
+// A commit that removes `rules:` and also changes the schema registers a new form,
+// which no look-up finds; the registration still carries an empty ruleSet, since
+// Confluent copies the latest version's rules onto a registration without one
+// (maybeSetMetadataRuleSet), and the removed condition would stay enforced.
+func TestPublishRemovesRulesWithSchemaChange(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	fake, _, _, _, publish := publishToDouble(t, dir)
+	const subj = "orders.order-created-value"
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	const rule = "rules:\n  - name: amount-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.amount > 0\n"
+	edit(t, cy, "fields:\n", rule+"fields:\n")
+	commit(t, repo, "A data rule on amounts")
+	mustRun(t, publish...)
+	edit(t, cy, rule, "")
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	edit(t, avsc, "    {\n      \"name\": \"coupon_code\",", "    {\n      \"name\": \"gift_note\",\n      \"type\": [\"null\", \"string\"],\n      \"default\": null\n    },\n    {\n      \"name\": \"coupon_code\",")
+	commit(t, repo, "No rule, and a gift note")
+	mustRun(t, publish...)
+	bodies := fake.Bodies(subj)
+	last := bodies[len(bodies)-1]
+	if !strings.Contains(fmt.Sprint(last["schema"]), "gift_note") {
+		t.Fatalf("the last registration is not the new schema: %v", last)
+	}
+	if rs, ok := last["ruleSet"].(map[string]any); !ok || len(rs) != 0 {
+		t.Errorf("the registration of the new schema without rules carries ruleSet %v, want {}", last["ruleSet"])
+	}
+	if _, ok := last["metadata"].(map[string]any); !ok {
+		t.Errorf("the registration carries no metadata: %v", last)
+	}
+	// A schema change while the registry's latest version has no rules sends none:
+	// an empty ruleSet is part of a Confluent schema's identity (MD5 marks it apart
+	// from none), so it is sent only to stop the inheritance.
+	edit(t, avsc, "    {\n      \"name\": \"gift_note\",", "    {\n      \"name\": \"gift_wrap\",\n      \"type\": [\"null\", \"string\"],\n      \"default\": null\n    },\n    {\n      \"name\": \"gift_note\",")
+	commit(t, repo, "A gift wrap")
+	mustRun(t, publish...)
+	bodies = fake.Bodies(subj)
+	if last := bodies[len(bodies)-1]; last["ruleSet"] != nil {
+		t.Errorf("a registration after a version without rules carries ruleSet %v", last["ruleSet"])
+	}
+}
+
 // A data rule in contract.yaml reads coupon_code; a change removing the field breaks
 // the rule: check says so, BREAKING for the rule's owner, at the rule's line.
 func TestCheckReportsBrokenDataRule(t *testing.T) {

@@ -250,7 +250,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		case err == nil && !p.contractChanged(subject, got, f):
 			it.RegisteredID = got.ID
 		case err == nil || registry.IsNotFound(err):
-			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, got, f); err != nil {
+			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
 				if registry.IsIncompatible(err) {
 					return it, fmt.Errorf("the registry refuses %s version %d as incompatible at its level; compare it with the repository (contractbot registry diff) and align the level or the registered versions: %w", subject, v.Version, err)
 				}
@@ -271,25 +271,39 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 // MetadataRegistry is a Registry that takes a data contract's metadata with a schema
 // (*registry.Client has it); publishing sends contract.yaml's owner, tier, topic and
 // PII tags (registry.MetadataOf) and its rules (registry.RuleSetOf) through it, and the
-// bare schema through Register to a Registry without it.
+// bare schema through Register to a Registry without it. GetLatest answers the
+// subject's latest version, whose rules a registration without a ruleSet inherits.
 type MetadataRegistry interface {
 	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
+	GetLatest(ctx context.Context, subject string) (registry.Schema, error)
 }
 
 // register registers one version, with its subject's metadata and rules at the commit
-// when the registry takes them. found is the registry's version of the same form (zero
-// when there is none): when it has rules and the contract has none any more, an empty
-// ruleSet says so (a registration without one would take the latest version's, as
-// Confluent does).
-func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, found registry.Schema, f *facts) (int, error) {
+// when the registry takes them.
+//
+// Confluent fills a registration's metadata and ruleSet that are absent (null) from the
+// subject's latest version before merging the configured defaults and overrides
+// (maybeSetMetadataRuleSet); one that is present, even empty, replaces it. Metadata
+// is always sent (owner and tier at least), so none is inherited. When the contract
+// has no rules and the registry's latest version has some, an empty ruleSet is sent,
+// so the removed rules are not carried over (whether or not the schema changed too);
+// otherwise none is, because an empty ruleSet is part of a Confluent schema's
+// identity (its MD5 tells it apart from none) and would make a version of its own.
+func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (int, error) {
 	mr, ok := p.Registry.(MetadataRegistry)
 	if !ok || f == nil || f.head == nil {
 		return p.Registry.Register(ctx, subject, text, typ, refs)
 	}
 	s := f.head.Subject(subject)
 	rs := registry.RuleSetOf(s)
-	if rs == nil && !sameJSON(found.RuleSet, nil) {
-		rs = &registry.RuleSet{}
+	if rs == nil {
+		latest, err := mr.GetLatest(ctx, subject)
+		switch {
+		case err == nil && !sameJSON(latest.RuleSet, nil):
+			rs = &registry.RuleSet{}
+		case err != nil && !registry.IsNotFound(err):
+			return 0, fmt.Errorf("read the latest version of %s, whose rules a registration without a ruleSet inherits: %w", subject, err)
+		}
 	}
 	return mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
 		Metadata: registry.MetadataOf(s), RuleSet: rs})
