@@ -7,8 +7,9 @@
 # Each run starts serve under /usr/bin/time -v and records, from the moment it is
 # started: the first 200 of the catalog (/), the registry ready (/readyz says "ready",
 # not "indexing"), the full tree loaded (a subject page, which waits for it), then
-# fetches a few more pages and the registry's subject list, stops serve with SIGINT
-# and reads its maximum RSS and CPU time. Needs curl and GNU time.
+# fetches a few more pages and a registry version, waits for the health report's
+# audit of the history to finish (/report), stops serve with SIGINT and reads its
+# maximum RSS and CPU time. Needs curl and GNU time.
 #
 #   go run ./cmd/synthrepo -subjects 10000 -commits 5000 -seed 1 -checkout /tmp/s10k
 #   scripts/serve-start.sh /tmp/s10k
@@ -39,7 +40,7 @@ wait_for() {
 }
 
 one() { # one LABEL CACHE-DIR
-	local label=$1 cache=$2 t0 first ready tree subject pid
+	local label=$1 cache=$2 t0 first ready tree done subject pid
 	t0=$(now)
 	/usr/bin/time -v -o "$work/time" "$bin" serve --repo "$repo" --addr "127.0.0.1:$port" --cache-dir "$cache" >/dev/null 2>"$work/log.$label" &
 	local timepid=$!
@@ -56,6 +57,13 @@ one() { # one LABEL CACHE-DIR
 	for p in "/?page=3" "/?q=order" "/calendar" "/teams" "/registry/subjects/$subject/versions/latest"; do
 		curl -s -o /dev/null "$base$p"
 	done
+	# The health report's audit of the history (started by the first page served
+	# once the tree is loaded) is part of a start: wait for it.
+	for i in $(seq 1 600); do
+		if ! [[ "$(curl -s --max-time 60 "$base/report" || true)" =~ "Being computed" ]]; then break; fi
+		sleep 0.5
+	done
+	done=$(since "$t0")
 	pid=$(pgrep -P "$timepid")
 	kill -INT "$pid"
 	wait "$timepid" || true
@@ -63,13 +71,13 @@ one() { # one LABEL CACHE-DIR
 	rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time")
 	user=$(awk -F': ' '/User time/ { print $2 }' "$work/time")
 	sys=$(awk -F': ' '/System time/ { print $2 }' "$work/time")
-	printf '| %s | %s s | %s s | %s s | %s MB | %s s |\n' "$label" "$first" "$ready" "$tree" "$rss" \
+	printf '| %s | %s s | %s s | %s s | %s s | %s MB | %s s |\n' "$label" "$first" "$ready" "$tree" "$done" "$rss" \
 		"$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| run | first page | registry ready | full tree | max RSS | CPU (user+sys) |"
-echo "|---|---|---|---|---|---|"
+echo "| run | first page | registry ready | full tree | health audit done | max RSS | CPU (user+sys) |"
+echo "|---|---|---|---|---|---|---|"
 for r in $(seq 1 "$runs"); do
 	cache=$work/cache.$r
 	mkdir -p "$cache"

@@ -26,6 +26,7 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/guard"
+	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -151,7 +152,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
 				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
 			}
-			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, filepath.Join(root, "versions"), onDegraded, log)
+			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, root, onDegraded, log)
 			if err != nil {
 				return err
 			}
@@ -297,10 +298,10 @@ func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64,
 // serveObjectCache is the object cache of the repository serve reads: it reads most
 // objects once (the tree at a commit, the versions' texts), so go-git's default of
 // 96 MiB would mostly hold memory (docs/performance.md, "Web pages (serve)").
-const serveObjectCache = 16 * cache.MiByte
+const serveObjectCache = 8 * cache.MiByte
 
 // serveMemoryLimit is serve's soft memory limit (GOMEMLIMIT overrides it).
-const serveMemoryLimit = 400 << 20
+const serveMemoryLimit = 360 << 20
 
 // serveGC tunes the collector for a process that keeps its data for hours: the
 // CLI's tuning for one short run (GOGC 400 and a 768 MiB soft limit, in main) would
@@ -327,11 +328,13 @@ func cacheRoot(dir string) string {
 }
 
 // readSide mounts what serve shows of the contract repository at repoDir: the
-// embedded read-only schema registry under /registry/ (its versions index kept in
-// indexDir), the calendar's ICS feeds and the pages. It returns at once: the registry
-// indexes the branch in the background (answering 503 until it is ready) and the
-// catalog is served from summaries until the full tree is loaded.
-func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
+// embedded read-only schema registry under /registry/, the calendar's ICS feeds and
+// the pages, keeping in cacheDir what a restart can reuse (the versions index and the
+// catalog's summaries in versions/, the health report's audit in audit/, as report
+// does). It returns at once: the registry indexes the branch in the background
+// (answering 503 until it is ready) and the catalog is served from summaries until
+// the full tree is loaded.
+func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
 	repo, err := gitrepo.OpenWithCache(repoDir, serveObjectCache)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
@@ -339,7 +342,7 @@ func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded 
 	if branch, err = branchOf(repo, repoDir, branch); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	cache := &versions.Cache{Dir: indexDir, Repo: repoDir, Branch: branch, Log: log}
+	cache := &versions.Cache{Dir: filepath.Join(cacheDir, "versions"), Repo: repoDir, Branch: branch, Log: log}
 	primed := make(chan struct{}) // the first catalog page is made before the registry indexes
 	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded, Cache: cache}, primed)
 	if err != nil {
@@ -355,6 +358,9 @@ func readSide(ctx context.Context, repoDir, branch, indexDir string, onDegraded 
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
 	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
 	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
+	if build, err := buildID(); err == nil {
+		pages.AuditCache = &history.Cache{Dir: filepath.Join(cacheDir, "audit"), Repo: repoDir, Branch: branch, Build: build, Log: log}
+	}
 	go func() {
 		// The first catalog page (from the subjects' summaries) first: the registry's
 		// index and the full tree read the same repository and would slow it down.

@@ -63,13 +63,26 @@ func ReadBlob(s storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]byt
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	defer r.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(o.Size()) + bytes.MinRead) // ReadFrom wants MinRead spare bytes at EOF
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+	// Exactly the size the header gives: callers keep these bytes (a loaded tree
+	// holds every schema text), so no spare capacity. A content longer than its
+	// header is read on, within the limit.
+	data := make([]byte, o.Size())
+	n, err := io.ReadFull(r, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	if int64(buf.Len()) > limit {
-		return nil, &TooLargeError{Hash: h, Size: int64(buf.Len()), Limit: limit}
+	if n < len(data) {
+		return data[:n], nil
 	}
-	return buf.Bytes(), nil
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1-int64(n))); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	if buf.Len() == 0 {
+		return data, nil
+	}
+	if size := int64(n + buf.Len()); size > limit {
+		return nil, &TooLargeError{Hash: h, Size: size, Limit: limit}
+	}
+	return append(data, buf.Bytes()...), nil
 }

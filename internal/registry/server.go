@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/contract"
@@ -55,6 +57,9 @@ type Server struct {
 	health *health
 
 	gitMu sync.Mutex // serialises Git object reads (go-git storage is not safe for concurrent use)
+	// trees keeps the trees decoded while a snapshot is built (findEntry); guarded
+	// by gitMu, nil otherwise.
+	trees map[plumbing.Hash]*object.Tree
 
 	mu sync.Mutex // one refresh at a time; guards ix and b
 	ix *versions.Index
@@ -228,11 +233,17 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("index %s at %s: %w", s.branchName(), head, err)
 	}
+	s.gitMu.Lock()
+	s.trees = map[plumbing.Hash]*object.Tree{}
+	s.gitMu.Unlock()
 	snap, err := s.b.build(s.ix, func(v versions.Version) ([]byte, error) {
 		s.gitMu.Lock()
 		defer s.gitMu.Unlock()
 		return s.ix.Schema(s.src.Repo, v)
 	})
+	s.gitMu.Lock()
+	s.trees = nil
+	s.gitMu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("read schemas of %s at %s: %w", s.branchName(), head, err)
 	}
@@ -328,7 +339,8 @@ func (s *Server) sequence(head plumbing.Hash) error {
 	return nil
 }
 
-// readAt reads a file of the repository at a commit (for Protobuf imports).
+// readAt reads a file of the repository at a commit (a version's contract.yaml, a
+// Protobuf import).
 func (s *Server) readAt(commit, path string) ([]byte, error) {
 	s.gitMu.Lock()
 	defer s.gitMu.Unlock()
@@ -336,11 +348,7 @@ func (s *Server) readAt(commit, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
-	e, err := t.FindEntry(path)
+	e, err := s.findEntry(c.TreeHash, path)
 	if err != nil || !e.Mode.IsFile() {
 		if err == nil || errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
 			return nil, fmt.Errorf("%s not found at %.12s: %w", path, commit, object.ErrFileNotFound)
@@ -348,6 +356,49 @@ func (s *Server) readAt(commit, path string) ([]byte, error) {
 		return nil, err
 	}
 	return gitrepo.ReadBlob(s.src.Repo.Storer, e.Hash, contract.MaxSchemaBytes)
+}
+
+// findEntry finds path in the tree root, one folder at a time. While a snapshot is
+// built (trees is set) each tree is decoded once: the versions of one commit, and
+// the commits that changed one folder, share the rest of their trees. The caller
+// holds gitMu.
+func (s *Server) findEntry(root plumbing.Hash, path string) (*object.TreeEntry, error) {
+	t, err := s.tree(root, true)
+	for depth, rest := 1, path; err == nil; depth++ {
+		name, more, found := strings.Cut(rest, "/")
+		var e *object.TreeEntry
+		if e, err = t.FindEntry(name); err != nil || !found {
+			return e, err
+		}
+		if e.Mode != filemode.Dir {
+			return nil, object.ErrDirectoryNotFound
+		}
+		t, err = s.tree(e.Hash, depth < sharedDepth)
+		rest = more
+	}
+	return nil, err
+}
+
+// Trees nearer the root than sharedDepth (the root, contracts/, a domain's folder)
+// are kept while a snapshot is built, at most maxTrees of them: a subject's own
+// folder is read once.
+const (
+	sharedDepth = 3
+	maxTrees    = 512
+)
+
+func (s *Server) tree(h plumbing.Hash, keep bool) (*object.Tree, error) {
+	if t := s.trees[h]; t != nil {
+		return t, nil
+	}
+	t, err := object.GetTree(s.src.Repo.Storer, h)
+	if err == nil && keep && s.trees != nil {
+		if len(s.trees) >= maxTrees {
+			clear(s.trees)
+		}
+		s.trees[h] = t
+	}
+	return t, err
 }
 
 // CommitHeader names, on every response, the commit the registry served when the

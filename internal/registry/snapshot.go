@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -169,7 +170,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if back != string(data) {
 					return nil, fmt.Errorf("the body of %s version %d does not end with its schema", s, v.Version)
 				}
-				ve.norm, _ = canonical(ve.typ, data)
+				ve.norm = normOf(ve.typ, v, data)
 				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(data)
 				b.entries[key] = ve
 			}
@@ -319,17 +320,28 @@ func importPathOf(p string) string { return strings.TrimPrefix(p, versions.Contr
 // Avro reads) are one schema. ok is false when the text does not parse in that
 // format; the key is then the text itself behind a prefix no canonical form has.
 //
-// The key is the SHA-256 of that form, not the form itself: a snapshot keeps one per
-// version, and the forms would be as large as the texts.
+// The key is checker.CanonicalKey of that form (its SHA-256, as the versions index
+// keys versions), not the form itself: a snapshot keeps one per version, and the
+// forms would be as large as the texts.
 func canonical(t SchemaType, text []byte) (key string, ok bool) {
 	eng, _ := EngineOf(t)
 	c, err := checker.Canonical(eng, text)
 	if err != nil {
 		sum := sha256.Sum256(append([]byte("\x00unparsable\x00"), text...))
-		return string(sum[:]), false
+		return string(sum[:]), false // 32 bytes: never a CanonicalKey (64 hex digits)
 	}
-	sum := sha256.Sum256(c)
-	return string(sum[:]), true
+	return checker.CanonicalKey(c), true
+}
+
+// normOf is canonical(t, text) of a version: the index's key of its canonical form
+// when the index read it with the engine of its format (no second parse), else
+// computed.
+func normOf(t SchemaType, v versions.Version, text []byte) string {
+	if _, ok := formats.Lookup(v.Format); ok && !strings.HasPrefix(v.Canonical, "blob:") {
+		return v.Canonical
+	}
+	key, _ := canonical(t, text)
+	return key
 }
 
 // schemaMember starts the last member of a Schema's JSON.

@@ -99,3 +99,22 @@ func waitReady(t *testing.T, srv *Server) {
 		}
 	}
 }
+
+// TestVersionKeysAreTheIndexs: the look-up key a snapshot takes from the versions
+// index (no second parse) is the one the registry computes from the text, so that a
+// look-up request finds the version.
+func TestVersionKeysAreTheIndexs(t *testing.T) {
+	srv, _, _ := newTestServer(t)
+	n := 0
+	for _, se := range srv.snap.Load().subjects {
+		for _, ve := range se.versions {
+			if want, _ := canonical(ve.typ, ve.text()); ve.norm != want {
+				t.Errorf("%s version %d: key %q, computed %q", se.name, ve.v.Version, ve.norm, want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no versions")
+	}
+}

@@ -72,9 +72,15 @@ func (p *Pages) audit(s *snapshot) {
 	if current {
 		var ix *versions.Index
 		if err = p.Tree.WithVersions(s.head, func(shared *versions.Index) { ix = indexCopy(shared) }); err == nil {
+			prev := p.previousAudit(s.head)
 			var a *history.Audited
-			if a, err = history.AuditFrom(p.Tree.Repo.Storer, ix, p.previousAudit(s.head)); err == nil {
+			if a, err = history.AuditFrom(p.Tree.Repo.Storer, ix, prev); err == nil {
 				p.audited, broken = a, a.Breaks
+				if p.AuditCache != nil && (prev == nil || prev.Head != a.Head) {
+					if err := p.AuditCache.Save(a); err != nil {
+						p.Log.Warn("pages: could not save the history's audit; the next start audits every version", "err", err)
+					}
+				}
 			}
 		}
 	}
@@ -88,10 +94,18 @@ func (p *Pages) audit(s *snapshot) {
 
 // previousAudit is the last audit, when its head is head or a first-parent ancestor
 // of it: the new commit's audit then checks only the versions the branch gained (a
-// version's verdict depends on it and the versions before it alone). nil otherwise
-// (the first audit, a rewritten branch): everything is audited. Called under
-// p.auditing.
+// version's verdict depends on it and the versions before it alone); for the first
+// audit since the start, the one in AuditCache. nil otherwise (none, a rewritten
+// branch): everything is audited. Called under p.auditing.
 func (p *Pages) previousAudit(head plumbing.Hash) *history.Audited {
+	if p.audited == nil && p.AuditCache != nil {
+		// the first audit since the start: the one kept in the cache, if usable
+		a, err := p.AuditCache.Load(p.Tree.Repo.Storer, head)
+		if err != nil {
+			p.Log.Warn("pages: ignoring the cached audit of the history; auditing every version", "err", err)
+		}
+		return a
+	}
 	if p.audited == nil {
 		return nil
 	}

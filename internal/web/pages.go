@@ -33,6 +33,10 @@ type Pages struct {
 	// subject folders by Git tree hash, so that the first catalog page after a start
 	// reads only the folders that changed since (summaries.go).
 	SummaryCache string
+	// AuditCache, when set, keeps the health report's audit of the history between
+	// starts, so that the first audit after a start checks only the versions added
+	// since (history.Cache, as report --cache-dir does).
+	AuditCache *history.Cache
 	// Observed is the lineage serve observed (OpenLineage events) for the lineage
 	// page; nil when it collects none.
 	Observed ObservedLineage
