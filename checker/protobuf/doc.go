@@ -8,7 +8,9 @@
 // Files written with `edition = ...` are refused. The compiler resolves a file's
 // imports on several goroutines, so a Resolver must be safe for concurrent use (the
 // one Compat builds records disk paths under a lock); a compiled Schema is only read
-// afterwards and may be shared between goroutines.
+// afterwards and may be shared between goroutines. An import that imports nothing but
+// the well-known types is compiled once per content and shared by later compilations
+// (imports.go).
 //
 // Three views of a change:
 //

@@ -101,8 +101,9 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 		errs = append(errs, err)
 		return nil // keep going: report every error, not only the first
 	}, nil)
+	shared := &compilation{}
 	comp := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve, names)),
+		Resolver:       protocompile.WithStandardImports(sourceResolver(resolve, names, shared)),
 		SourceInfoMode: protocompile.SourceInfoStandard,
 		Reporter:       rep,
 	}
@@ -116,6 +117,7 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 	if len(files) != 1 {
 		return nil, &checker.InputError{File: display, Message: "the compiler returned no file"}
 	}
+	shared.keep(files[0])
 	s := &Schema{path: importPath, names: names, file: files[0]}
 	if err := rejectEditions(s); err != nil {
 		return nil, err
@@ -129,8 +131,10 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 }
 
 // sourceResolver adapts a Resolver to protocompile, enforcing MaxSchemaBytes per file
-// and MaxDeclarations over the files of one compilation (files named by names).
-func sourceResolver(resolve Resolver, names *fileNames) protocompile.Resolver {
+// and MaxDeclarations over the files of one compilation (files named by names), and
+// hands the compiler an import another compilation linked when its files read the
+// same (imports.go).
+func sourceResolver(resolve Resolver, names *fileNames, shared *compilation) protocompile.Resolver {
 	budget := &declarationBudget{}
 	return protocompile.ResolverFunc(func(name string) (protocompile.SearchResult, error) {
 		if err := CheckImportPath(name); err != nil {
@@ -145,6 +149,11 @@ func sourceResolver(resolve Resolver, names *fileNames) protocompile.Resolver {
 		}
 		if err := budget.take(names.name(name), data); err != nil {
 			return protocompile.SearchResult{}, err
+		}
+		if name != names.main {
+			if res, ok := shared.shared(name, data); ok {
+				return res, nil
+			}
 		}
 		return protocompile.SearchResult{Source: bytes.NewReader(data)}, nil
 	})
