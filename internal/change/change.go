@@ -8,6 +8,7 @@ package change
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -48,6 +49,12 @@ func Load(c Change) (*Loaded, error) {
 	if dirs, err = contract.WithImporters(c.Head, dirs); err != nil {
 		return nil, err
 	}
+	producers, err := producersOfRules(c.Base, c.Head, dirs)
+	if err != nil {
+		return nil, err
+	}
+	dirs = append(dirs, producers...)
+	slices.Sort(dirs)
 	baseFolders, err := contract.SubjectFolders(c.Base)
 	if err != nil {
 		return nil, err

@@ -99,3 +99,49 @@ func mentions(src contract.Source, dir string, names []string) bool {
 	}
 	return false
 }
+
+// producersOfRules returns the subject folders, not among dirs, whose consumer files
+// name a subject of dirs whose data rules differ between base and head: the jobs that
+// may produce into it, which a rule rejecting writes concerns (the verdict asks their
+// owners to sign off). Lineage is loaded downstream only, so they are found as
+// producerErrors finds them, by reading every consumer file for the subjects' names;
+// that happens only when a change touches `rules:`.
+func producersOfRules(base, head contract.Source, dirs []string) ([]string, error) {
+	var names []string
+	for _, dir := range dirs {
+		b, h := decodeContract(base, dir), decodeContract(head, dir)
+		if h == nil || h.Subject == "" || (b != nil && sameRules(b.Rules, h.Rules)) || (b == nil && len(h.Rules) == 0) {
+			continue
+		}
+		names = append(names, h.Subject)
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	all, err := contract.SubjectDirs(head)
+	if err != nil {
+		return nil, fmt.Errorf("list the subject folders of %s: %w", head.Describe(), err)
+	}
+	var out []string
+	for _, dir := range all {
+		if !slices.Contains(dirs, dir) && mentions(head, dir, names) {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// decodeContract reads the data contract of dir's contract.yaml; nil when it cannot.
+func decodeContract(src contract.Source, dir string) *contract.Subject {
+	path := dir + "/" + contract.ContractFile
+	data, err := src.ReadFile(path, contract.MaxYAMLBytes)
+	if err != nil {
+		return nil
+	}
+	return contract.DecodeDataContract(path, data)
+}
+
+// sameRules reports whether two lists of rules send the same ruleSet.
+func sameRules(a, b []contract.Rule) bool {
+	return slices.EqualFunc(a, b, contract.Rule.Same)
+}

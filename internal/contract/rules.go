@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -44,6 +45,43 @@ type Rule struct {
 // rather than a domain rule.
 func (r Rule) Migration() bool {
 	return r.Mode == "UPGRADE" || r.Mode == "DOWNGRADE" || r.Mode == "UPDOWN"
+}
+
+// Same reports whether two rules send the same rule to a registry (the fields each
+// reads and where it is written are not part of it).
+func (r Rule) Same(o Rule) bool {
+	return r.Name == o.Name && r.Doc == o.Doc && r.Kind == o.Kind && r.Mode == o.Mode && r.Type == o.Type &&
+		slices.Equal(r.Tags, o.Tags) && maps.Equal(r.Params, o.Params) && r.Expr == o.Expr &&
+		r.OnSuccess == o.OnSuccess && r.OnFailure == o.OnFailure && r.Disabled == o.Disabled
+}
+
+// Action is the action a rule takes on failure (onFailure == true) or success when
+// it runs in mode (WRITE or READ for a domain rule, UPGRADE or DOWNGRADE for a
+// migration rule), as Confluent's serializers pick it: the first of two
+// comma-separated actions for WRITE and UPGRADE, the second for READ and DOWNGRADE,
+// when the rule runs both ways (WRITEREAD, UPDOWN); on failure, ERROR when none is
+// set. "" when the rule does not run in that mode, or takes no action.
+func (r Rule) Action(mode string, onFailure bool) string {
+	runs := r.Mode == mode || (r.Mode == "WRITEREAD" && (mode == "WRITE" || mode == "READ")) ||
+		(r.Mode == "UPDOWN" && (mode == "UPGRADE" || mode == "DOWNGRADE"))
+	if !runs || r.Disabled {
+		return ""
+	}
+	a := r.OnSuccess
+	if onFailure {
+		a = r.OnFailure
+	}
+	if (r.Mode == "WRITEREAD" || r.Mode == "UPDOWN") && strings.Contains(a, ",") {
+		parts := strings.Split(a, ",")
+		a = parts[0]
+		if mode == "READ" || mode == "DOWNGRADE" {
+			a = parts[1]
+		}
+	}
+	if a == "" && onFailure {
+		return "ERROR"
+	}
+	return a
 }
 
 // The values a rule's keys take.

@@ -99,7 +99,7 @@ func changedSubjects(in Input) []*SubjectReport {
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
 			sr = header(h, Moved)
-		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours:
+		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h):
 			sr = header(h, Modified)
 		default:
 			continue
@@ -189,6 +189,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	removalPolicyFindings(in, b, h, sr)
 	stateEffects(b, sr)
 	dataRuleFindings(b, h, sr)
+	dataContractChanges(in.Head, b, h, sr)
 	deprecatedReads(h, sr)
 }
 

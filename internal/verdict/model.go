@@ -191,6 +191,8 @@ type SubjectReport struct {
 	State []StateEffect `json:"state,omitempty"`
 	// DataRules are the contract's data rules the change breaks.
 	DataRules []RuleFinding `json:"data_rules,omitempty"`
+	// DataContract lists the changes to the data contract's rules and tags.
+	DataContract []ContractChange `json:"data_contract,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).

@@ -113,6 +113,12 @@ func (m *mdWriter) subject(s *SubjectReport) {
 	m.state(s)
 	m.changes(s)
 	m.affected(s)
+	if len(s.DataContract) > 0 {
+		m.f("\n**Data contract** (what the registry receives as metadata and ruleSet):\n\n")
+		for _, c := range s.DataContract {
+			m.f("- %s\n", escapeMarkdown(c.Message))
+		}
+	}
 	m.list("**Governance** (every consumer's team must agree):", "", s.Governance)
 	if len(s.DataRules) > 0 {
 		m.f("\n**Data rules** the change breaks:\n\n")

@@ -89,6 +89,9 @@ func Text(r *Report) string {
 		direct, indirect := split(s.Affected)
 		textConsumers(&b, "direct", direct)
 		textConsumers(&b, "indirect", indirect)
+		for _, c := range s.DataContract {
+			f("  data contract: %s\n", plain(c.Message))
+		}
 		for _, g := range s.Governance {
 			f("  governance: %s\n", plain(g))
 		}

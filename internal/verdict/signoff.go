@@ -80,6 +80,7 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 			need(se.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: se.Consumer, Effect: effect, Fields: []string{se.Field},
 				Reason: reason + fingerprintSep + "state:" + se.Field + ":" + string(se.Change)})
 		}
+		dataContractSignOffs(in, sr, required, need)
 		if len(sr.Governance) == 0 {
 			continue
 		}
