@@ -10,12 +10,14 @@ import (
 
 // withLineage adds the OpenLineage endpoint (POST and GET /api/v1/lineage) to what
 // serve mounts, keeping events in the file when one is given, and shows what they say
-// on the lineage page of pages (when not nil).
-func withLineage(mount func(*http.ServeMux), file string, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
+// on the lineage page of pages (when not nil). A POST must carry token as a bearer
+// token when token is not empty.
+func withLineage(mount func(*http.ServeMux), file, token string, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
 	store, err := olstore.Open(file, log)
 	if err != nil {
 		return nil, err
 	}
+	store.Token = token
 	if pages != nil {
 		pages.Observed = store
 	}

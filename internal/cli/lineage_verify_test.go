@@ -47,7 +47,7 @@ func TestLineageVerifyRefusesBadEvents(t *testing.T) {
 // from the file, and a restart on the same file keeps the events.
 func TestLineageServeThenVerify(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "events.jsonl")
-	mount, err := withLineage(nil, file, nil, nil)
+	mount, err := withLineage(nil, file, "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestLineageServeThenVerify(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("verify --url differs from verify --openlineage:\n%s\nwant\n%s", out, want)
 	}
-	again, err := withLineage(nil, file, nil, nil)
+	again, err := withLineage(nil, file, "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,8 @@ type lineagePage struct {
 	// FieldReads, MappedJobs and MappedFields are Stats' ratios in whole percent.
 	FieldReads, MappedJobs, MappedFields int
 	BlackBoxes                           []consumerLink
+	// MoreBlackBoxes and MoreNotes count what the page leaves out (healthRows a list).
+	MoreBlackBoxes, MoreNotes int
 	// Collecting: serve receives events; Events: how many it holds.
 	Collecting bool
 	Events     int
@@ -37,6 +39,8 @@ type lineagePage struct {
 type driftGroup struct {
 	ID, Title, Hint string
 	Rows            []driftRow
+	// All is the number of rows of the kind; the page shows the first healthRows.
+	All, More int
 }
 
 type driftRow struct {
@@ -82,7 +86,7 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 			byFile[c.File] = c
 		}
 	}
-	for _, f := range d.Stats.BlackBoxes {
+	for _, f := range firstRows(d.Stats.BlackBoxes, &d.MoreBlackBoxes) {
 		if c := byFile[f]; c != nil {
 			d.BlackBoxes = append(d.BlackBoxes, consumerLink{c.Name, c.Owner, consumerHref(c), teamHref(c.Owner)})
 		}
@@ -92,11 +96,15 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 		d.Seen = percent(d.Ob.DeclaredSeen, d.Ob.DeclaredReads)
 		d.Undeclared = percent(d.Ob.Undeclared, d.Ob.ObservedReads)
 		drift, notes := lineage.Verify(s.tree, jobs)
-		d.Notes = notes
+		d.Notes = firstRows(notes, &d.MoreNotes)
 		for i, kind := range driftKindOrder {
 			g := driftKinds[i]
 			for _, dr := range drift {
 				if dr.Kind != kind {
+					continue
+				}
+				if g.All++; g.All > healthRows {
+					g.More++
 					continue
 				}
 				row := driftRow{Drift: dr, SubjectHref: subjectHref(dr.Subject)}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -141,5 +142,45 @@ func TestLineagePageBlackBox(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %s\n%s", want, body)
 		}
+	}
+}
+
+// wideEvent is the Flink event adapted from OpenLineage's example with n more output
+// fields, each made from an input field the contract does not have: the shape of a
+// hostile or runaway event.
+func wideEvent(t *testing.T, n int) openlineage.RunEvent {
+	t.Helper()
+	data, err := os.ReadFile("../lineage/openlineage/testdata/adapted/flink-dwd-order-detail-complete.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := openlineage.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := e.Outputs[0].Facets.ColumnLineage
+	in := cl.Fields["order_id"].InputFields[0]
+	for i := range n {
+		f := cl.Fields["order_id"]
+		in.Field = fmt.Sprintf("x%d", i)
+		f.InputFields = []openlineage.InputField{in}
+		cl.Fields[fmt.Sprintf("f%d", i)] = f
+	}
+	return e
+}
+
+// However many rows an event makes, the lineage page shows the first healthRows of
+// each table, says how many more there are and which command lists them all, and
+// heads each table with the whole count.
+func TestLineagePageCapsLongTables(t *testing.T) {
+	defer func(n int) { healthRows = n }(healthRows)
+	healthRows = 2
+	obs := &fakeObserved{events: []openlineage.RunEvent{wideEvent(t, 50)}}
+	_, body := get(t, lineageServer(t, exampleRepo(t), obs), "/lineage")
+	if rows := strings.Count(body, `<tr><th scope="row">`); rows > healthRows*len(driftKinds) {
+		t.Errorf("%d rows on the page, want at most %d a table", rows, healthRows)
+	}
+	if !strings.Contains(body, "more not shown: <code>contractbot lineage verify</code> lists them all.") || !strings.Contains(body, "(50)") {
+		t.Errorf("the page does not head a table with its 50 rows and count those not shown:\n%s", body)
 	}
 }

@@ -28,7 +28,7 @@ func (s *Store) load(f io.Reader, log *slog.Logger) error {
 		}
 	}()
 	for n := 1; ; n++ {
-		line, size, complete, err := readLine(br, openlineage.MaxLine)
+		line, size, complete, err := openlineage.ReadLine(br, openlineage.MaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read the lineage events file %s: %w", s.path, err)
 		}
@@ -37,6 +37,7 @@ func (s *Store) load(f io.Reader, log *slog.Logger) error {
 		}
 		start := off
 		off += size
+		s.fileBytes = off
 		trimmed := bytes.TrimSpace(line)
 		if line != nil && len(trimmed) == 0 {
 			continue
@@ -55,7 +56,7 @@ func (s *Store) load(f io.Reader, log *slog.Logger) error {
 		if !complete {
 			s.newline = true // the next append starts on a line of its own
 		}
-		if !s.keep(e, bytes.Clone(trimmed)) {
+		if s.keep(e, bytes.Clone(trimmed)) == duplicate {
 			dups++
 		}
 	}
@@ -67,36 +68,6 @@ func parseLine(line []byte) (openlineage.RunEvent, error) {
 		return openlineage.RunEvent{}, fmt.Errorf("the line is longer than %d bytes", openlineage.MaxLine)
 	}
 	return openlineage.Parse(line)
-}
-
-// readLine reads up to and including the next newline: the line (nil when it is longer
-// than max; the rest is read past), the bytes read, and whether it ended in a newline.
-func readLine(br *bufio.Reader, max int) (line []byte, size int64, complete bool, err error) {
-	over := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		size += int64(len(chunk))
-		if !over {
-			line = append(line, chunk...)
-			if len(line) > max+1 {
-				line, over = nil, true
-			}
-		}
-		switch {
-		case err == nil:
-			if line != nil {
-				line = line[:len(line)-1]
-			}
-			return line, size, true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			if line == nil && !over {
-				line = []byte{}
-			}
-			return line, size, false, err
-		}
-	}
 }
 
 // appendLine keeps one event at the end of the file, first cutting off a torn last
@@ -132,6 +103,43 @@ func (s *Store) appendLine(line []byte) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("keep a lineage event: %w", err)
 	}
+	if s.cut >= 0 {
+		s.fileBytes = s.cut
+	}
+	s.fileBytes += int64(len(buf))
 	s.cut, s.newline = -1, false
+	return nil
+}
+
+// wasteful reports whether most of the file is events no longer held (superseded
+// runs, repeats, bad lines).
+func (s *Store) wasteful() bool {
+	return s.path != "" && s.fileBytes > 2*int64(s.bytes)+1<<20
+}
+
+// compact rewrites the file with the events held only, through a temporary file
+// renamed over it.
+func (s *Store) compact() error {
+	tmp := s.path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("compact the lineage events file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	var n int64
+	for _, ev := range s.events {
+		_, _ = w.Write(ev.line)
+		_ = w.WriteByte('\n')
+		n += int64(len(ev.line)) + 1
+	}
+	err = errors.Join(w.Flush(), f.Sync(), f.Close())
+	if err == nil {
+		err = os.Rename(tmp, s.path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp) // the old file stays as it was
+		return fmt.Errorf("compact the lineage events file: %w", err)
+	}
+	s.fileBytes, s.cut, s.newline = n, -1, false
 	return nil
 }

@@ -64,7 +64,8 @@ type InputField struct {
 // Validate checks that the names the specification requires of a RunEvent are there
 // and not empty (run.runId, job.namespace, job.name, eventTime, producer; namespace
 // and name of every dataset) and the event types it allows. The schema (CheckSchema)
-// checks more, but allows empty strings, which name nothing.
+// checks more, but allows empty strings, which name nothing. An event over a budget
+// (budget.go) is a *BudgetError.
 func (e *RunEvent) Validate() error {
 	var missing []string
 	if e.Run == nil || e.Run.RunID == "" {
@@ -92,7 +93,7 @@ func (e *RunEvent) Validate() error {
 	default:
 		return fmt.Errorf("eventType %q is not an OpenLineage event type (START, RUNNING, COMPLETE, ABORT, FAIL, OTHER)", e.EventType)
 	}
-	return nil
+	return e.checkBudget()
 }
 
 // Parse reads one event: JSON that follows OpenLineage's JSON Schema for a RunEvent
@@ -111,18 +112,23 @@ func Parse(data []byte) (RunEvent, error) {
 	return e, e.Validate()
 }
 
-// MaxLine bounds one event of a JSON-lines file.
-const MaxLine = 4 << 20
-
 // ReadLines reads a JSON-lines file of run events; a line that does not parse or
-// validate is an error naming its line.
+// validate, or is over MaxLine, is an error naming its line.
 func ReadLines(name string, r io.Reader) ([]RunEvent, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var out []RunEvent
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+	for n := 1; ; n++ {
+		line, size, _, err := ReadLine(br, MaxLine)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read OpenLineage events %s: %w", name, err)
+		}
+		if size == 0 {
+			return out, nil
+		}
+		if line == nil {
+			return nil, fmt.Errorf("%s:%d: the line is over %d bytes, the budget of one event", name, n, MaxLine)
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
 		e, err := Parse(line)
@@ -131,8 +137,34 @@ func ReadLines(name string, r io.Reader) ([]RunEvent, error) {
 		}
 		out = append(out, e)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read OpenLineage events %s: %w", name, err)
+}
+
+// ReadLine reads up to and including the next newline: the line (nil when it is longer
+// than max; the rest is read past), the bytes read, and whether it ended in a newline.
+func ReadLine(br *bufio.Reader, max int) (line []byte, size int64, complete bool, err error) {
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
+		if !over {
+			line = append(line, chunk...)
+			if len(line) > max+1 {
+				line, over = nil, true
+			}
+		}
+		switch {
+		case err == nil:
+			if line != nil {
+				line = line[:len(line)-1]
+			}
+			return line, size, true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			if line == nil && !over {
+				line = []byte{}
+			}
+			return line, size, false, err
+		}
 	}
-	return out, nil
 }
