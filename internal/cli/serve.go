@@ -307,7 +307,7 @@ func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64,
 const serveObjectCache = 8 * cache.MiByte
 
 // serveMemoryLimit is serve's soft memory limit (GOMEMLIMIT overrides it).
-const serveMemoryLimit = 360 << 20
+const serveMemoryLimit = 300 << 20
 
 // serveGC tunes the collector for a process that keeps its data for hours: the
 // CLI's tuning for one short run (GOGC 400 and a 768 MiB soft limit, in main) would
@@ -359,7 +359,7 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded 
 	// The pages show the commit the registry serves: one resolution of the branch.
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
 		Head:     func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil },
-		Degraded: reg.Degraded,
+		Degraded: reg.Degraded, WithoutSchemas: true,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
 	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
@@ -374,7 +374,14 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded 
 			log.Warn("preparing the first catalog page failed", "err", err)
 		}
 		close(primed)
-		// Then the full tree, now rather than on the first request for another page.
+		// Then the full tree, now rather than on the first request for another page,
+		// once the registry serves: the two loads at once would hold both peaks of
+		// memory at the same time (docs/performance.md, "Web pages (serve)").
+		select {
+		case <-reg.Ready():
+		case <-ctx.Done():
+			return
+		}
 		if err := guard.Do(log, "loading the contract tree", func() error { _, _, err := tree.Current(); return err }); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
 		}

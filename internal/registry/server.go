@@ -74,6 +74,9 @@ type Server struct {
 	// begun is set once its first index may start (Follow waits for it).
 	starting atomic.Pointer[startState]
 	begun    atomic.Bool
+	// ready is closed once the first snapshot is served (Ready).
+	ready     chan struct{}
+	readyOnce sync.Once
 }
 
 // startState is the registry before its first snapshot: the commit it indexes, since
@@ -122,7 +125,7 @@ func Start(src Source, after <-chan struct{}) (*Server, error) {
 }
 
 func newServer(src Source) *Server {
-	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth()}
+	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth(), ready: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -248,8 +251,12 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 		return false, fmt.Errorf("read schemas of %s at %s: %w", s.branchName(), head, err)
 	}
 	s.snap.Store(snap)
+	s.readyOnce.Do(func() { close(s.ready) })
 	return true, nil
 }
+
+// Ready is closed once the registry serves its first snapshot (NotReady is "").
+func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // extendIndex brings the index to head: the first time from src.Cache when set (which
 // saves it), else by Extend. The caller holds mu and gitMu.

@@ -62,6 +62,27 @@ type diffView struct {
 	Same     bool
 }
 
+// withSchema returns sub with its schema: sub itself, or, when the tree was loaded
+// without schemas (Tree.WithoutSchemas), the subject loaded alone at the snapshot's
+// commit, schema parsed, for this page only (contract.LoadSubject: a few
+// milliseconds; the page is then kept rendered).
+func (p *Pages) withSchema(s *snapshot, sub *contract.Subject) *contract.Subject {
+	if !p.Tree.WithoutSchemas || p.Tree.Repo == nil {
+		return sub
+	}
+	src, err := contract.NewGitSource(p.Tree.Repo, s.head.String())
+	if err == nil {
+		var t *contract.Tree
+		if t, err = contract.LoadSubject(src, sub.Dir); err == nil {
+			if full := t.Subject(sub.Subject); full != nil {
+				return full
+			}
+		}
+	}
+	p.Log.Warn("pages: the subject's schema could not be read; its page shows none", "subject", sub.Subject, "err", err)
+	return sub
+}
+
 func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	s, err := p.current()
 	if err != nil {
@@ -83,10 +104,11 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	schema := p.withSchema(s, sub)
 	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
-		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, sub.SchemaText), Indexed: s.versions != nil}
-	d.Fields, d.ReadsAll = fieldsTable(sub)
-	d.SchemaLines = bytes.Count(sub.SchemaText, []byte("\n")) + 1
+		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, schema.SchemaText), Indexed: s.versions != nil}
+	d.Fields, d.ReadsAll = fieldsTable(schema)
+	d.SchemaLines = bytes.Count(schema.SchemaText, []byte("\n")) + 1
 	vs := s.versions[sub.Subject]
 	for i := len(vs) - 1; i >= 0; i-- {
 		v := versionRow{Version: vs[i]}

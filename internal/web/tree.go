@@ -38,6 +38,11 @@ type Tree struct {
 	// Degraded, when set, says why the commit served is not the branch's ("" when it
 	// is); every page shows it (serve passes the embedded registry's).
 	Degraded func() string
+	// WithoutSchemas loads the tree without reading its schemas (contract.
+	// LoadWithoutSchemas): a subject's page then loads that subject alone with its
+	// schema. serve sets it: the tree of 10,000 subjects loads in about half the time
+	// and holds no schema text or field graph (docs/performance.md).
+	WithoutSchemas bool
 
 	mu   sync.Mutex
 	head plumbing.Hash
@@ -112,7 +117,11 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	tree, err := contract.Load(src)
+	load := contract.Load
+	if t.WithoutSchemas {
+		load = contract.LoadWithoutSchemas
+	}
+	tree, err := load(src)
 	if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
 	}
