@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,40 @@ func TestCheckDataContractChange(t *testing.T) {
 		t.Fatalf("a pii mark: exit %d:\n%s%s", code, out, errOut)
 	}
 	checkGolden(t, filepath.Join("..", "check", "data-contract-pii.txt"), out)
+}
+
+// A data rule that reads a nested field through a macro (message.items.all(i,
+// i.quantity > 0)) is reported, when the change renames or retypes that field, as
+// reading the nested field, at the place lint reports the expression: one position
+// for one problem. Avro (a list of records) and Protobuf (a repeated message).
+func TestCheckNestedDataRule(t *testing.T) {
+	for _, tc := range []struct {
+		name, contract, rule, schema, old, new, want string
+	}{
+		{"avro", "contracts/orders/order-created/contract.yaml", "message.items.all(i, i.quantity > 0)",
+			"contracts/orders/order-created/order_created.avsc", `"name": "quantity"`, `"name": "qty"`,
+			`data rule "nested" reads items.quantity, which this change removes`},
+		{"protobuf", "contracts/risk/fraud-score/contract.yaml", "message.reasons.exists(r, r.weight > 0.0)",
+			"contracts/risk/fraud-score/fraud_score.proto", "double weight = 2;", "string weight = 2;",
+			`data rule "nested" reads reasons.weight, which this change changes the type of`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, repo := exampleRepo(t)
+			edit(t, filepath.Join(dir, tc.contract), "fields:\n", "rules:\n  - name: nested\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: "+tc.rule+"\nfields:\n")
+			commit(t, repo, "A rule on a nested field")
+			if out, errOut, code := runCLI(t, "lint", "--repo", dir); code != 0 {
+				t.Fatalf("the rule does not lint: exit %d\n%s%s", code, out, errOut)
+			}
+			edit(t, filepath.Join(dir, tc.schema), tc.old, tc.new)
+			commit(t, repo, "Change the nested field")
+			out, errOut, code := runCLI(t, "check", "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1", "--now", "2026-12-01T09:00:00Z")
+			if code == 2 || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d, want %q:\n%s%s", code, tc.want, out, errOut)
+			}
+			loc := regexp.MustCompile(`data rule: (` + regexp.QuoteMeta(tc.contract) + `:\d+:\d+):`).FindStringSubmatch(out)
+			if loc == nil || strings.Count(out, loc[1]+":") != 2 {
+				t.Errorf("the data rule finding and the contract file error are not at one position:\n%s", out)
+			}
+		})
+	}
 }

@@ -248,7 +248,11 @@ func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (
 			if part.guard {
 				what = "the guard before ';'"
 			}
-			cause := fmt.Sprintf("%s gives a %s, not a bool", what, out)
+			article := "a"
+			if strings.ContainsAny(out.String()[:1], "aeiou") {
+				article = "an"
+			}
+			cause := fmt.Sprintf("%s gives %s %s, not a bool", what, article, out)
 			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; write an expression that is true when the record is good (message.amount > 0).", r.Name, cause), cause})
 		}
 	}
@@ -313,18 +317,24 @@ func (p exprPart) pos(expr string, line, col int) (int, int) {
 	return 1 + strings.Count(before, "\n"), off - (strings.LastIndexByte(before, '\n') + 1)
 }
 
-// messageFields lists the fields a parsed expression reads through message.a.b chains
-// and reports the chains that name no field of the schema.
+// messageFields lists the fields a parsed expression reads through message.a.b chains,
+// and through the variables of macros over them (message.items.all(i, i.quantity > 0)
+// reads items and items.quantity: a comprehension's element variable stands for the
+// field path of its range), and reports the chains that name no field of the schema.
 func messageFields(r *Rule, a *cel.Ast, s *Subject, at func(line, col int) Pos) (fields []string, probs []RuleProblem) {
 	paths := s.FieldPaths()
 	nat := a.NativeRep()
 	seen := map[string]bool{}
-	inner := map[int64]bool{} // the inner links of chains already read
+	inner := map[int64]bool{}   // the inner links of chains already read
+	bound := map[int64]string{} // identifiers of comprehension variables -> field path
 	celast.PreOrderVisit(nat.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() == celast.ComprehensionKind {
+			bindElement(e.AsComprehension(), bound)
+		}
 		if inner[e.ID()] {
 			return
 		}
-		path, root, ok := messagePath(e)
+		path, root, ok := messagePath(e, bound)
 		if !ok {
 			return
 		}
@@ -351,10 +361,34 @@ func messageFields(r *Rule, a *cel.Ast, s *Subject, at func(line, col int) Pos) 
 	return fields, probs
 }
 
+// bindElement records, for a comprehension (a macro such as all, exists, map, filter)
+// over a field path, that its element variable (the only one, or the second of two)
+// stands for that path wherever the loop reads it. Comprehensions are visited outer
+// first, so an inner one's variable of the same name takes over in its own loop, and
+// its range may start at an outer one's variable.
+func bindElement(c celast.ComprehensionExpr, bound map[int64]string) {
+	path, _, ok := messagePath(c.IterRange(), bound)
+	if !ok {
+		return
+	}
+	name := c.IterVar()
+	if c.HasIterVar2() {
+		name = c.IterVar2()
+	}
+	for _, part := range []celast.Expr{c.LoopCondition(), c.LoopStep(), c.Result()} {
+		celast.PreOrderVisit(part, celast.NewExprVisitor(func(e celast.Expr) {
+			if e.Kind() == celast.IdentKind && e.AsIdent() == name {
+				bound[e.ID()] = path
+			}
+		}))
+	}
+}
+
 // messagePath returns the dotted field path of a select chain rooted at `message`
-// (message.a.b -> "a.b") and the `message` identifier it starts with; ok is false
-// for anything else.
-func messagePath(e celast.Expr) (string, celast.Expr, bool) {
+// (message.a.b -> "a.b") or at a comprehension variable bound to a field path (i.b,
+// i bound to "a" -> "a.b"), and the identifier it starts with; ok is false for
+// anything else.
+func messagePath(e celast.Expr, bound map[int64]string) (string, celast.Expr, bool) {
 	if e.Kind() != celast.SelectKind {
 		return "", nil, false
 	}
@@ -365,7 +399,12 @@ func messagePath(e celast.Expr) (string, celast.Expr, bool) {
 		parts = append(parts, sel.FieldName())
 		cur = sel.Operand()
 	}
-	if cur.Kind() != celast.IdentKind || cur.AsIdent() != "message" {
+	if cur.Kind() != celast.IdentKind {
+		return "", nil, false
+	}
+	if p, ok := bound[cur.ID()]; ok {
+		parts = append(parts, p)
+	} else if cur.AsIdent() != "message" {
 		return "", nil, false
 	}
 	slices.Reverse(parts)

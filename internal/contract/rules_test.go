@@ -162,7 +162,7 @@ message Order {
 	}
 	golden(t, "rules-typed.golden", formatDiagnostics(probs))
 	s := tree.Subject("avro")
-	if s == nil || !slices.Equal(s.Rules[2].Fields, []string{"items"}) || !slices.Equal(s.Rules[5].Fields, []string{"items", "total"}) {
+	if s == nil || !slices.Equal(s.Rules[2].Fields, []string{"items", "items.price", "items.sku"}) || !slices.Equal(s.Rules[5].Fields, []string{"items", "total"}) {
 		t.Errorf("fields read: %+v", s)
 	}
 }

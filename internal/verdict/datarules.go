@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
@@ -17,7 +18,8 @@ type RuleFinding struct {
 	Field  string `json:"field"`
 	Change string `json:"change"`
 	Owner  string `json:"owner"`
-	// File, Line and Column locate the rule's expression in contract.yaml.
+	// File, Line and Column locate in contract.yaml the place in the rule's expression
+	// that no longer checks, where lint reports it too.
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
@@ -54,30 +56,40 @@ func dataRuleFindings(b, h *contract.Subject, sr *SubjectReport) {
 		if !ok || len(after) == 0 {
 			continue
 		}
-		field, verb := "", ""
+		field, verb, under := "", "", ""
 		kind := checker.ChangeKind("")
+		// The deepest field first: a rule reading items.quantity through
+		// message.items.all(i, i.quantity > 0) reads items too, but the change is to
+		// items.quantity.
 	changes:
-		for _, f := range read {
+		for _, f := range slices.Backward(read) {
 			for _, c := range sr.Changes {
 				if v, ok := breakingKinds[c.Kind]; ok && ruleReads(f, c) {
 					field, verb, kind = f, v, c.Kind
+					if c.Path != f && strings.HasPrefix(c.Path, f+".") {
+						under = c.Path
+					}
 					break changes
 				}
 			}
 		}
-		msg := fmt.Sprintf("data rule %q reads %s, which this change %s; serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field.",
-			r.Name, field, verb, h.Owner)
+		what := fmt.Sprintf("reads %s, which this change %s", field, verb)
+		if under != "" {
+			what = fmt.Sprintf("reads %s, and this change %s %s", field, verb, under)
+		}
+		msg := fmt.Sprintf("data rule %q %s; serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field.",
+			r.Name, what, h.Owner)
 		switch {
 		case field == "":
 			msg = fmt.Sprintf("data rule %q no longer type-checks against the new schema (%s); serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or undo the change to the fields it reads.",
 				r.Name, after[0].Cause, h.Owner)
 		case kind == checker.TypeChanged:
-			msg = fmt.Sprintf("data rule %q reads %s, which this change %s, and no longer type-checks (%s); serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field's type.",
-				r.Name, field, verb, after[0].Cause, h.Owner)
+			msg = fmt.Sprintf("data rule %q %s, and no longer type-checks (%s); serializers that enforce the rule will fail for %s, its owner. Change the rule's expression in this pull request, or keep the field's type.",
+				r.Name, what, after[0].Cause, h.Owner)
 		}
 		sr.DataRules = append(sr.DataRules, RuleFinding{
 			Rule: r.Name, Field: field, Change: string(kind), Owner: h.Owner,
-			File: h.ContractPath(), Line: r.Pos.Line, Column: r.Pos.Column, Message: msg,
+			File: h.ContractPath(), Line: after[0].Pos.Line, Column: after[0].Pos.Column, Message: msg,
 		})
 		sr.Class = Breaking
 	}
