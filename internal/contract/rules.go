@@ -213,7 +213,10 @@ func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (
 	// message.a.b chains are read from the record: in CEL rules, and in CEL_FIELD
 	// rules when every field's containing record is the record itself.
 	names := paths != nil && (r.Type == "CEL" || rt.fieldMessage == rt.message)
-	for _, part := range exprParts(r.Expr) {
+	if p, ok := guardInString(r); ok {
+		return nil, []RuleProblem{p}
+	}
+	for _, part := range exprParts(r.Expr, r.Params[ignoreGuardParam] == "true") {
 		at := func(line, col int) Pos {
 			l, c := part.pos(r.Expr, line, col)
 			return exprPos(r, l, c)
@@ -275,27 +278,6 @@ func typeProblem(r *Rule, msg, schemaFile string, typed bool) string {
 		return fmt.Sprintf("rule %q does not type-check against the field types of %s: %s. Compare each field with a value of its type (CEL does not convert: 1 is an int, 1.0 a double, \"1\" a string) or convert it explicitly (int(), double(), string()).", r.Name, schemaFile, msg)
 	}
 	return fmt.Sprintf("rule %q does not type-check: %s; correct the expression.", r.Name, msg)
-}
-
-// exprPart is a guard or the expression of a rule's expr, and where it starts in it.
-type exprPart struct {
-	text  string
-	start int
-	guard bool
-}
-
-// exprParts splits expr as Confluent's executors do: a non-blank text before the first
-// ';' is a guard, the rest is the expression.
-func exprParts(expr string) []exprPart {
-	i := strings.IndexByte(expr, ';')
-	if i < 0 {
-		return []exprPart{{text: expr}}
-	}
-	var parts []exprPart
-	if strings.TrimSpace(expr[:i]) != "" {
-		parts = append(parts, exprPart{text: expr[:i], guard: true})
-	}
-	return append(parts, exprPart{text: expr[i+1:], start: i + 1})
 }
 
 // pos turns a 1-based line and 0-based column inside the part into the same inside

@@ -192,3 +192,34 @@ func TestHostileRuleExpressionsAreLocatedErrors(t *testing.T) {
 		t.Errorf("invalid-rule errors %q: want one at the start of each expression (11:12 and 16:12)", got)
 	}
 }
+
+// Confluent's executors end a rule's guard at the first ';' of its expr wherever it
+// is; a ';' inside a string literal is one located error that says so, not the parse
+// errors of the two halves. A ';' in a string after the guard's own ';' is fine, and
+// so is any ';' with cel.ignore.guard.separator "true".
+func TestGuardSeparatorInString(t *testing.T) {
+	rule := func(name, expr, extra string) string {
+		return "  - name: " + name + "\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: '" + expr + "'\n" + extra
+	}
+	src := MemSource{
+		"contracts/teams.yaml":        []byte("teams:\n  a:\n    github: ['@x/a']\n"),
+		"contracts/d/avro/order.avsc": []byte(`{"type":"record","name":"Order","fields":[{"name":"total","type":"double"},{"name":"model","type":"string"}]}`),
+		"contracts/d/avro/contract.yaml": []byte("subject: avro\nformat: avro\nschema: order.avsc\ncompatibility: NONE\nowner: a\nrules:\n" +
+			rule("in-string", `message.model != "a;b"`, "") +
+			rule("after-guard", `message.total > 0.0 ; message.model != "a;b"`, "") +
+			rule("ignored", `message.model != "a;b"`, "    params: {cel.ignore.guard.separator: \"true\"}\n") +
+			rule("triple", `message.model != """x""" && message.model != "a;b"`, "")),
+	}
+	tree, err := Load(src)
+	must(t, err)
+	var got []string
+	for _, d := range tree.Diagnostics {
+		if d.Code == CodeInvalidRule {
+			got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Column, d.Message))
+		}
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], `11:31 rule "in-string": the first ';' of the expression is inside a string literal`) ||
+		!strings.HasPrefix(got[1], `27:59 rule "triple": the first ';'`) || !strings.Contains(got[0], `\x3B`) {
+		t.Errorf("diagnostics:\n%s", strings.Join(got, "\n"))
+	}
+}
