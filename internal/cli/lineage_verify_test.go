@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -96,5 +97,77 @@ func TestLineageServeThenVerify(t *testing.T) {
 	defer srv2.Close()
 	if out2, _, _ := runCLI(t, "lineage", "verify", "--repo", "../..", "--url", srv2.URL); out2 != out {
 		t.Errorf("after a restart:\n%s", out2)
+	}
+}
+
+// A job is matched to a consumer file by the file's openlineage key, else by a name
+// equal to the job's: Spark's <app>.<action> job is not taken for a consumer named
+// after its action, and a job name is never pasted raw into a suggested file name.
+func TestLineageVerifyMatchesJobsByTheOpenLineageKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"contracts", "calendar"} {
+		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join("../..", d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile("testdata/lineage/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	fraud := lines[len(lines)-1] // the order-fraud-rules job, reading the ODS topic
+	if !strings.Contains(fraud, `"name": "flink-jobs/order-fraud-rules"`) {
+		t.Fatalf("the last test event is not order-fraud-rules: %s", fraud)
+	}
+	rename := func(ns, job string) string {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(fraud), &e); err != nil {
+			t.Fatal(err)
+		}
+		e["job"] = map[string]string{"namespace": ns, "name": job}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	events := filepath.Join(dir, "events.jsonl")
+	spark, script := rename("spark-jobs", "order-fraud-rules.collect_limit"), rename("spark-jobs", "<script>alert(1)</script>")
+	if err := os.WriteFile(events, []byte(spark+"\n"+script+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verify := func() string {
+		out, errOut, _ := runCLI(t, "lineage", "verify", "--repo", dir, "--openlineage", events)
+		return out + errOut
+	}
+	out := verify()
+	for _, want := range []string{
+		"job order-fraud-rules.collect_limit (namespace spark-jobs) reads orders.order-created-value (topic ods_order_events), and no consumer file of it names the job: add `openlineage: {namespace: \"spark-jobs\", job: \"order-fraud-rules.collect_limit\"}` to the job's file in contracts/orders/order-created/consumers/, or write contracts/orders/order-created/consumers/order-fraud-rules-collect_limit.yaml with that key",
+		`job "<script>alert(1)</script>" (namespace spark-jobs)`,
+		"consumers/script-alert-1-script.yaml",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify does not say %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"consumers/collect_limit.yaml", "script>.yaml"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("verify suggests %s:\n%s", bad, out)
+		}
+	}
+	declare := func(ns string) {
+		file := filepath.Join(dir, "contracts/orders/order-created/consumers/order-fraud-rules.yaml")
+		body := "name: order-fraud-rules\nowner: risk\nkind: spark-job\nreads: [order_id]\nopenlineage: {namespace: " + ns + ", job: order-fraud-rules.collect_limit}\n"
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	declare("spark-jobs")
+	if out := verify(); strings.Contains(out, "order-fraud-rules.collect_limit (namespace spark-jobs) reads") || !strings.Contains(out, "job order-fraud-rules.collect_limit reads orders.order-created-value without field-level lineage") {
+		t.Errorf("the file's openlineage key does not match the job:\n%s", out)
+	}
+	declare("flink-jobs")
+	if out := verify(); !strings.Contains(out, "order-fraud-rules.collect_limit (namespace spark-jobs) reads") {
+		t.Errorf("a key of another namespace matches the job:\n%s", out)
 	}
 }

@@ -47,7 +47,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	if o == nil {
 		return nil
 	}
-	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff"})
+	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff", "openlineage"})
 	c := &Consumer{File: f.path, Subject: s.Subject, KeyPos: o.keys, Name: stem}
 	if v, ok := o.str("name"); ok {
 		switch {
@@ -80,6 +80,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	}
 	l.loadProduces(f, o, s, c, paths)
 	c.State = jobState(f, o, s)
+	c.OpenLineage = openLineageJob(f, o)
 	if v, ok := o.str("signoff"); ok && o.oneOfValue("signoff", v, []string{SignoffRequired}) {
 		c.Signoff = v
 	}

@@ -267,6 +267,9 @@ type Consumer struct {
 	Signoff string `json:"signoff,omitempty"`
 	// State is what a stateful job keeps of the subject, nil for none.
 	State *JobState `json:"state,omitempty"`
+	// OpenLineage names the OpenLineage job whose events are this consumer's, nil
+	// when the job is named as the consumer.
+	OpenLineage *OpenLineageJob `json:"openlineage,omitempty"`
 	// Subject is the registry name of the subject this consumer reads.
 	Subject string `json:"subject"`
 	// ReadPos locates each entry of reads, in order.

@@ -31,10 +31,9 @@ type Observation struct {
 func Observe(tree *contract.Tree, observed []*openlineage.Observed) Observation {
 	var ob Observation
 	byTopic := subjectsByTopic(tree)
-	// seen: consumer name -> subject -> fields seen read
-	seen := map[string]map[string]map[string]bool{}
+	// seen: consumer file -> fields seen read
+	seen := map[string]map[string]bool{}
 	for _, o := range observed {
-		name := jobName(o.Job)
 		reads := false
 		for _, topic := range slices.Sorted(maps.Keys(o.Reads)) {
 			s := byTopic[topic]
@@ -42,15 +41,14 @@ func Observe(tree *contract.Tree, observed []*openlineage.Observed) Observation 
 				continue
 			}
 			reads = true
-			if seen[name] == nil {
-				seen[name] = map[string]map[string]bool{}
+			c := consumerOf(s, o)
+			if c != nil && seen[c.File] == nil {
+				seen[c.File] = map[string]bool{}
 			}
-			if seen[name][s.Subject] == nil {
-				seen[name][s.Subject] = map[string]bool{}
-			}
-			c := consumerOf(s, name)
 			for f := range o.Reads[topic] {
-				seen[name][s.Subject][f] = true
+				if c != nil {
+					seen[c.File][f] = true
+				}
 				ob.ObservedReads++
 				if c == nil || !covers(c.Reads, f) {
 					ob.Undeclared++
@@ -68,7 +66,7 @@ func Observe(tree *contract.Tree, observed []*openlineage.Observed) Observation 
 					continue
 				}
 				ob.DeclaredReads++
-				if observedUnder(seen[c.Name][s.Subject], r) {
+				if observedUnder(seen[c.File], r) {
 					ob.DeclaredSeen++
 				}
 			}

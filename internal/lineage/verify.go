@@ -43,45 +43,43 @@ type Drift struct {
 func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drift, notes []string) {
 	byTopic := subjectsByTopic(tree)
 	for _, o := range observed {
-		name := jobName(o.Job)
+		job := shown(o.Job)
 		seen := map[string]bool{}
 		for _, topic := range slices.Sorted(maps.Keys(o.Reads)) {
 			s := byTopic[topic]
 			if s == nil {
-				notes = append(notes, fmt.Sprintf("job %s reads topic %s, which no contract names.", o.Job, topic))
+				notes = append(notes, fmt.Sprintf("job %s reads topic %s, which no contract names.", job, shown(topic)))
 				continue
 			}
 			seen[s.Subject] = true
-			c := consumerOf(s, name)
+			c := consumerOf(s, o)
 			if c == nil {
-				file := s.Dir + "/consumers/" + name + ".yaml"
-				drift = append(drift, Drift{NoConsumerFile, o.Job, s.Subject, file, "",
-					fmt.Sprintf("job %s reads %s (topic %s) but %s does not exist; add it (contractbot lineage sync writes it from Flink SQL).", o.Job, s.Subject, topic, file)})
+				drift = append(drift, noConsumerFile(o, s, topic))
 				continue
 			}
 			fields := slices.Sorted(maps.Keys(o.Reads[topic]))
 			if len(fields) == 0 {
-				notes = append(notes, fmt.Sprintf("job %s reads %s without field-level lineage (no columnLineage facet); its fields are not compared.", o.Job, s.Subject))
+				notes = append(notes, fmt.Sprintf("job %s reads %s without field-level lineage (no columnLineage facet); its fields are not compared.", job, s.Subject))
 				continue
 			}
 			for _, f := range fields {
 				if !covers(c.Reads, f) {
 					drift = append(drift, Drift{UndeclaredRead, o.Job, s.Subject, c.File, f,
-						fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, o.Job, f, s.Subject)})
+						fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, job, shown(f), s.Subject)})
 				}
 			}
 			for _, r := range c.Reads {
 				if r != "*" && !observedUnder(o.Reads[topic], r) {
 					drift = append(drift, Drift{NeverObserved, o.Job, s.Subject, c.File, r,
-						fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, o.Job)})
+						fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, job)})
 				}
 			}
 			drift = append(drift, producesDrift(o, c, s, topic, byTopic)...)
 		}
 		for _, s := range tree.Subjects {
-			if c := consumerOf(s, name); c != nil && !seen[s.Subject] && s.Topic != "" {
+			if c := consumerOf(s, o); c != nil && !seen[s.Subject] && s.Topic != "" {
 				drift = append(drift, Drift{NeverObserved, o.Job, s.Subject, c.File, "",
-					fmt.Sprintf("%s: declares that %s reads %s, but the job was never seen reading its topic %s.", c.File, o.Job, s.Subject, orDash(s.Topic))})
+					fmt.Sprintf("%s: declares that %s reads %s, but the job was never seen reading its topic %s.", c.File, job, s.Subject, orDash(s.Topic))})
 			}
 		}
 	}
@@ -101,10 +99,6 @@ func subjectsByTopic(tree *contract.Tree) map[string]*contract.Subject {
 	return byTopic
 }
 
-// jobName is the consumer name an OpenLineage job name stands for: the part after
-// its last "." or "/".
-func jobName(job string) string { return job[strings.LastIndexAny(job, "./")+1:] }
-
 func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject) []Drift {
 	var out []Drift
 	for _, outTopic := range slices.Sorted(maps.Keys(o.Produces)) {
@@ -120,21 +114,12 @@ func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Su
 				}
 				if !slices.Contains(c.Produces[target.Subject][f], field) {
 					out = append(out, Drift{UnmappedProduce, o.Job, target.Subject, c.File, f,
-						fmt.Sprintf("%s: job %s makes %s.%s from %s, which the file does not map.", c.File, o.Job, target.Subject, f, field)})
+						fmt.Sprintf("%s: job %s makes %s.%s from %s, which the file does not map.", c.File, shown(o.Job), target.Subject, shown(f), shown(field))})
 				}
 			}
 		}
 	}
 	return out
-}
-
-func consumerOf(s *contract.Subject, name string) *contract.Consumer {
-	for _, c := range s.Consumers {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
 }
 
 // covers reports whether declared reads include f: the field itself, an enclosing

@@ -30,7 +30,8 @@ func (f *fakeObserved) Observed() (int, int, []*openlineage.Observed) {
 	return len(f.events), len(f.events), openlineage.Observe(f.events)
 }
 
-func (f *fakeObserved) add(t *testing.T, file string) {
+// adaptedEvent reads one of the events adapted from OpenLineage's examples.
+func adaptedEvent(t *testing.T, file string) openlineage.RunEvent {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("../lineage/openlineage/testdata/adapted", file))
 	if err != nil {
@@ -40,6 +41,12 @@ func (f *fakeObserved) add(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+func (f *fakeObserved) add(t *testing.T, file string) {
+	t.Helper()
+	e := adaptedEvent(t, file)
 	f.mu.Lock()
 	f.events = append(f.events, e)
 	f.mu.Unlock()
@@ -150,14 +157,7 @@ func TestLineagePageBlackBox(t *testing.T) {
 // hostile or runaway event.
 func wideEvent(t *testing.T, n int) openlineage.RunEvent {
 	t.Helper()
-	data, err := os.ReadFile("../lineage/openlineage/testdata/adapted/flink-dwd-order-detail-complete.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := openlineage.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := adaptedEvent(t, "flink-dwd-order-detail-complete.json")
 	cl := e.Outputs[0].Facets.ColumnLineage
 	in := cl.Fields["order_id"].InputFields[0]
 	for i := range n {
@@ -182,5 +182,16 @@ func TestLineagePageCapsLongTables(t *testing.T) {
 	}
 	if !strings.Contains(body, "more not shown: <code>contractbot lineage verify</code> lists them all.") || !strings.Contains(body, "(50)") {
 		t.Errorf("the page does not head a table with its 50 rows and count those not shown:\n%s", body)
+	}
+}
+
+// A job name comes from whoever posts events: the page shows it escaped, and the
+// consumer file it suggests is made of the name's letters and digits only.
+func TestLineagePageEscapesJobNames(t *testing.T) {
+	e := adaptedEvent(t, "spark-order-fraud-rules-complete.json")
+	e.Job.Name = `<script>alert(1)</script>`
+	_, body := get(t, lineageServer(t, exampleRepo(t), &fakeObserved{events: []openlineage.RunEvent{e}}), "/lineage")
+	if strings.Contains(body, "<script>alert") || !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") || !strings.Contains(body, "consumers/script-alert-1-script.yaml") {
+		t.Errorf("the job name is not escaped, or the suggested file is not sanitised:\n%s", body)
 	}
 }

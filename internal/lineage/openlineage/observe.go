@@ -4,8 +4,8 @@ import "strings"
 
 // Observed is what events say one job does with Kafka topics.
 type Observed struct {
-	// Job is the job's name (the OpenLineage job name).
-	Job string
+	// Namespace and Job name the job (OpenLineage's job.namespace and job.name).
+	Namespace, Job string
 	// Reads maps each input topic to the fields seen used (empty when the events carry
 	// no column lineage for it).
 	Reads map[string]map[string]bool
@@ -16,15 +16,16 @@ type Observed struct {
 // IsKafka reports whether a dataset namespace is a Kafka cluster (kafka://host:port).
 func IsKafka(namespace string) bool { return strings.HasPrefix(namespace, "kafka://") }
 
-// Observe folds events into one Observed per job name, in first-seen order.
+// Observe folds events into one Observed per job (namespace and name), in first-seen
+// order.
 func Observe(events []RunEvent) []*Observed {
 	var out []*Observed
-	byJob := map[string]*Observed{}
+	byJob := map[Job]*Observed{}
 	for _, e := range events {
-		o := byJob[e.Job.Name]
+		o := byJob[*e.Job]
 		if o == nil {
-			o = &Observed{Job: e.Job.Name, Reads: map[string]map[string]bool{}, Produces: map[string]map[string]map[string]bool{}}
-			byJob[e.Job.Name] = o
+			o = &Observed{Namespace: e.Job.Namespace, Job: e.Job.Name, Reads: map[string]map[string]bool{}, Produces: map[string]map[string]map[string]bool{}}
+			byJob[*e.Job] = o
 			out = append(out, o)
 		}
 		for _, in := range e.Inputs {
