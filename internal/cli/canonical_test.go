@@ -269,7 +269,7 @@ func TestPublishRemovesRulesWithSchemaChange(t *testing.T) {
 func TestCheckReportsBrokenDataRule(t *testing.T) {
 	dir, repo := exampleRepo(t)
 	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
-	edit(t, cy, "fields:\n", "rules:\n  - name: coupon-format\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.coupon_code == null || message.coupon_code.startsWith(\"C-\")\n    on_failure: DLQ\nfields:\n")
+	edit(t, cy, "fields:\n", "rules:\n  - name: coupon-format\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.coupon_code == null || message.coupon_code.startsWith(\"C-\")\n    on_failure: DLQ\n    params: {dlq.topic: bad-orders}\nfields:\n")
 	commit(t, repo, "A data rule on coupon codes")
 	if out, errOut, code := runCLI(t, "lint", "--repo", dir); code != 0 {
 		t.Fatalf("the rule does not lint: exit %d\n%s%s", code, out, errOut)

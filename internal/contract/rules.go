@@ -84,6 +84,9 @@ func (r Rule) Action(mode string, onFailure bool) string {
 	return a
 }
 
+// notRecords are the CEL types a record is not.
+var notRecords = []*cel.Type{cel.BoolType, cel.IntType, cel.UintType, cel.DoubleType, cel.StringType, cel.BytesType}
+
 // The values a rule's keys take.
 var (
 	RuleKinds   = []string{"CONDITION", "TRANSFORM"}
@@ -111,7 +114,7 @@ func rules(o *object) []Rule {
 		if v, ok := ro.str("kind"); ok && ro.oneOfValue("kind", v, RuleKinds) {
 			r.Kind = v
 		}
-		if v, ok := ro.str("type"); ok && ro.oneOfValue("type", v, RuleTypes) {
+		if v, ok := ro.str("type"); ok && refusedRuleType(ro, v) && ro.oneOfValue("type", v, RuleTypes) {
 			r.Type = v
 		}
 		if v, ok := ro.str("mode"); ok && ro.oneOfValue("mode", v, RuleModes) {
@@ -119,6 +122,9 @@ func rules(o *object) []Rule {
 		}
 		r.Expr, _ = ro.str("expr")
 		r.Pos, r.expr = ro.valuePos("expr"), ro.vals["expr"]
+		if r.expr != nil && r.expr.Kind == yaml.ScalarNode && strings.TrimSpace(r.Expr) == "" {
+			ro.f.report(r.Pos, CodeInvalidValue, "rule %q has an empty expr, which Confluent's executors cannot run; write the CEL expression: for a CONDITION one that is true when the record is good (message.amount > 0), for a TRANSFORM one that gives the new value.", r.Name)
+		}
 		r.indent = blockIndent(ro.f.data, r.expr)
 		r.Doc, _ = ro.str("doc")
 		if tags, ok := ro.strList("tags"); ok {
@@ -134,14 +140,13 @@ func rules(o *object) []Rule {
 				}
 			}
 		}
-		for key, dst := range map[string]*string{"on_success": &r.OnSuccess, "on_failure": &r.OnFailure} {
-			if v, ok := ro.str(key); ok {
-				for _, part := range strings.Split(v, ",") {
-					if !slices.Contains(RuleActions, strings.TrimSpace(part)) {
-						ro.f.report(ro.valuePos(key), CodeInvalidValue, "%s %q is not an action; use %s, or two of them separated by a comma for a WRITEREAD or UPDOWN rule (\"NONE,ERROR\").", key, v, oneOf(RuleActions))
-					}
-				}
-				*dst = v
+		for _, a := range []struct {
+			key string
+			dst *string
+		}{{"on_success", &r.OnSuccess}, {"on_failure", &r.OnFailure}} {
+			if v, ok := ro.str(a.key); ok {
+				ruleActions(ro, a.key, v, r)
+				*a.dst = v
 			}
 		}
 		r.Disabled, _ = ro.boolean("disabled")
@@ -192,7 +197,7 @@ func (s *Subject) CheckRule(r Rule) (fields []string, problems []RuleProblem, ok
 // type-checks it, and a CONDITION's result is a bool. envs caches the environment of
 // each rule type.
 func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (fields []string, probs []RuleProblem) {
-	if r.Expr == "" || (r.Type != "CEL" && r.Type != "CEL_FIELD") {
+	if strings.TrimSpace(r.Expr) == "" || (r.Type != "CEL" && r.Type != "CEL_FIELD") {
 		return nil, nil
 	}
 	if rt == nil {
@@ -257,6 +262,10 @@ func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (
 			}
 			cause := fmt.Sprintf("%s gives %s %s, not a bool", what, article, out)
 			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; write an expression that is true when the record is good (message.amount > 0).", r.Name, cause), cause})
+		}
+		if !part.guard && r.Kind == "TRANSFORM" && r.Type == "CEL" && slices.ContainsFunc(notRecords, checked.OutputType().IsExactType) {
+			cause := fmt.Sprintf("the CEL TRANSFORM gives a %s, not the record", checked.OutputType())
+			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; a CEL TRANSFORM gives the new record; to check the record, make it a CONDITION, and to change one field, use a CEL_FIELD TRANSFORM (its expression gives the field's new value).", r.Name, cause), cause})
 		}
 	}
 	slices.Sort(fields)

@@ -223,3 +223,55 @@ func TestGuardSeparatorInString(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// Rule fields lint refuses as Confluent's rule semantics would fail on them, each at
+// its value with what to write instead: an empty expr, two actions on a rule that
+// runs one way, three on one that runs both ways, a space after the comma, DLQ
+// without params dlq.topic, a CEL TRANSFORM that gives a bool, and the rule types
+// contractbot does not take (ENCRYPT, JSONATA), with why.
+func TestRuleFieldsAsConfluentReadsThem(t *testing.T) {
+	rule := func(name, kind, typ, mode, expr, extra string) string {
+		return "  - name: " + name + "\n    kind: " + kind + "\n    type: " + typ + "\n    mode: " + mode + "\n    expr: '" + expr + "'\n" + extra
+	}
+	src := MemSource{
+		"contracts/teams.yaml":        []byte("teams:\n  a:\n    github: ['@x/a']\n"),
+		"contracts/d/avro/order.avsc": []byte(`{"type":"record","name":"Order","doc":"d","fields":[{"name":"total","type":"double","doc":"d"}]}`),
+		"contracts/d/avro/contract.yaml": []byte("subject: avro\nformat: avro\nschema: order.avsc\ncompatibility: NONE\nowner: a\nrules:\n" +
+			rule("empty", "CONDITION", "CEL", "WRITE", "", "") + // 7
+			rule("blank", "CONDITION", "CEL", "WRITE", "   ", "") + // 12
+			rule("two-on-write", "CONDITION", "CEL", "WRITE", "message.total > 0.0", "    on_failure: NONE,ERROR\n") + // 17
+			rule("three", "CONDITION", "CEL", "WRITEREAD", "message.total > 0.0", "    on_failure: NONE,ERROR,DLQ\n") + // 23
+			rule("spaced", "CONDITION", "CEL", "WRITEREAD", "message.total > 0.0", "    on_failure: NONE, ERROR\n") + // 29
+			rule("dlq", "CONDITION", "CEL", "WRITE", "message.total > 0.0", "    on_failure: DLQ\n") + // 35
+			rule("dlq-ok", "CONDITION", "CEL", "WRITE", "message.total > 0.0", "    on_failure: DLQ\n    params: {dlq.topic: bad}\n") + // 41
+			rule("bool-transform", "TRANSFORM", "CEL", "WRITE", "message.total > 0.0", "") + // 48
+			rule("encrypt", "TRANSFORM", "ENCRYPT", "WRITEREAD", "x", "") + // 53
+			rule("jsonata", "TRANSFORM", "JSONATA", "UPGRADE", "$", "") + // 58
+			rule("two-ok", "CONDITION", "CEL", "WRITEREAD", "message.total > 0.0", "    on_failure: NONE,ERROR\n")),
+	}
+	tree, err := Load(src)
+	must(t, err)
+	var got []string
+	for _, d := range tree.Diagnostics {
+		got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Column, d.Message))
+	}
+	want := []string{
+		`11:11 rule "empty" has an empty expr`,
+		`16:11 rule "blank" has an empty expr`,
+		`22:17 on_failure "NONE,ERROR" gives two actions to a WRITE rule`,
+		`28:17 on_failure "NONE,ERROR,DLQ" has 3 actions; a WRITEREAD rule takes one, or two`,
+		`34:17 on_failure "NONE, ERROR" is not an action`,
+		`40:17 on_failure "DLQ" sends records to a dead-letter topic`,
+		`52:12 rule "bool-transform": the CEL TRANSFORM gives a bool, not the record`,
+		`55:11 rule type ENCRYPT is not taken here: field-level encryption`,
+		`60:11 rule type JSONATA is not taken here`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d diagnostics, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("diagnostic %d:\n got %s\nwant %s...", i, got[i], want[i])
+		}
+	}
+}
