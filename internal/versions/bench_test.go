@@ -181,3 +181,40 @@ func BenchmarkExtendOneCommitCold(b *testing.B) {
 		r.Close()
 	}
 }
+
+// BenchmarkCacheRestore is what a start pays to restore the cached index: the cache
+// file's decode (gob, after its checksum) against json.Unmarshal of the same index.
+func BenchmarkCacheRestore(b *testing.B) {
+	repo, head := benchRepo(b)
+	ix, err := Build(repo, head)
+	if err != nil {
+		b.Fatal(err)
+	}
+	file, err := encodeCache(cacheHeader{Format: CacheFormat, Head: ix.Head}, ix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := json.Marshal(ix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("gob", func(b *testing.B) {
+		b.SetBytes(int64(len(file)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, got, err := decodeCache(file); err != nil || got.Head != ix.Head {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.SetBytes(int64(len(js)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			var got Index
+			if err := json.Unmarshal(js, &got); err != nil || got.Head != ix.Head {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -26,9 +26,9 @@ import (
 //	go test ./internal/web -run '^$' -bench BenchmarkCatalog -benchtime 200x
 func BenchmarkCatalog(b *testing.B) {
 	repo, head, n := benchRepo(b, 20)
-	// As serve starts: the embedded registry indexes the versions before it listens and
-	// lends the index to the pages; the first catalog page comes from the subjects'
-	// summaries while the full tree loads.
+	// The index first, then the first catalog page from the subjects' summaries and
+	// the full tree (serve itself now makes the first page before the registry
+	// indexes: scripts/serve-start.sh measures that, docs/performance.md).
 	start := time.Now()
 	ix, err := versions.Build(repo, head)
 	if err != nil {
