@@ -19,6 +19,7 @@ const (
 	UndeclaredRead  DriftKind = "undeclared-read"  // a job reads a field its file does not declare
 	NeverObserved   DriftKind = "never-observed"   // a file declares a field (or subject) never seen read
 	UnmappedProduce DriftKind = "unmapped-produce" // a job makes an output field from an input the file does not map
+	NotInSchema     DriftKind = "not-in-schema"    // a job reads or makes a field the subject's schema does not have
 )
 
 // Drift is one difference between what a job was observed doing and its consumer
@@ -63,6 +64,11 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drif
 				continue
 			}
 			for _, f := range fields {
+				if !inSchema(s, f) {
+					drift = append(drift, Drift{NotInSchema, o.Job, s.Subject, c.File, f,
+						fmt.Sprintf("%s: job %s reads %s, which %s's schema does not have: the job's view of topic %s differs from the contract. Find out which schema the job reads the topic with; declaring the field would not pass lint.", c.File, job, shown(f), s.Subject, topic)})
+					continue
+				}
 				if !covers(c.Reads, f) {
 					drift = append(drift, Drift{UndeclaredRead, o.Job, s.Subject, c.File, f,
 						fmt.Sprintf("%s: job %s reads %s of %s, which the file does not declare.", c.File, job, shown(f), s.Subject)})
@@ -109,8 +115,13 @@ func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Su
 		for _, f := range slices.Sorted(maps.Keys(o.Produces[outTopic])) {
 			for _, in := range slices.Sorted(maps.Keys(o.Produces[outTopic][f])) {
 				field, ok := strings.CutPrefix(in, topic+".")
-				if !ok {
-					continue
+				if !ok || !inSchema(s, field) {
+					continue // a field the input's schema does not have is drift of its own
+				}
+				if !inSchema(target, f) {
+					out = append(out, Drift{NotInSchema, o.Job, target.Subject, c.File, f,
+						fmt.Sprintf("%s: job %s makes %s of %s, which %s's schema does not have: the job's view of topic %s differs from the contract. Find out which schema the job writes the topic with; mapping the field would not pass lint.", c.File, shown(o.Job), shown(f), target.Subject, target.Subject, outTopic)})
+					break
 				}
 				if !slices.Contains(c.Produces[target.Subject][f], field) {
 					out = append(out, Drift{UnmappedProduce, o.Job, target.Subject, c.File, f,
@@ -120,6 +131,12 @@ func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Su
 		}
 	}
 	return out
+}
+
+// inSchema reports whether f is a field path of s's schema (true when the schema did
+// not load: nothing to compare with).
+func inSchema(s *contract.Subject, f string) bool {
+	return s.FieldPaths() == nil || s.HasFieldPath(f)
 }
 
 // covers reports whether declared reads include f: the field itself, an enclosing

@@ -54,9 +54,10 @@ var driftKinds = []driftGroup{
 	{ID: "h-undeclared", Title: "Fields read but not declared", Hint: "The job reads them, but a change to them would not reach its team: add them to the file's reads."},
 	{ID: "h-never", Title: "Declared fields never observed", Hint: "The file says the job reads them, the events never showed it: drop them, or check that the job's events carry column lineage."},
 	{ID: "h-unmapped", Title: "Output fields made from inputs the file does not map", Hint: "Impact analysis follows produces: add the input to the output field's mapping."},
+	{ID: "h-notinschema", Title: "Fields the subject's schema does not have", Hint: "The job reads or makes fields the contract's schema does not have: its view of the topic differs from the contract. Find out which schema the job uses; declaring these fields would not pass lint."},
 }
 
-var driftKindOrder = []lineage.DriftKind{lineage.NoConsumerFile, lineage.UndeclaredRead, lineage.NeverObserved, lineage.UnmappedProduce}
+var driftKindOrder = []lineage.DriftKind{lineage.NoConsumerFile, lineage.UndeclaredRead, lineage.NeverObserved, lineage.UnmappedProduce, lineage.NotInSchema}
 
 // lineageReport shows the lineage coverage the consumer files declare (as lint --stats)
 // and, when serve collects OpenLineage events, the drift between them and what jobs
