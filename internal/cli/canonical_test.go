@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -340,4 +341,45 @@ func publishToDouble(t *testing.T, dir string) (*publishtest.Registry, *httptest
 		t.Fatalf("publish: exit %d: %s%s", code, out, errOut)
 	}
 	return fake, srv, state, eventsFile, publish
+}
+
+// A registry that refuses a version as incompatible (409) refuses it again on every
+// run: publish says so, names the registry's version and level the schema fails
+// against, and what to do, instead of telling to run it again. A failure that may pass
+// on a retry (the registry unreachable) keeps "run contractbot publish again".
+func TestPublishIncompatibleSaysWhatToDo(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	fake := publishtest.NewRegistry()
+	refuse := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuse && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/versions") {
+			w.Header().Set("Content-Type", registry.ContentType)
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"error_code":409,"message":"Schema being registered is incompatible with an earlier schema for subject \"orders.order-created-value\""}`))
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "state.json")
+	publish := []string{"publish", "--repo", dir, "--registry", srv.URL, "--events", "file:" + filepath.Join(t.TempDir(), "e.jsonl"), "--state", state}
+	mustRun(t, publish...)
+	versions := fake.Versions("orders.order-created-value")
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	edit(t, avsc, "    {\n      \"name\": \"coupon_code\",", "    {\n      \"name\": \"gift_note\",\n      \"type\": [\"null\", \"string\"],\n      \"default\": null\n    },\n    {\n      \"name\": \"coupon_code\",")
+	commit(t, repo, "A gift note")
+	refuse = true
+	for range 2 {
+		out, errOut, code := runCLI(t, publish...)
+		want := fmt.Sprintf("incompatible with its version %d (id", versions)
+		if code == 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "at level BACKWARD_TRANSITIVE") ||
+			!strings.Contains(errOut, "fails the same way") || strings.Contains(errOut, "again to finish") {
+			t.Fatalf("exit %d, want %q and no \"run again\":\n%s%s", code, want, out, errOut)
+		}
+	}
+	srv.Close()
+	_, errOut, code := runCLI(t, append(publish, "--timeout", "1s")...)
+	if code == 0 || !strings.Contains(errOut, "run contractbot publish again once the cause is fixed") {
+		t.Errorf("an unreachable registry: exit %d:\n%s", code, errOut)
+	}
 }

@@ -116,7 +116,14 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				fmt.Fprintf(out, "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)
 				return nil
 			}
+			again := "run contractbot publish again to finish: what is done is not done twice"
+			if registry.IsIncompatible(err) {
+				again = "running contractbot publish again fails the same way until the schema or the registry changes (see above); then run it to finish"
+			}
 			if len(sums) == 0 {
+				if registry.IsIncompatible(err) {
+					return fmt.Errorf("%w\nnothing was published: the first pending commit failed; %s", err, again)
+				}
 				return fmt.Errorf("%w\nnothing was published: the first pending commit failed; run contractbot publish again once the cause is fixed", err)
 			}
 			// The last commit actually marked, which is the head only when nothing failed.
@@ -125,7 +132,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				len(sums), branch, last, versions, levels, where, sink, statePath)
 			if err != nil {
 				fmt.Fprintf(out, "stopped before %.12s: the commits after %.12s up to %.12s are not published yet\n", head, last, head)
-				return fmt.Errorf("%w\nrun contractbot publish again to finish: what is done is not done twice", err)
+				return fmt.Errorf("%w\n%s", err, again)
 			}
 			return nil
 		},

@@ -252,7 +252,8 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		case err == nil || registry.IsNotFound(err):
 			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
 				if registry.IsIncompatible(err) {
-					return it, fmt.Errorf("the registry refuses %s version %d as incompatible at its level; compare it with the repository (contractbot registry diff) and align the level or the registered versions: %w", subject, v.Version, err)
+					return it, fmt.Errorf("the registry refuses %s version %d as incompatible with %s; publishing it again fails the same way. Fix the schema in a new commit, or align the registry's level or versions with the repository (contractbot registry diff --url shows how they differ): %w",
+						subject, v.Version, p.refusedBy(ctx, subject), err)
 				}
 				return it, err
 			}
@@ -266,6 +267,29 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		return it, fmt.Errorf("send the event of %s version %d: %w", subject, v.Version, err)
 	}
 	return it, nil
+}
+
+// refusedBy names what a registry holds that refused a version as incompatible: its
+// latest version of subject and the level it applies, as far as it answers.
+func (p *Publisher) refusedBy(ctx context.Context, subject string) string {
+	what := "the versions it holds"
+	if r, ok := p.Registry.(interface {
+		GetLatest(ctx context.Context, subject string) (registry.Schema, error)
+	}); ok {
+		if latest, err := r.GetLatest(ctx, subject); err == nil && latest.Version > 0 {
+			what = fmt.Sprintf("its version %d (id %d)", latest.Version, latest.ID)
+		}
+	}
+	if r, ok := p.Registry.(interface {
+		GetConfig(ctx context.Context, subject string) (string, error)
+	}); ok {
+		if level, err := r.GetConfig(ctx, subject); err == nil && level != "" {
+			what += " at level " + level
+		} else if level, err := r.GetConfig(ctx, ""); err == nil && level != "" {
+			what += " at level " + level + " (the registry's default)"
+		}
+	}
+	return what
 }
 
 // MetadataRegistry is a Registry that takes a data contract's metadata with a schema
