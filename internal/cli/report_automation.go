@@ -30,18 +30,27 @@ import (
 // the first-parent history of the repository at dir (pull request or not) and, with
 // gh, the bot's comments on those pull requests.
 func automation(ctx context.Context, dir, eventsFile string, gh *botComments) (*report.Automation, error) {
-	if eventsFile != "" {
-		merges, err := eventMerges(eventsFile)
-		if err != nil {
-			return nil, fmt.Errorf("--events %s: %w", eventsFile, err)
-		}
-		return report.Automate(report.EventsSource+" "+eventsFile, merges, true), nil
-	}
 	repo, _, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read the merges of %s: %w", dir, err)
 	}
 	defer repo.Close()
+	if eventsFile != "" {
+		merges, err := eventMerges(eventsFile)
+		if err != nil {
+			return nil, fmt.Errorf("--events: %w", err)
+		}
+		// Only merges still on the branch count: after a rewritten history, the log
+		// keeps events of commits the branch no longer has.
+		onBranch, err := firstParents(repo.Repository, head)
+		if err != nil {
+			return nil, fmt.Errorf("read the history of %s: %w", dir, err)
+		}
+		kept := slices.DeleteFunc(merges, func(m report.Merge) bool { return !onBranch[m.Commit] })
+		a := report.Automate(report.EventsSource+" "+eventsFile, kept, true)
+		a.LeftOut = len(merges) - len(kept)
+		return a, nil
+	}
 	merges, err := gitMerges(repo.Repository, head)
 	if err != nil {
 		return nil, fmt.Errorf("read the merges of %s: %w", dir, err)
@@ -78,14 +87,17 @@ func eventMerges(path string) ([]report.Merge, error) {
 			break
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if len(data) == 0 {
 			continue
 		}
 		var e events.Event
 		if err := json.Unmarshal(data, &e); err != nil {
-			return nil, fmt.Errorf("line %d is not a change event (%w); the file sink writes one JSON event per line", line, err)
+			return nil, fmt.Errorf("%s:%d is not a change event (%w); %s", path, line, err, eventsLogIs)
+		}
+		if !strings.HasPrefix(e.Type, eventTypes) || e.SpecVersion == "" {
+			return nil, fmt.Errorf("%s:%d is not a contractbot change event (its type is %q, not %s*); %s", path, line, e.Type, eventTypes, eventsLogIs)
 		}
 		if e.Type != events.TypePublished || e.Data.MergeCommit == "" {
 			continue
@@ -115,6 +127,26 @@ func eventMerges(path string) ([]report.Merge, error) {
 		out = append(out, *byCommit[c])
 	}
 	return out, nil
+}
+
+// eventTypes starts the CloudEvents type of every contractbot change event.
+const eventTypes = "io.contractbot.schema."
+
+// eventsLogIs says what --events takes.
+const eventsLogIs = "--events takes the change events log that publish --events file:PATH and serve --publish-events file:PATH write (one CloudEvent a line, of type " + eventTypes + "*); serve's --lineage-events file (OpenLineage run events) is not one"
+
+// firstParents returns the commits of the first-parent history ending at head.
+func firstParents(r *git.Repository, head plumbing.Hash) (map[string]bool, error) {
+	out := map[string]bool{}
+	c, err := r.CommitObject(head)
+	for err == nil {
+		out[c.Hash.String()] = true
+		if c.NumParents() == 0 {
+			return out, nil
+		}
+		c, err = c.Parent(0)
+	}
+	return nil, fmt.Errorf("walk the first parents of %s: %w", head, err)
 }
 
 // readLine reads one line of at most maxEventLine bytes, without its end.

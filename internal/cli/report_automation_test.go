@@ -23,8 +23,14 @@ import (
 // last commit names). Goldens.
 func TestReportAutomation(t *testing.T) {
 	r, _ := testutil.HealthExample(t)
-	r.Edit("contracts/orders/order-cancelled/order_cancelled.avsc", "Order number.", "Order number (as the shop shows it).")
+	var merged []string // three commits of the branch the events log names
+	for i := range 3 {
+		r.Edit("contracts/orders/order-cancelled/order_cancelled.avsc", "Order number", fmt.Sprintf("Order number %d", i))
+		merged = append(merged, r.Commit(fmt.Sprintf("Edit the order number's doc (#%d)", 41+i)).String())
+	}
+	r.Edit("contracts/orders/order-cancelled/order_cancelled.avsc", "Order number 2", "Order number (as the shop shows it)")
 	r.Commit("Say what the order number is (#43)")
+	a1, b2, c3 := merged[0], merged[1], merged[2]
 
 	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	signed := []events.SignOff{
@@ -32,12 +38,14 @@ func TestReportAutomation(t *testing.T) {
 		{Team: "platform", Status: "approved", ApprovedBy: "pat", At: t0.Add(26 * time.Hour), RequestedAt: t0},
 	}
 	evs := []events.Published{
-		{Subject: "orders.order-created-value", Version: 2, MergeCommit: "a1", PullRequest: &events.PullRequest{Number: 41}, SignOffs: signed},
-		{Subject: "dw.order-detail-value", Version: 2, MergeCommit: "a1", PullRequest: &events.PullRequest{Number: 41}, SignOffs: signed},
-		{Subject: "dws.gmv-1min-value", Version: 3, MergeCommit: "b2", PullRequest: &events.PullRequest{Number: 42},
+		{Subject: "orders.order-created-value", Version: 2, MergeCommit: a1, PullRequest: &events.PullRequest{Number: 41}, SignOffs: signed},
+		{Subject: "dw.order-detail-value", Version: 2, MergeCommit: a1, PullRequest: &events.PullRequest{Number: 41}, SignOffs: signed},
+		{Subject: "dws.gmv-1min-value", Version: 3, MergeCommit: b2, PullRequest: &events.PullRequest{Number: 42},
 			SignOffs: []events.SignOff{{Team: "analytics", Status: "pending", RequestedAt: t0}, {Team: "risk", Status: "approved", At: t0.Add(time.Hour)}},
 			Override: &events.Override{By: "boss", Reason: "hotfix for INC-42", At: t0.Add(2 * time.Hour)}},
-		{Subject: "users.user-profile-value", Version: 2, MergeCommit: "c3"},
+		{Subject: "users.user-profile-value", Version: 2, MergeCommit: c3},
+		// a merge the branch no longer has (its history was rewritten): left out
+		{Subject: "users.user-profile-value", Version: 3, MergeCommit: "0123456789abcdef0123456789abcdef01234567", PullRequest: &events.PullRequest{Number: 40}},
 	}
 	var log strings.Builder
 	for _, p := range evs {
@@ -71,6 +79,22 @@ func TestReportAutomation(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "report", "--repo", r.Dir, "--events", filepath.Join(t.TempDir(), "none.jsonl")); code == 0 || !strings.Contains(errOut, "--events") {
 		t.Errorf("a missing events log: exit %d, %s", code, errOut)
+	}
+	// a file of other JSON lines (serve's OpenLineage events, a mix-up of serve's two
+	// --*-events files) is refused at its first line, not read as "0 merges"
+	ol, err := os.ReadFile("testdata/lineage/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"openlineage.jsonl": string(ol), "bad.jsonl": "{\"bad\":1}\n"} {
+		other := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(other, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, "report", "--repo", r.Dir, "--events", other)
+		if want := other + ":1 is not a contractbot change event"; code == 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "--events takes the change events log") {
+			t.Errorf("%s: exit %d, %s%s; want an error with %q", name, code, out, errOut, want)
+		}
 	}
 }
 

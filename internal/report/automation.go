@@ -51,6 +51,9 @@ type Automation struct {
 	Rate       *float64 `json:"rate,omitempty"`
 	// Latency is the sign-off latency (not from Git alone).
 	Latency *Latency `json:"signoff_latency,omitempty"`
+	// LeftOut counts the merges of the events log whose commits the branch no longer
+	// has (a rewritten history): not counted above.
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Latency is the time from the bot's review request to the approving review, over
@@ -143,6 +146,9 @@ func automationLines(a *Automation) (string, []string) {
 		title = fmt.Sprintf("Automation (from the %s): %d commit(s) of the branch changed contracts/", a.Source, a.Merges)
 	}
 	lines := []string{fmt.Sprintf("%d through a pull request, %d straight to the branch (around the bot)", a.PullRequests, a.Direct)}
+	if a.LeftOut > 0 {
+		lines = append(lines, fmt.Sprintf("%d merge(s) of the log left out: their commits are not on the branch's first-parent history (it was rewritten since)", a.LeftOut))
+	}
 	if a.Verdict == nil {
 		lines = append(lines, "merged on the bot's verdict or on an override, and the sign-off latency: not in the Git history (give --events FILE, the change events log)")
 		return title, lines
