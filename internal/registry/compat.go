@@ -38,9 +38,9 @@ func (s *Server) compatibility(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		level = checker.Backward
 	}
-	typ := req.SchemaType
-	if typ == "" {
-		typ = Avro
+	typ, ok := requestType(w, req)
+	if !ok {
+		return
 	}
 	if len(prev) > 0 && prev[len(prev)-1].typ != typ {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Subject '%s' holds %s schemas; the request's schemaType is %s.", se.name, prev[len(prev)-1].typ, typ))

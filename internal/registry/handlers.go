@@ -51,9 +51,30 @@ func (s *Server) routes() {
 		m.HandleFunc(p, s.refuse)
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(m, r); len(allow) > 0 {
+			// Jersey answers a method a resource does not take with 405, and Confluent's
+			// exception mapper gives it this body.
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, http.StatusMethodNotAllowed, "HTTP 405 Method Not Allowed")
+			return
+		}
 		writeError(w, http.StatusNotFound, http.StatusNotFound, fmt.Sprintf("%s %s is not part of the Schema Registry API served here.", r.Method, r.URL.Path))
 	})
 	s.mux = m
+}
+
+// allowed lists the methods the routes of m take on r's path, none when no route but
+// the catch-all has it.
+func allowed(m *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := m.Handler(probe); pattern != "/" && pattern != "" {
+			out = append(out, method)
+		}
+	}
+	return out
 }
 
 func write(w http.ResponseWriter, body []byte) {
@@ -238,9 +259,9 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := req.SchemaType
-	if typ == "" {
-		typ = Avro
+	typ, ok := requestType(w, req)
+	if !ok {
+		return
 	}
 	key, ok := canonical(typ, []byte(req.Schema))
 	if !ok {
@@ -263,6 +284,21 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	write(w, hit.body)
+}
+
+// requestType is the schema type of a request, AVRO when it names none; a type no
+// engine serves is answered 422, 42201 "Invalid schema type X", as Confluent answers
+// a type it has no provider for (loadSchema).
+func requestType(w http.ResponseWriter, req schemaRequest) (SchemaType, bool) {
+	typ := req.SchemaType
+	if typ == "" {
+		typ = Avro
+	}
+	if _, ok := EngineOf(typ); !ok {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Invalid schema type %s; use %s.", typ, typeNames()))
+		return "", false
+	}
+	return typ, true
 }
 
 // refuse answers every write: the embedded registry is read-only.

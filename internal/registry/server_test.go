@@ -284,6 +284,13 @@ func TestErrors(t *testing.T) {
 		{"PUT", "/mode", `{"mode":"READWRITE"}`, 422, 42205, ""},
 		{"GET", "/config/nope", "", 404, 40408, ""},
 		{"GET", "/nothing/here", "", 404, 404, ""},
+		// A method a known path does not take: 405, as Jersey answers, with Confluent's body.
+		{"PUT", oc + "/versions/1", "", 405, 405, "HTTP 405 Method Not Allowed"},
+		{"PATCH", oc + "/versions", "", 405, 405, "HTTP 405 Method Not Allowed"},
+		{"POST", "/schemas/ids/1", "", 405, 405, "HTTP 405 Method Not Allowed"},
+		// A schema type no provider serves: 42201 "Invalid schema type", as Confluent's loadSchema says.
+		{"POST", oc, `{"schema":"<a/>","schemaType":"XML"}`, 422, 42201, "Invalid schema type XML"},
+		{"POST", "/compatibility/subjects/orders.order-created-value/versions/latest", `{"schema":"<a/>","schemaType":"XML"}`, 422, 42201, "Invalid schema type XML"},
 		{"GET", "/subjects/a%2Fb-value/versions", "", 404, 40401, "Subject 'a/b-value' not found"},
 	} {
 		body, status, hdr := do(t, tc.method, ts.URL+tc.path, tc.body)
@@ -297,6 +304,9 @@ func TestErrors(t *testing.T) {
 		}
 		if hdr.Get("Content-Type") != ContentType {
 			t.Errorf("%s %s: content type %q", tc.method, tc.path, hdr.Get("Content-Type"))
+		}
+		if status == http.StatusMethodNotAllowed && !strings.Contains(hdr.Get("Allow"), "GET") {
+			t.Errorf("%s %s: Allow %q, want the methods the path takes", tc.method, tc.path, hdr.Get("Allow"))
 		}
 	}
 	for path, want := range map[string]string{
