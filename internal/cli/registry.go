@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -77,6 +78,7 @@ func newRegistryServeCmd() *cobra.Command {
 	var bf branchFlags
 	var addr string
 	var poll time.Duration
+	var cacheDir string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the default branch's schema versions over the Confluent Schema Registry API, read-only",
@@ -99,7 +101,11 @@ commit is served as soon as it is indexed. Stop with Ctrl-C.`,
 			}
 			defer r.Close()
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			srv, err := registry.NewServer(registry.Source{Repo: r.Repository, Branch: branch, Logger: log})
+			src := registry.Source{Repo: r.Repository, Branch: branch, Logger: log}
+			if cacheDir != "" {
+				src.Cache = &versions.Cache{Dir: filepath.Join(cacheDir, "versions"), Repo: bf.repo, Branch: branch, Log: log}
+			}
+			srv, err := registry.NewServer(src)
 			if err != nil {
 				return err
 			}
@@ -127,6 +133,7 @@ commit is served as soon as it is indexed. Stop with Ctrl-C.`,
 	bf.add(cmd)
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "the address to listen on")
 	cmd.Flags().DurationVar(&poll, "poll", time.Second, "how often to look for new commits on the branch")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index in this folder (versions/, as serve does) and restore it at the next start, indexing only the commits made since (default: index the whole history at every start)")
 	return cmd
 }
 

@@ -147,16 +147,25 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestRegistryServe: the command serves the repository until its context ends.
+// TestRegistryServe: the command serves the repository until its context ends; with
+// --cache-dir the second start restores the versions index the first one saved.
 func TestRegistryServe(t *testing.T) {
 	dir, _ := registryRepo(t)
+	cache := t.TempDir()
+	for run, want := range []string{"from_cache=false", "from_cache=true"} {
+		registryServeOnce(t, dir, cache, want, run)
+	}
+}
+
+func registryServeOnce(t *testing.T, dir, cache, wantLog string, run int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := New()
 	var out, errOut syncBuffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs([]string{"registry", "serve", "--repo", dir, "--addr", "127.0.0.1:0", "--poll", "50ms"})
+	cmd.SetArgs([]string{"registry", "serve", "--repo", dir, "--addr", "127.0.0.1:0", "--poll", "50ms", "--cache-dir", cache})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	var url string
@@ -180,6 +189,9 @@ func TestRegistryServe(t *testing.T) {
 	}
 	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("X-Content-Type-Options %q, want nosniff", got)
+	}
+	if !strings.Contains(errOut.String(), wantLog) {
+		t.Errorf("start %d: the log does not say %s:\n%s", run+1, wantLog, errOut.String())
 	}
 	cancel()
 	select {
