@@ -14,13 +14,12 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-github/v60/github"
 
 	"github.com/contractbot/contractbot/bot"
 	"github.com/contractbot/contractbot/bot/githubapi"
-	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/publish"
 	"github.com/contractbot/contractbot/internal/report"
 )
@@ -56,7 +55,7 @@ func automation(ctx context.Context, dir, eventsFile string, gh *botComments) (*
 		return nil, fmt.Errorf("read the merges of %s: %w", dir, err)
 	}
 	if gh == nil {
-		return report.Automate("Git history", merges, false), nil
+		return report.Automate(report.GitSource, merges, false), nil
 	}
 	if err := gh.fill(ctx, merges); err != nil {
 		return nil, fmt.Errorf("read the bot's comments on %s/%s: %w", gh.owner, gh.repo, err)
@@ -168,62 +167,19 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // oldest first, with the pull request their message names (none: a push straight to
 // the branch).
 func gitMerges(r *git.Repository, head plumbing.Hash) ([]report.Merge, error) {
-	var out []report.Merge
-	c, err := r.CommitObject(head)
-	for err == nil {
-		var parent *object.Commit
-		if c.NumParents() > 0 {
-			if parent, err = c.Parent(0); err != nil {
-				break
-			}
-		}
-		changed, cerr := contractsChanged(c, parent)
-		if cerr != nil {
-			return nil, cerr
-		}
-		if changed {
-			m := report.Merge{Commit: c.Hash.String()}
-			if pr := publish.PullRequestOf(c.Message); pr != nil {
-				m.PullRequest = pr.Number
-			}
-			out = append(out, m)
-		}
-		if parent == nil {
-			break
-		}
-		c = parent
-	}
+	commits, err := history.ContractCommits(r.Storer, head)
 	if err != nil {
-		return nil, fmt.Errorf("walk the first parents of %s: %w", head, err)
+		return nil, err
 	}
-	slices.Reverse(out)
-	return out, nil
+	return report.GitMerges(commits, pullRequestNumber), nil
 }
 
-// contractsChanged reports whether contracts/ differs between c and its parent (nil:
-// c is the first commit, which changed it if it has it).
-func contractsChanged(c, parent *object.Commit) (bool, error) {
-	h, err := contractsTree(c)
-	if err != nil || parent == nil {
-		return !h.IsZero(), err
+// pullRequestNumber is the pull request a merge commit's message names, 0 for none.
+func pullRequestNumber(message string) int {
+	if pr := publish.PullRequestOf(message); pr != nil {
+		return pr.Number
 	}
-	p, err := contractsTree(parent)
-	return h != p, err
-}
-
-func contractsTree(c *object.Commit) (plumbing.Hash, error) {
-	t, err := c.Tree()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	e, err := t.FindEntry(contract.ContractsDir)
-	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return e.Hash, nil
+	return 0
 }
 
 // tokenAPI is GitHub's API with a token, at githubURL for GitHub Enterprise.

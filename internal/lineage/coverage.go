@@ -103,7 +103,7 @@ func (st Stats) WriteText(w io.Writer) {
 
 func ratio(n, of int) string {
 	if of == 0 {
-		return "0 of 0"
+		return "none to count"
 	}
 	return fmt.Sprintf("%d of %d (%d%%)", n, of, n*100/of)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/history"
 )
 
 // Merge is one commit of the default branch that changed contracts/, as an edge read
@@ -120,6 +122,19 @@ func Automate(source string, merges []Merge, withVerdicts bool) *Automation {
 	return a
 }
 
+// GitMerges makes merges of the commits of the branch that changed contracts/, with
+// the pull request prOf reads from each message (0: none).
+func GitMerges(commits []history.Commit, prOf func(message string) int) []Merge {
+	out := make([]Merge, len(commits))
+	for i, c := range commits {
+		out[i] = Merge{Commit: c.Hash, PullRequest: prOf(c.Message)}
+	}
+	return out
+}
+
+// GitSource is the Source of figures read from the Git history alone.
+const GitSource = "Git history"
+
 // EventsSource starts the Source of figures read from the change events log.
 const EventsSource = "change events"
 
@@ -139,8 +154,8 @@ func (r *Report) SetAutomation(a *Automation) {
 	r.NotDerived = slices.DeleteFunc(r.NotDerived, func(s string) bool { return strings.HasPrefix(s, notDerivedAutomation) })
 }
 
-// automationLines renders the automation section: its title and its lines.
-func automationLines(a *Automation) (string, []string) {
+// AutomationLines renders the automation section: its title and its lines.
+func AutomationLines(a *Automation) (string, []string) {
 	title := fmt.Sprintf("Automation (from the %s): %d merge(s) that published versions", a.Source, a.Merges)
 	if !strings.HasPrefix(a.Source, EventsSource) {
 		title = fmt.Sprintf("Automation (from the %s): %d commit(s) of the branch changed contracts/", a.Source, a.Merges)
@@ -150,7 +165,7 @@ func automationLines(a *Automation) (string, []string) {
 		lines = append(lines, fmt.Sprintf("%d merge(s) of the log left out: their commits are not on the branch's first-parent history (it was rewritten since)", a.LeftOut))
 	}
 	if a.Verdict == nil {
-		lines = append(lines, "merged on the bot's verdict or on an override, and the sign-off latency: not in the Git history (give --events FILE, the change events log)")
+		lines = append(lines, "merged on the bot's verdict or on an override, and the sign-off latency: not in the Git history (contractbot report --events FILE reads them from the change events log, --github OWNER/NAME from the bot's comments)")
 		return title, lines
 	}
 	rate := "no pull request merged"

@@ -32,11 +32,15 @@ func render(r *Report, md bool) string {
 		}
 		return s
 	}
-	head := func(title string) {
-		if md {
+	// head starts a section of items lines (text: a colon only when lines follow).
+	head := func(title string, items int) {
+		switch {
+		case md:
 			f("\n## %s\n\n", title)
-		} else {
+		case items > 0:
 			f("\n%s:\n", strings.ToLower(title))
+		default:
+			f("\n%s.\n", strings.ToLower(title))
 		}
 	}
 	item := func(format string, args ...any) {
@@ -55,7 +59,11 @@ func render(r *Report, md bool) string {
 	}
 	f("%d subject(s) at commit %s, %s.\n", r.Subjects, code(orNone(commit)), r.At.UTC().Format("2006-01-02 15:04 UTC"))
 
-	head(fmt.Sprintf("Unused subjects (%d): no consumer declares a read", len(r.Unused)))
+	if len(r.Unused) == 0 {
+		head("Unused subjects: none, every subject has a consumer", 0)
+	} else {
+		head(fmt.Sprintf("Unused subjects (%d): no consumer declares a read", len(r.Unused)), len(r.Unused))
+	}
 	for _, u := range r.Unused {
 		age := "age unknown"
 		if !u.Since.IsZero() {
@@ -69,7 +77,11 @@ func render(r *Report, md bool) string {
 	}
 
 	l := r.Lineage
-	head(fmt.Sprintf("Lineage: %d of %d job(s) declare what they produce (%.0f%%)", l.Declared, l.Jobs, 100*l.Coverage))
+	if l.Jobs == 0 {
+		head("Lineage: no jobs (no consumer is a flink-job, spark-job, kafka-streams or batch-job), so no lineage to cover", 0)
+	} else {
+		head(fmt.Sprintf("Lineage: %d of %d job(s) declare what they produce (%.0f%%)", l.Declared, l.Jobs, 100*l.Coverage), len(l.BlackBoxes))
+	}
 	if len(l.BlackBoxes) > 0 {
 		item("black boxes (jobs without produces:; whatever they write is invisible to impact):")
 	}
@@ -77,7 +89,7 @@ func render(r *Report, md bool) string {
 		item("  %s on %s (team %s, %s)", code(c.Name), code(c.Subject), c.Owner, c.Kind)
 	}
 
-	head(fmt.Sprintf("Deprecated fields still read (%d)", len(r.DeprecatedReads)))
+	head(fmt.Sprintf("Deprecated fields still read (%d)", len(r.DeprecatedReads)), len(r.DeprecatedReads))
 	for _, d := range r.DeprecatedReads {
 		s := fmt.Sprintf("%s (team %s) reads %s of %s", code(d.Name), d.Owner, code(d.Field), code(d.Subject))
 		if !d.Since.IsZero() {
@@ -92,7 +104,7 @@ func render(r *Report, md bool) string {
 		item("%s", s)
 	}
 
-	head(fmt.Sprintf("History that broke its level (%d)", len(r.Broken)))
+	head(fmt.Sprintf("History that broke its level (%d)", len(r.Broken)), len(r.Broken))
 	for _, br := range r.Broken {
 		against := make([]string, len(br.Against))
 		for i, v := range br.Against {
@@ -111,14 +123,14 @@ func render(r *Report, md bool) string {
 	}
 
 	if r.Automation != nil {
-		title, lines := automationLines(r.Automation)
-		head(title)
+		title, lines := AutomationLines(r.Automation)
+		head(title, len(lines))
 		for _, l := range lines {
 			item("%s", l)
 		}
 	}
 
-	head("Not derived here")
+	head("Not derived here", len(r.NotDerived))
 	for _, n := range r.NotDerived {
 		item("%s", n)
 	}

@@ -115,7 +115,7 @@ func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now 
 	r := &Report{At: now, Subjects: len(tree.Subjects), Unused: []Unused{}, DeprecatedReads: []DeprecatedRead{}, Broken: broken,
 		NotDerived: []string{
 			"subjects with a topic but never published: the publish marks are commit statuses on GitHub, not in the repository",
-			notDerivedAutomation + ": they come from pull requests and the bot's comments on GitHub",
+			notDerivedAutomation + ": they come from the change events log or the bot's comments on GitHub (contractbot report --events FILE or --github OWNER/NAME)",
 		}}
 	if r.Broken == nil {
 		r.Broken = []history.Break{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/publish"
 	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -27,6 +28,9 @@ type health struct {
 	done   bool
 	broken []history.Break
 	err    error
+	// automation is what the Git history says of how changes reached the branch
+	// (nil until done, or when it could not be read).
+	automation *report.Automation
 }
 
 // result returns the audit's breaks and error, and whether it is done.
@@ -34,6 +38,27 @@ func (h *health) result() ([]history.Break, error, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.broken, h.err, h.done
+}
+
+// gitAutomation reads the automation figures the Git history gives (merges through a
+// pull request or straight to the branch) for the report page: the rest (verdict or
+// override, sign-off latency) needs the change events log or the bot's comments,
+// which contractbot report reads and the page says so.
+func (p *Pages) gitAutomation(head plumbing.Hash) *report.Automation {
+	commits, err := history.ContractCommits(p.Tree.Repo.Storer, head)
+	if err != nil {
+		p.Log.Warn("pages: could not read which commits changed contracts/ for the health report", "commit", head.String(), "err", err)
+		return nil
+	}
+	return report.Automate(report.GitSource, report.GitMerges(commits, pullRequestNumber), false)
+}
+
+// pullRequestNumber is the pull request a merge commit's message names, 0 for none.
+func pullRequestNumber(message string) int {
+	if pr := publish.PullRequestOf(message); pr != nil {
+		return pr.Number
+	}
+	return 0
 }
 
 // afterPage starts the current snapshot's history audit, once per commit, when a
@@ -87,8 +112,12 @@ func (p *Pages) audit(s *snapshot) {
 	if err != nil {
 		p.Log.Error("pages: auditing the history for the health report failed", "commit", s.head.String(), "err", err)
 	}
+	var automation *report.Automation
+	if current {
+		automation = p.gitAutomation(s.head)
+	}
 	s.health.mu.Lock()
-	s.health.broken, s.health.err, s.health.done = broken, err, true
+	s.health.broken, s.health.err, s.health.done, s.health.automation = broken, err, true, automation
 	s.health.mu.Unlock()
 }
 
@@ -150,6 +179,10 @@ type healthPage struct {
 	Broken     []brokenRow
 	// Coverage is the lineage coverage in whole percent.
 	Coverage int
+	// AutomationTitle and AutomationLines are the automation section, as contractbot
+	// report prints it from the Git history ("" until the audit is done).
+	AutomationTitle string
+	AutomationLines []string
 	// More counts, per list, the rows past healthRows that the page leaves out.
 	More struct{ Unused, BlackBoxes, Deprecated, Broken int }
 }
@@ -194,6 +227,13 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	if err := p.Tree.WithVersions(s.head, func(ix *versions.Index) { d.R = report.Build(s.tree, ix, broken, now) }); err != nil {
 		p.Log.Error("pages: the versions index for the health report failed", "err", err)
 		d.R = report.Build(s.tree, nil, broken, now)
+	}
+	s.health.mu.Lock()
+	automation := s.health.automation
+	s.health.mu.Unlock()
+	if automation != nil {
+		d.R.SetAutomation(automation)
+		d.AutomationTitle, d.AutomationLines = report.AutomationLines(automation)
 	}
 	d.Coverage = int(100*d.R.Lineage.Coverage + 0.5)
 	unused, boxes, deprecated, brk := firstRows(d.R.Unused, &d.More.Unused), firstRows(d.R.Lineage.BlackBoxes, &d.More.BlackBoxes),

@@ -68,10 +68,16 @@ func TestHealthPage(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		resp, body = get(t, srv, "/report")
 	}
-	for _, want := range []string{"orders.order-cancelled-value", "dws.gmv-1min-value</a> version 3", "TYPE_MISMATCH", "clickhouse-order-detail", `aria-current="page">Health`} {
+	for _, want := range []string{"orders.order-cancelled-value", "dws.gmv-1min-value</a> version 3", "TYPE_MISMATCH", "clickhouse-order-detail", `aria-current="page">Health`,
+		"Automation (from the Git history): 3 commit(s) of the branch changed contracts/"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the health page lacks %q", want)
 		}
+	}
+	// the page derives from Git what contractbot report derives from Git, and says
+	// what it lacks in the automation section, not as "not derived here"
+	if strings.Contains(body, "automation rate and sign-off latency: they come from") {
+		t.Errorf("the finished page still says the automation is not derived here")
 	}
 	golden(t, "health.html", body)
 	etag := resp.Header.Get("ETag")
