@@ -109,7 +109,17 @@ func mentions(src contract.Source, dir string, names []string) bool {
 func producersOfRules(base, head contract.Source, dirs []string) ([]string, error) {
 	var names []string
 	for _, dir := range dirs {
-		b, h := decodeContract(base, dir), decodeContract(head, dir)
+		path := dir + "/" + contract.ContractFile
+		bd, berr := base.ReadFile(path, contract.MaxYAMLBytes)
+		hd, herr := head.ReadFile(path, contract.MaxYAMLBytes)
+		if herr != nil || (berr == nil && bytes.Equal(bd, hd)) {
+			continue // most changes leave contract.yaml alone: nothing to decode
+		}
+		h := contract.DecodeDataContract(path, hd)
+		var b *contract.Subject
+		if berr == nil {
+			b = contract.DecodeDataContract(path, bd)
+		}
 		if h == nil || h.Subject == "" || (b != nil && sameRules(b.Rules, h.Rules)) || (b == nil && len(h.Rules) == 0) {
 			continue
 		}
@@ -129,16 +139,6 @@ func producersOfRules(base, head contract.Source, dirs []string) ([]string, erro
 		}
 	}
 	return out, nil
-}
-
-// decodeContract reads the data contract of dir's contract.yaml; nil when it cannot.
-func decodeContract(src contract.Source, dir string) *contract.Subject {
-	path := dir + "/" + contract.ContractFile
-	data, err := src.ReadFile(path, contract.MaxYAMLBytes)
-	if err != nil {
-		return nil
-	}
-	return contract.DecodeDataContract(path, data)
 }
 
 // sameRules reports whether two lists of rules send the same ruleSet.
