@@ -283,6 +283,8 @@ func typeProblem(r *Rule, msg, schemaFile string, typed bool) string {
 			vars = "value, name, fullName, typeName, tags and message"
 		}
 		return fmt.Sprintf("rule %q: %s; a %s rule sees %s (and CEL's functions).", r.Name, msg, r.Type, vars)
+	case typed && strings.Contains(msg, "'_[_]'") && !strings.Contains(msg, "(map(") && !strings.Contains(msg, "(list("):
+		return fmt.Sprintf("rule %q reads a field by index (%s), but in CEL a record is not indexed by name; read the field as message.name (message.channel for message[\"channel\"]).", r.Name, msg)
 	case typed:
 		return fmt.Sprintf("rule %q does not type-check against the field types of %s: %s. Compare each field with a value of its type (CEL does not convert: 1 is an int, 1.0 a double, \"1\" a string) or convert it explicitly (int(), double(), string()).", r.Name, schemaFile, msg)
 	}

@@ -247,7 +247,8 @@ func TestRuleFieldsAsConfluentReadsThem(t *testing.T) {
 			rule("bool-transform", "TRANSFORM", "CEL", "WRITE", "message.total > 0.0", "") + // 48
 			rule("encrypt", "TRANSFORM", "ENCRYPT", "WRITEREAD", "x", "") + // 53
 			rule("jsonata", "TRANSFORM", "JSONATA", "UPGRADE", "$", "") + // 58
-			rule("two-ok", "CONDITION", "CEL", "WRITEREAD", "message.total > 0.0", "    on_failure: NONE,ERROR\n")),
+			rule("two-ok", "CONDITION", "CEL", "WRITEREAD", "message.total > 0.0", "    on_failure: NONE,ERROR\n") + // 63
+			rule("indexed", "CONDITION", "CEL", "WRITE", `message["total"] > 0.0`, "")),
 	}
 	tree, err := Load(src)
 	must(t, err)
@@ -265,6 +266,7 @@ func TestRuleFieldsAsConfluentReadsThem(t *testing.T) {
 		`52:12 rule "bool-transform": the CEL TRANSFORM gives a bool, not the record`,
 		`55:11 rule type ENCRYPT is not taken here: field-level encryption`,
 		`60:11 rule type JSONATA is not taken here`,
+		`73:19 rule "indexed" reads a field by index`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d diagnostics, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
