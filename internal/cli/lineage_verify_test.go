@@ -48,14 +48,7 @@ func TestLineageVerifyRefusesBadEvents(t *testing.T) {
 // from the file, and a restart on the same file keeps the events.
 func TestLineageServeThenVerify(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "events.jsonl")
-	mount, err := withLineage(nil, file, "", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mount(mux)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv := lineageEndpoint(t, file, "")
 	data, err := os.ReadFile("testdata/lineage/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +162,37 @@ func TestLineageVerifyMatchesJobsByTheOpenLineageKey(t *testing.T) {
 	declare("flink-jobs")
 	if out := verify(); !strings.Contains(out, "order-fraud-rules.collect_limit (namespace spark-jobs) reads") {
 		t.Errorf("a key of another namespace matches the job:\n%s", out)
+	}
+}
+
+// lineageEndpoint serves what serve mounts for OpenLineage events on loopback.
+func lineageEndpoint(t *testing.T, file, token string) *httptest.Server {
+	t.Helper()
+	mount, err := withLineage(nil, file, token, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// serve's --lineage-token (or CONTRACTBOT_LINEAGE_TOKEN) reaches the endpoint: a POST
+// without it is 401 (olstore's tests try the other headers).
+func TestLineageTokenReachesTheEndpoint(t *testing.T) {
+	srv := lineageEndpoint(t, "", "s3cret")
+	data, err := os.ReadFile("testdata/lineage/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(srv.URL+"/api/v1/lineage", "application/json", strings.NewReader(strings.SplitN(string(data), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a POST without the token: %d, want 401", resp.StatusCode)
 	}
 }

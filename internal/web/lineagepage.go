@@ -50,7 +50,7 @@ type driftRow struct {
 
 // driftKinds are the groups of the page, in order.
 var driftKinds = []driftGroup{
-	{ID: "h-nofile", Title: "Jobs reading a topic without a consumer file", Hint: "Nobody is asked before these subjects change under them: add the consumer file (contractbot lineage sync writes it from Flink SQL)."},
+	{ID: "h-nofile", Title: "Jobs reading a topic without a consumer file", Hint: "Nobody is asked before these subjects change under them: give the job's consumer file an openlineage key naming the job (each row's sentence in contractbot lineage verify has it), or add the file (contractbot lineage sync writes it from Flink SQL)."},
 	{ID: "h-undeclared", Title: "Fields read but not declared", Hint: "The job reads them, but a change to them would not reach its team: add them to the file's reads."},
 	{ID: "h-never", Title: "Declared fields never observed", Hint: "The file says the job reads them, the events never showed it: drop them, or check that the job's events carry column lineage."},
 	{ID: "h-unmapped", Title: "Output fields made from inputs the file does not map", Hint: "Impact analysis follows produces: add the input to the output field's mapping."},
