@@ -170,6 +170,8 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 			sr.Class = Breaking
 			return
 		}
+	} else {
+		sr.SchemaUnchanged = true
 	}
 	sr.Affected = impact.Analyze(in.Base, sr.Subject, sr.Changes)
 	if !sr.Compatible {

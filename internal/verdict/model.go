@@ -180,10 +180,13 @@ type SubjectReport struct {
 	Level    string `json:"level"`
 	OldLevel string `json:"old_level,omitempty"`
 	// Compatible is the registry check's outcome at Level.
-	Compatible bool              `json:"compatible"`
-	Findings   []checker.Finding `json:"findings"`
-	Changes    []checker.Change  `json:"changes"`
-	Affected   []impact.Affected `json:"affected"`
+	Compatible bool `json:"compatible"`
+	// SchemaUnchanged: a modified subject whose schema and level did not change (its
+	// owner, tier, topic or data contract did), so no registry check ran.
+	SchemaUnchanged bool              `json:"schema_unchanged,omitempty"`
+	Findings        []checker.Finding `json:"findings"`
+	Changes         []checker.Change  `json:"changes"`
+	Affected        []impact.Affected `json:"affected"`
 	// Policy lists what the subject's policy makes of the change beyond the wire
 	// check and the declared readers (removals without deprecation).
 	Policy []PolicyFinding `json:"policy,omitempty"`

@@ -147,9 +147,12 @@ func (m *mdWriter) findings(s *SubjectReport) {
 		return
 	}
 	if len(s.Findings) == 0 {
-		if s.Compatible {
+		switch {
+		case s.SchemaUnchanged:
+			m.f("\nSchema and level unchanged: no registry check.\n")
+		case s.Compatible:
 			m.f("\nRegistry check at %s: passes.\n", escapeMarkdown(s.Level))
-		} else {
+		default:
 			m.f("\nRegistry check at %s: **fails**.\n", escapeMarkdown(s.Level))
 		}
 		return

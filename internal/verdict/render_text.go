@@ -39,6 +39,8 @@ func Text(r *Report) string {
 		}
 		if s.Kind == Modified && s.Error == "" {
 			switch {
+			case s.SchemaUnchanged && len(s.Findings) == 0:
+				f("  schema and level unchanged: no registry check\n")
 			case len(s.Findings) == 0 && s.Compatible:
 				f("  registry check at %s: passes\n", plain(s.Level))
 			case len(s.Findings) == 0:
