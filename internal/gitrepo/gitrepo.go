@@ -18,11 +18,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // LargeObject is the size above which an object is streamed from disk when read,
@@ -58,6 +61,14 @@ func OpenWithCache(path string, cacheBytes cache.FileSize) (*Repo, error) {
 		gitDir := filepath.Join(dir, ".git")
 		if fi, err := os.Stat(gitDir); err == nil && fi.IsDir() {
 			return open(gitDir, dir, cacheBytes)
+		} else if err == nil && fi.Mode().IsRegular() {
+			// A linked worktree (git worktree add) or a submodule: .git is a file
+			// naming the real git folder.
+			target, err := gitFileTarget(gitDir)
+			if err != nil {
+				return nil, err
+			}
+			return open(target, dir, cacheBytes)
 		}
 		if isBare(dir) {
 			return open(dir, "", cacheBytes)
@@ -77,8 +88,41 @@ func isBare(dir string) bool {
 	return true
 }
 
+// gitFileTarget reads a .git file ("gitdir: <path>", the path relative to the file's
+// folder when not absolute).
+func gitFileTarget(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", file, err)
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%s is a file but not a gitdir link (\"gitdir: <path>\"); it is not a Git repository", file)
+	}
+	target = strings.TrimSpace(target)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(file), target)
+	}
+	return target, nil
+}
+
+// gitFS is the file system of a git folder: a linked worktree's folder holds its own
+// HEAD and index and names, in its commondir file, the folder that holds the objects
+// and refs it shares with the main worktree.
+func gitFS(gitDir string) billy.Filesystem {
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return osfs.New(gitDir)
+	}
+	common := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitDir, common)
+	}
+	return dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
+}
+
 func open(gitDir, root string, cacheBytes cache.FileSize) (*Repo, error) {
-	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(cacheBytes),
+	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(gitFS(gitDir), cache.NewObjectLRU(cacheBytes),
 		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})}
 	var wt = osfs.New(root)
 	if root == "" {
