@@ -106,7 +106,7 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 		self = se.versions[n-1].importPath
 	}
 	files := map[string][]byte{}
-	for _, ref := range req.References {
+	for _, ref := range snap.pinned(req.References) {
 		if rs := snap.subjects[ref.Subject]; rs != nil && ref.Version >= 1 && ref.Version <= len(rs.versions) {
 			files[ref.Name] = rs.versions[ref.Version-1].text()
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -248,10 +249,11 @@ func readRequest(w http.ResponseWriter, r *http.Request) (schemaRequest, bool) {
 }
 
 // lookUp answers POST /subjects/{subject}: the version of the subject whose canonical
-// form is the given schema's (exact bytes win when several match, then the newest);
-// 42201 when the schema does not parse, as Confluent answers.
+// form is the given schema's and, when the request has references, whose references
+// are the request's (exact bytes win when several match, then the newest); 42201 when
+// the schema does not parse, as Confluent answers.
 func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
-	_, se := s.subject(w, r)
+	snap, se := s.subject(w, r)
 	if se == nil {
 		return
 	}
@@ -271,8 +273,9 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	// Versions of one form with other data contracts share its text: the newest wins,
 	// as Confluent's look-up searches from the latest version.
 	var hit *versionEntry
+	refs := snap.pinned(req.References)
 	for _, c := range se.lookup[key] {
-		if c.typ != typ {
+		if c.typ != typ || (len(refs) > 0 && !sameReferences(refs, c.refs)) {
 			continue
 		}
 		if hit == nil || c.schema() == req.Schema || hit.schema() != req.Schema {
@@ -285,6 +288,28 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	}
 	write(w, hit.body)
 }
+
+// pinned is a request's references with version -1 (Confluent's "latest") read as
+// the referenced subject's newest version, sorted by name.
+func (snap *snapshot) pinned(refs []Reference) []Reference {
+	out := slices.Clone(refs)
+	for i, r := range out {
+		if se := snap.subjects[r.Subject]; r.Version == -1 && se != nil {
+			out[i].Version = len(se.versions)
+		}
+	}
+	slices.SortFunc(out, byName)
+	return out
+}
+
+// sameReferences reports whether a version's references are want (sorted by name), in
+// any order: a schema's references are part of what it is (Confluent keys a schema
+// by its text and references).
+func sameReferences(want, have []Reference) bool {
+	return slices.Equal(want, slices.SortedFunc(slices.Values(have), byName))
+}
+
+func byName(a, b Reference) int { return strings.Compare(a.Name, b.Name) }
 
 // requestType is the schema type of a request, AVRO when it names none; a type no
 // engine serves is answered 422, 42201 "Invalid schema type X", as Confluent answers

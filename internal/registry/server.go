@@ -125,7 +125,7 @@ func Start(src Source, after <-chan struct{}) (*Server, error) {
 }
 
 func newServer(src Source) *Server {
-	s := &Server{src: src, log: src.Logger, ix: versions.New(), b: builder{seq: map[string]int{}}, health: newHealth(), ready: make(chan struct{})}
+	s := &Server{src: src, log: src.Logger, ix: versions.New(), health: newHealth(), ready: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -228,10 +228,7 @@ func (s *Server) extendTo(head plumbing.Hash) (bool, error) {
 		return false, nil
 	}
 	s.gitMu.Lock()
-	err := s.sequence(head)
-	if err == nil {
-		err = s.extendIndex(head)
-	}
+	err := s.extendIndex(head)
 	s.gitMu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("index %s at %s: %w", s.branchName(), head, err)
@@ -314,36 +311,6 @@ func (s *Server) resolve() (plumbing.Hash, error) {
 	s.gitMu.Lock()
 	defer s.gitMu.Unlock()
 	return gitrepo.ResolveBranch(s.src.Repo, s.src.Branch)
-}
-
-// sequence numbers the first-parent commits from the indexed head (exclusive) to
-// head, so that references can pin the version current at a commit.
-func (s *Server) sequence(head plumbing.Hash) error {
-	old := s.ix.Head
-	var chain []string
-	for h := head; ; {
-		if h.String() == old {
-			break
-		}
-		if _, ok := s.b.seq[h.String()]; ok {
-			break
-		}
-		c, err := object.GetCommit(s.src.Repo.Storer, h)
-		if err != nil {
-			return fmt.Errorf("read commit %s: %w", h, err)
-		}
-		chain = append(chain, h.String())
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		h = c.ParentHashes[0]
-	}
-	n := len(s.b.seq)
-	for i := len(chain) - 1; i >= 0; i-- {
-		n++
-		s.b.seq[chain[i]] = n
-	}
-	return nil
 }
 
 // readAt reads a file of the repository at a commit (a version's contract.yaml, a

@@ -97,8 +97,7 @@ type builder struct {
 	// metadata (nil: no metadata).
 	contractAt func(versions.Version) ([]byte, error)
 	entries    map[versions.SubjectVersion]*versionEntry
-	seq        map[string]int // first-parent commit -> position in history
-	prev       *snapshot      // the last snapshot built: unchanged subjects are reused
+	prev       *snapshot // the last snapshot built: unchanged subjects are reused
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -107,29 +106,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 	if b.entries == nil {
 		b.entries = map[versions.SubjectVersion]*versionEntry{}
 	}
-	// Import path -> subject, built only when a new Protobuf version needs it: the
-	// subject folders at head, then where earlier versions' files lived.
 	names := ix.Subjects()
-	var importSubject map[string]string
-	imports := func() map[string]string {
-		if importSubject != nil {
-			return importSubject
-		}
-		importSubject = map[string]string{}
-		for folder, fs := range ix.Folders {
-			if fs.Subject != "" && fs.Schema != "" && !fs.Broken {
-				importSubject[importPathOf(folder+"/"+fs.Schema)] = fs.Subject
-			}
-		}
-		for _, s := range names {
-			for _, v := range ix.BySubject[s].Versions {
-				if p := importPathOf(v.Path); importSubject[p] == "" {
-					importSubject[p] = s
-				}
-			}
-		}
-		return importSubject
-	}
 	snap := &snapshot{head: ix.Head, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
 	var current []string
 	for _, s := range names {
@@ -153,9 +130,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					return nil, err
 				}
 				ve = &versionEntry{v: v, typ: TypeOf(v.Format), importPath: importPathOf(v.Path)}
-				if len(v.Imports) > 0 {
-					ve.refs = b.references(ix, v, imports())
-				}
+				ve.refs = referencesOf(v)
 				meta, rules := b.dataContract(v)
 				if meta != nil {
 					ve.props = meta.Properties
@@ -282,32 +257,12 @@ func levelAt(ix *versions.Index, h *versions.SubjectHistory) string {
 	return DefaultLevel
 }
 
-// references lists a Protobuf version's imports that are other subjects' schema files,
-// each pinned to the referenced subject's newest version at the commit where this
-// version first appeared. Imports that are no subject's schema (the well-known
-// google/protobuf types, extra files in a folder) are left out.
-func (b *builder) references(ix *versions.Index, v versions.Version, importSubject map[string]string) []Reference {
+// referencesOf is a version's references as the index computed them (they are part
+// of its id, so the id and the references served can never disagree).
+func referencesOf(v versions.Version) []Reference {
 	var refs []Reference
-	at, known := b.seq[v.Commit]
-	for _, imp := range v.Imports {
-		sub := importSubject[imp]
-		if sub == "" || sub == v.Subject {
-			continue
-		}
-		h := ix.BySubject[sub]
-		if h == nil {
-			continue
-		}
-		ver := 0
-		for _, rv := range h.Versions {
-			if s, ok := b.seq[rv.Commit]; !known || (ok && s <= at) {
-				ver = rv.Version
-			}
-		}
-		if ver == 0 {
-			continue
-		}
-		refs = append(refs, Reference{Name: imp, Subject: sub, Version: ver})
+	for _, r := range v.References {
+		refs = append(refs, Reference{Name: r.Name, Subject: r.Subject, Version: r.Version})
 	}
 	return refs
 }

@@ -151,16 +151,27 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 		touched[nf.Subject] = true
 	}
 	delete(touched, "")
+	var added []string
 	for _, s := range slices.Sorted(maps.Keys(touched)) {
-		if err := ix.resolve(w, c, s); err != nil {
+		isNew, err := ix.resolve(w, c, s)
+		if err != nil {
 			return err
 		}
+		if isNew {
+			added = append(added, s)
+		}
+	}
+	// Ids are given once every subject of the commit is resolved: a version's
+	// references pin the versions of this commit too, and they are part of its id.
+	for _, s := range added {
+		ix.assignID(s)
 	}
 	return nil
 }
 
-// resolve sets a subject's current version after its folders changed.
-func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
+// resolve sets a subject's current version after its folders changed; isNew says it
+// is a new version, whose references and id assignID gives.
+func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew bool, err error) {
 	h := ix.history(subject)
 	var folders []string
 	for _, p := range h.Folders {
@@ -170,7 +181,7 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	}
 	if len(folders) == 0 {
 		h.Current, h.Folder = 0, ""
-		return nil
+		return false, nil
 	}
 	if len(folders) > 1 {
 		ix.Warnings = append(ix.Warnings, Warning{Commit: c.Hash.String(), Path: folders[1],
@@ -180,24 +191,17 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	h.Folder = folders[0]
 	key, data, err := ix.canonicalKey(w, f)
 	if err != nil {
-		return fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
+		return false, fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
 	}
 	for _, v := range h.Versions {
 		if v.Canonical == key && v.DataContract == f.DataContract {
 			h.Current = v.Version
-			return nil
+			return false, nil
 		}
-	}
-	id, ok := ix.idOf(key)
-	if !ok {
-		id = len(ix.Schemas) + 1
-		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: f.SchemaBlob, Canonical: key})
-		ix.keyID[key] = id
 	}
 	v := Version{
 		Subject:       subject,
 		Version:       len(h.Versions) + 1,
-		ID:            id,
 		Blob:          f.SchemaBlob,
 		Canonical:     key,
 		DataContract:  f.DataContract,
@@ -210,15 +214,15 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) error {
 	if eng := importer(f.Format, f.Schema); eng != nil {
 		if data == nil {
 			if data, err = gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes); err != nil {
-				return fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
+				return false, fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
 			}
 		}
 		v.Imports = eng.Imports(data)
 	}
 	h.Versions = append(h.Versions, v)
 	h.Current = v.Version
-	ix.Schemas[id-1].Uses = append(ix.Schemas[id-1].Uses, SubjectVersion{Subject: subject, Version: v.Version})
-	return nil
+	ix.notePath(v.Path, subject)
+	return true, nil
 }
 
 // canonicalKey returns the key of a folder's schema as the index compares versions:

@@ -23,7 +23,9 @@ import (
 
 // CacheFormat is the layout of a cache file. A file of another layout is ignored and
 // rewritten; raise it whenever Index or the file's header changes shape or meaning.
-const CacheFormat = 1
+//
+// 2: versions carry their references, and ids are keyed by form and references.
+const CacheFormat = 2
 
 // cacheMagic opens every cache file, so a file that is not one is told at once.
 const cacheMagic = "contractbot versions index\n"

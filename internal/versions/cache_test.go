@@ -103,9 +103,15 @@ func TestCacheIgnoresWhatItCannotTrust(t *testing.T) {
 		{"not a cache file", func(t *testing.T, f *cacheFixture) {
 			writeFile(t, f.cache.Path(), []byte(`{"head":"x"}`))
 		}, "not a versions cache"},
-		{"another layout", func(t *testing.T, f *cacheFixture) {
-			f.write(t, CacheFormat+1, build(t, f.r, f.c2))
-		}, "has layout 2"},
+		{"layout 1 (ids of forms alone, versions without references)", func(t *testing.T, f *cacheFixture) {
+			f.write(t, 1, build(t, f.r, f.c2))
+		}, "has layout 1"},
+		{"a version whose references are not its id's", func(t *testing.T, f *cacheFixture) {
+			ix := build(t, f.r, f.c2)
+			v := &ix.BySubject["a.one-value"].Versions[0]
+			v.References = []Reference{{Name: "b/two/b.avsc", Subject: "b.two-value", Version: 1}}
+			f.write(t, CacheFormat, ix)
+		}, "references are not its own"},
 		{"another repository's file", func(t *testing.T, f *cacheFixture) {
 			other := &Cache{Dir: f.cache.Dir, Repo: t.TempDir(), Branch: f.cache.Branch}
 			if err := other.Save(build(t, f.r, f.c2)); err != nil {

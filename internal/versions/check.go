@@ -1,11 +1,15 @@
 package versions
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // check verifies what the index's own shape promises, so that an index read from a
 // cache file is not believed on its word: hashes are hashes, ids number the schemas
 // from 1, versions number each subject's from 1 and point at known ids, every use of
-// an id names a version with that id, current versions and folders exist.
+// an id names a version with that id and the id's form and references are the
+// version's, current versions and folders exist.
 func (ix *Index) check() error {
 	if !isHash(ix.Head) || !isHash(ix.HeadTree) || ix.Commits < 1 {
 		return fmt.Errorf("head %q, tree %q, %d commits: not an index of a history", ix.Head, ix.HeadTree, ix.Commits)
@@ -28,6 +32,9 @@ func (ix *Index) check() error {
 		for j, v := range h.Versions {
 			if v.Subject != s || v.Version != j+1 || v.ID < 1 || v.ID > len(ix.Schemas) || !isHash(v.Blob) || !isHash(v.Commit) {
 				return fmt.Errorf("%s version %d (position %d) is malformed", s, v.Version, j+1)
+			}
+			if e := ix.Schemas[v.ID-1]; e.Canonical != v.Canonical || !slices.Equal(e.References, v.References) {
+				return fmt.Errorf("%s version %d has id %d, whose form or references are not its own", s, v.Version, v.ID)
 			}
 		}
 		if h.Current < 0 || h.Current > len(h.Versions) {

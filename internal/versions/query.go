@@ -86,12 +86,12 @@ func (ix *Index) ensureMaps() {
 	}
 }
 
-// idOf returns the id of a canonical form, building the key -> id map on first use.
+// idOf returns the id of an idKey, building the key -> id map on first use.
 func (ix *Index) idOf(key string) (int, bool) {
 	if ix.keyID == nil {
 		ix.keyID = make(map[string]int, len(ix.Schemas))
 		for _, e := range ix.Schemas {
-			ix.keyID[e.Canonical] = e.ID
+			ix.keyID[idKey(e.Canonical, e.References)] = e.ID
 		}
 	}
 	id, ok := ix.keyID[key]

@@ -21,13 +21,16 @@
 //     registry returns the existing version when an already registered schema is
 //     registered again. Latest is the highest version number; Current is the version
 //     whose pair is at Head (they differ after a revert).
-//   - Global schema ids start at 1 and are assigned to canonical forms in order of
-//     first appearance over the whole history; within one commit, in subject-name
-//     order. The same canonical form under two subjects shares one id (as in a
-//     Confluent registry), and so do the versions of one form with different data
-//     contracts (Confluent gives those a new id: its ids hash metadata and rules; here
-//     ids stay those of forms so that no id assigned before ever moves). Ids never
-//     change.
+//   - Global schema ids start at 1 and are assigned to pairs of a canonical form and
+//     its references (Reference: the imports that are other subjects' schema files,
+//     pinned to their newest versions at the commit where the version first
+//     appeared) in order of first appearance over the whole history; within one
+//     commit, in subject-name order, once every subject of the commit is resolved.
+//     The same form with the same references under two subjects shares one id (as in
+//     a Confluent registry); the same text importing other versions has its own id.
+//     The versions of one form with different data contracts share one id (Confluent
+//     gives those a new id: its ids hash metadata and rules; here they do not, so
+//     that no id assigned before moves). Ids never change once assigned.
 //   - Only the first parent of each commit is followed: changes made on a side branch
 //     appear at the merge commit that brings them in.
 //   - contract.yaml is read by contract.DecodeHead, the loader's own decoder, so the
@@ -82,7 +85,10 @@ type Version struct {
 	Compatibility string    `json:"compatibility"`     // contract.yaml `compatibility:` at that commit
 	Commit        string    `json:"commit"`            // first-parent commit where it first appeared
 	Time          time.Time `json:"time"`              // that commit's committer time (UTC)
-	Imports       []string  `json:"imports,omitempty"` // protobuf only: `import "..."` paths
+	Imports       []string  `json:"imports,omitempty"` // formats with imports: the files it imports
+	// References are the imports that are other subjects' schema files, pinned where
+	// the version first appeared (see Reference); part of its id.
+	References []Reference `json:"references,omitempty"`
 }
 
 // Warning records a contract folder skipped at a commit.
@@ -113,10 +119,11 @@ type SubjectVersion struct {
 
 // SchemaEntry is one global schema id: its content and every subject version using it.
 type SchemaEntry struct {
-	ID        int              `json:"id"`
-	Blob      string           `json:"blob"`
-	Canonical string           `json:"canonical"`
-	Uses      []SubjectVersion `json:"uses"`
+	ID         int              `json:"id"`
+	Blob       string           `json:"blob"`
+	Canonical  string           `json:"canonical"`
+	References []Reference      `json:"references,omitempty"` // with Canonical, what the id stands for
+	Uses       []SubjectVersion `json:"uses"`
 }
 
 // FolderState is what the index remembers of one contract folder at Head, so that
@@ -147,8 +154,9 @@ type Index struct {
 	Folders   map[string]*FolderState    `json:"folders"`
 	Warnings  []Warning                  `json:"warnings,omitempty"`
 
-	keyID map[string]int    // canonical key -> id, derived from Schemas on first need
-	canon map[string]string // schema blob -> canonical key, derived from the versions on first need
+	keyID       map[string]int    // idKey -> id, derived from Schemas on first need
+	canon       map[string]string // schema blob -> canonical key, derived from the versions on first need
+	pathSubject map[string]string // schema file path -> subject with a version there, derived on first need
 }
 
 // New returns an empty index.
