@@ -3,7 +3,6 @@ package registry
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/contractbot/contractbot/internal/synth"
+	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -39,20 +39,7 @@ func idTable(t *testing.T, repo *git.Repository) string {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n got:\n%s\nwant:\n%s", p, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // In a repository where no canonical form is served with two sets of references,

@@ -2,14 +2,13 @@ package registry
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 // qaImporter is a Protobuf schema importing common.money-value's schema file.
@@ -24,35 +23,19 @@ message Payment { acme.common.v1.Money amount = 1; }
 // served with its own references (by version and by id), referencedby lists each
 // under its money version, and the look-up tells them apart by their references.
 func TestSameTextOtherReferencesHasItsOwnID(t *testing.T) {
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sub := range []string{"contracts", "calendar"} {
-		copyDir(t, filepath.Join("../..", sub), filepath.Join(dir, sub))
-	}
+	r := testutil.ExampleRepo(t)
 	addQA := func(name string) {
-		folder := filepath.Join(dir, "contracts/qa", name)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		yaml := "subject: qa." + name + "-value\nformat: protobuf\nschema: payment.proto\ncompatibility: BACKWARD\nowner: payments\ntier: core\n"
-		for file, data := range map[string]string{"contract.yaml": yaml, "payment.proto": qaImporter} {
-			if err := os.WriteFile(filepath.Join(folder, file), []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		r.Write("contracts/qa/"+name+"/contract.yaml", "subject: qa."+name+"-value\nformat: protobuf\nschema: payment.proto\ncompatibility: BACKWARD\nowner: payments\ntier: core\n")
+		r.Write("contracts/qa/"+name+"/payment.proto", qaImporter)
 	}
-	commitAll(t, repo, "example tree", 0)
 	addQA("a")
-	commitAll(t, repo, "qa.a imports money", 1)
-	edit(t, filepath.Join(dir, "contracts/common/money/money.proto"), "  int32 nanos = 3;\n", "  int32 nanos = 3;\n  string note = 4;\n")
-	commitAll(t, repo, "money: note", 2)
+	r.Commit("qa.a imports money")
+	r.Edit("contracts/common/money/money.proto", "  int32 nanos = 3;\n", "  int32 nanos = 3;\n  string note = 4;\n")
+	r.Commit("money: note")
 	addQA("b")
-	commitAll(t, repo, "qa.b, the same text, imports money version 2", 3)
+	r.Commit("qa.b, the same text, imports money version 2")
 
-	cl := franzClient(t, repo)
+	cl := franzClient(t, r.Git)
 	ctx := context.Background()
 	money := func(v int) []sr.SchemaReference {
 		return []sr.SchemaReference{{Name: "common/money/money.proto", Subject: "common.money-value", Version: v}}

@@ -1,5 +1,5 @@
 // Package testutil holds the helpers that tests across the project share: finding the
-// repository root and copying or reading the example contract tree.
+// repository root, copying or reading the example contract tree, comparing golden files.
 package testutil
 
 import (
@@ -93,4 +93,23 @@ func ExampleFiles(t testing.TB) map[string][]byte {
 		}
 	}
 	return files
+}
+
+// Golden compares got with the golden file at path, or rewrites the file when update
+// is set (each package's -update flag).
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read the golden file (go test -update writes it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
 }

@@ -27,24 +27,29 @@ func TestReferencesArePartOfTheID(t *testing.T) {
 		"contracts/qa/a/q.proto":               importer,
 	}
 	var heads []plumbing.Hash
-	c := r.commit(m)
-	heads = append(heads, c)
+	var c plumbing.Hash
+	commit := func() {
+		if c.IsZero() {
+			c = r.commit(m)
+		} else {
+			c = r.commit(m, c)
+		}
+		heads = append(heads, c)
+	}
+	add := func(folder, subject string) {
+		m["contracts/"+folder+"/contract.yaml"] = contractText(subject, "q.proto")
+		m["contracts/"+folder+"/q.proto"] = importer
+	}
+	commit()
 	m["contracts/common/money/money.proto"] = money(" string note = 4;")
-	c = r.commit(m, c)
-	heads = append(heads, c)
-	m["contracts/qa/b/contract.yaml"] = contractText("qa.b-value", "q.proto")
-	m["contracts/qa/b/q.proto"] = importer
-	c = r.commit(m, c)
-	heads = append(heads, c)
-	m["contracts/a/z/contract.yaml"] = contractText("a.z-value", "q.proto")
-	m["contracts/a/z/q.proto"] = importer
+	commit()
+	add("qa/b", "qa.b-value")
+	commit()
+	add("a/z", "a.z-value")
 	m["contracts/common/money/money.proto"] = money(" string note = 4; string memo = 5;")
-	c = r.commit(m, c)
-	heads = append(heads, c)
-	m["contracts/qa/d/contract.yaml"] = contractText("qa.d-value", "q.proto")
-	m["contracts/qa/d/q.proto"] = importer
-	c = r.commit(m, c)
-	heads = append(heads, c)
+	commit()
+	add("qa/d", "qa.d-value")
+	commit()
 
 	ix := build(t, r, c)
 	ref := func(v int) []Reference {
