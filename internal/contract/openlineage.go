@@ -41,3 +41,25 @@ func openLineageJob(f *file, o *object) *OpenLineageJob {
 	}
 	return j
 }
+
+// checkOpenLineageKeys reports a consumer file whose openlineage: key names a job an
+// earlier file of the subject already names (a key without a namespace names the job
+// in every namespace): one file stands for one job, or verify could only pick one.
+func checkOpenLineageKeys(s *Subject, ds *Diagnostics) {
+	var seen []*Consumer
+	for _, c := range s.Consumers {
+		j := c.OpenLineage
+		if j == nil {
+			continue
+		}
+		for _, prev := range seen {
+			p := prev.OpenLineage
+			if p.Job == j.Job && (p.Namespace == "" || j.Namespace == "" || p.Namespace == j.Namespace) {
+				f := &file{path: c.File, diags: ds}
+				f.report(c.KeyPos["openlineage"], CodeDuplicateName, "openlineage: job %q is already claimed by %s; one consumer file stands for one job. Remove the key from one of them, or give each its namespace.", j.Job, prev.File)
+				break
+			}
+		}
+		seen = append(seen, c)
+	}
+}

@@ -147,6 +147,7 @@ func (l *loader) loadSubjectFiles(sd subjectDir, ds *Diagnostics) *Subject {
 		}
 	}
 	checkDeprecations(f, s, ds)
+	checkOpenLineageKeys(s, ds)
 	checkBlackBoxes(s, ds)
 	for _, e := range sd.entries {
 		p := sd.dir + "/" + e.Name

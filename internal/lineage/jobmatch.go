@@ -36,6 +36,14 @@ var reConsumerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 // told to declare itself with an openlineage key, in a file whose suggested name is
 // made of the job name's letters and digits only (never of the raw name).
 func noConsumerFile(o *openlineage.Observed, s *contract.Subject, topic string) Drift {
+	for _, c := range s.Consumers {
+		if c.Name == o.Job && c.OpenLineage != nil {
+			// The file is there, but its key says it stands for another job.
+			return Drift{NoConsumerFile, o.Job, s.Subject, c.File, "",
+				fmt.Sprintf("job %s (namespace %s) reads %s (topic %s); %s has its name but its openlineage: key names job %s (namespace %s), so it is not matched by name: correct the key, or remove it if the file stands for job %s.",
+					shown(o.Job), shown(o.Namespace), s.Subject, topic, c.File, shown(c.OpenLineage.Job), shown(orAny(c.OpenLineage.Namespace)), shown(o.Job))}
+		}
+	}
 	if reConsumerName.MatchString(o.Job) {
 		file := s.Dir + "/" + contract.ConsumersDir + "/" + o.Job + ".yaml"
 		return Drift{NoConsumerFile, o.Job, s.Subject, file, "",
@@ -46,6 +54,14 @@ func noConsumerFile(o *openlineage.Observed, s *contract.Subject, topic string) 
 	return Drift{NoConsumerFile, o.Job, s.Subject, file, "",
 		fmt.Sprintf("job %s (namespace %s) reads %s (topic %s), and no consumer file of it names the job: add `%s` to the job's file in %s/%s/, or write %s with that key (contractbot lineage sync writes a consumer file from Flink SQL).",
 			shown(o.Job), shown(o.Namespace), s.Subject, topic, key, s.Dir, contract.ConsumersDir, file)}
+}
+
+// orAny names a key's namespace, "any" when the key gives none.
+func orAny(ns string) string {
+	if ns == "" {
+		return "any"
+	}
+	return ns
 }
 
 // fileStem makes a consumer file name of a job name: lower-case letters, digits, '_'

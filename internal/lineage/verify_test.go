@@ -38,3 +38,35 @@ func TestVerifyFieldsTheSchemaDoesNotHave(t *testing.T) {
 		t.Errorf("drift about x0, f0 and g0:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A consumer file named as a job but whose openlineage: key names another job is not
+// matched by name, and verify says so rather than asking for a file that exists.
+func TestVerifyFileWhoseKeyNamesAnotherJob(t *testing.T) {
+	tree, err := contract.Load(contract.NewDirSource("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tree.Subject("orders.order-created-value")
+	var c *contract.Consumer
+	for _, x := range s.Consumers {
+		if x.Name == "dwd-order-detail" {
+			c = x
+		}
+	}
+	if c == nil {
+		t.Fatal("the example tree has no dwd-order-detail consumer")
+	}
+	c.OpenLineage = &contract.OpenLineageJob{Namespace: "flink-jobs", Job: "order-fraud-rules.collect_limit"}
+	o := &openlineage.Observed{Namespace: "flink-jobs", Job: "dwd-order-detail",
+		Reads: map[string]map[string]bool{"ods_order_events": {"order_id": true}}}
+	drift, _ := Verify(tree, []*openlineage.Observed{o})
+	var got string
+	for _, d := range drift {
+		if d.Kind == NoConsumerFile && d.Job == "dwd-order-detail" {
+			got = d.Text
+		}
+	}
+	if !strings.Contains(got, "has its name but its openlineage: key names job order-fraud-rules.collect_limit") || strings.Contains(got, "does not exist") {
+		t.Errorf("drift for the job: %q", got)
+	}
+}
