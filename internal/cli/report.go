@@ -94,12 +94,15 @@ in that folder, and the next report reads only the commits made since
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
-	cmd.Flags().StringVar(&githubRepo, "github", "", "owner/name of the repository on GitHub: without --events, the override and sign-offs of each merged pull request come from the bot's verified comment on it (GITHUB_TOKEN; CONTRACTBOT_STATE_KEY or CONTRACTBOT_WEBHOOK_SECRET)")
+	cmd.Flags().StringVar(&githubRepo, "github", "", "owner/name of the repository on GitHub (not with --events): the override and sign-offs of each merged pull request come from the bot's verified comment on it (GITHUB_TOKEN; CONTRACTBOT_STATE_KEY or CONTRACTBOT_WEBHOOK_SECRET)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "with --github: GitHub Enterprise API base URL")
 	cmd.Flags().StringVar(&botLogin, "bot-login", "", "with --github: the login the bot writes as (\"<app-slug>[bot]\" for an App; default: the token's user)")
 	cmd.Flags().StringVar(&eventsFile, "events", "", "the change events log (JSON lines, as --publish-events file:PATH writes it): the automation rate and the sign-off latency come from it")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index (versions/, shared with serve's) and the history's audit (audit/) in this folder, and read only the commits made since the last report")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
+	// The two sources of the automation figures exclude each other: one is read, so
+	// naming both would silently ignore one.
+	cmd.MarkFlagsMutuallyExclusive("events", "github")
 	return cmd
 }
 

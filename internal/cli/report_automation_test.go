@@ -147,3 +147,12 @@ func TestReportAutomationFromBotComments(t *testing.T) {
 	}
 	checkGolden(t, "../report/automation-github.txt", out)
 }
+
+// --events and --github are two sources of the same figures: naming both is refused
+// rather than one silently ignored.
+func TestReportEventsAndGitHubExcludeEachOther(t *testing.T) {
+	_, errOut, code := runCLI(t, "report", "--repo", "../..", "--events", "x.jsonl", "--github", "acme/contracts")
+	if code != 2 || !strings.Contains(errOut, "[events github]") {
+		t.Errorf("exit %d, %q: want 2 naming both flags", code, errOut)
+	}
+}

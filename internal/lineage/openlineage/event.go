@@ -62,7 +62,7 @@ type InputField struct {
 }
 
 // Validate checks that the names the specification requires of a RunEvent are there
-// and not empty (run.runId, job.namespace, job.name, eventTime, producer; namespace
+// and not empty or blank (run.runId, job.namespace, job.name, eventTime, producer; namespace
 // and name of every dataset) and the event types it allows. The schema (CheckSchema)
 // checks more, but allows empty strings, which name nothing. An event over a budget
 // (budget.go) is a *BudgetError.
@@ -71,7 +71,7 @@ func (e *RunEvent) Validate() error {
 	if e.Run == nil || e.Run.RunID == "" {
 		missing = append(missing, "run.runId")
 	}
-	if e.Job == nil || e.Job.Namespace == "" || e.Job.Name == "" {
+	if e.Job == nil || strings.TrimSpace(e.Job.Namespace) == "" || strings.TrimSpace(e.Job.Name) == "" {
 		missing = append(missing, "job.namespace and job.name")
 	}
 	if e.EventTime == "" {
@@ -81,7 +81,7 @@ func (e *RunEvent) Validate() error {
 		missing = append(missing, "producer")
 	}
 	for i, d := range append(append([]Dataset{}, e.Inputs...), e.Outputs...) {
-		if d.Namespace == "" || d.Name == "" {
+		if strings.TrimSpace(d.Namespace) == "" || strings.TrimSpace(d.Name) == "" {
 			missing = append(missing, fmt.Sprintf("namespace and name of dataset %d", i+1))
 		}
 	}

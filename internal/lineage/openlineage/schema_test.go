@@ -196,3 +196,23 @@ func TestSchemaIsOffline(t *testing.T) {
 		t.Errorf("compiling a schema that is not embedded: %v", err)
 	}
 }
+
+// The schema allows empty strings; a job or dataset whose name is empty or blank names
+// nothing and is refused by Validate.
+func TestBlankNamesAreRefused(t *testing.T) {
+	for name, change := range map[string]func(ev map[string]any){
+		"empty job name":          func(ev map[string]any) { at(ev, "job").(map[string]any)["name"] = "" },
+		"blank job name":          func(ev map[string]any) { at(ev, "job").(map[string]any)["name"] = "  " },
+		"blank dataset namespace": func(ev map[string]any) { at(ev, "inputs", 0).(map[string]any)["namespace"] = "\t" },
+	} {
+		ev := validEvent(t)
+		change(ev)
+		data, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(data); err == nil || !strings.Contains(err.Error(), "which an OpenLineage RunEvent requires") {
+			t.Errorf("%s: %v, want it refused", name, err)
+		}
+	}
+}
