@@ -172,6 +172,9 @@ func publishedComment(s publish.Summary) string {
 			fmt.Fprintf(&b, " (registry id %d)", it.RegisteredID)
 		}
 		fmt.Fprintf(&b, ", event `%s`\n", it.Event)
+		if it.NotLatest != "" {
+			fmt.Fprintf(&b, "  - :warning: %s\n", it.NotLatest)
+		}
 	}
 	return b.String()
 }

@@ -383,3 +383,31 @@ func TestPublishIncompatibleSaysWhatToDo(t *testing.T) {
 		t.Errorf("an unreachable registry: exit %d:\n%s", code, errOut)
 	}
 }
+
+// A rule added, removed, then added again: the third registration is identical to the
+// first version's (schema, metadata and rules), so the registry answers with that
+// version and keeps the one without the rule as its latest. publish says so: producers
+// that write the latest version would run without the rule.
+func TestPublishWarnsWhenTheRegistryKeepsAnotherLatest(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	fake, _, _, _, publish := publishToDouble(t, dir)
+	const subj = "orders.order-created-value"
+	cy := filepath.Join(dir, "contracts/orders/order-created/contract.yaml")
+	const rule = "rules:\n  - name: amount-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.amount > 0\n"
+	edit(t, cy, "fields:\n", rule+"fields:\n")
+	commit(t, repo, "A data rule on amounts")
+	mustRun(t, publish...)
+	edit(t, cy, rule, "")
+	commit(t, repo, "No rule")
+	mustRun(t, publish...)
+	versions := fake.Versions(subj)
+	edit(t, cy, "fields:\n", rule+"fields:\n")
+	commit(t, repo, "The rule again")
+	out := mustRun(t, publish...)
+	if fake.Versions(subj) != versions {
+		t.Fatalf("the registry made a version of an identical registration: %d, want %d", fake.Versions(subj), versions)
+	}
+	if !strings.Contains(out, "warning: "+subj+": the registry answered with its earlier version") || !strings.Contains(out, "use.latest.version") {
+		t.Errorf("publish does not warn that the latest version stays without the rule:\n%s", out)
+	}
+}

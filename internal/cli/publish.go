@@ -180,6 +180,9 @@ func writeSummary(w io.Writer, s publish.Summary) (versions, levels int) {
 			versions++
 		}
 		fmt.Fprintf(w, "%.12s  %s %s, level %s, event %s\n", s.Commit, it.Subject, what, it.Level, it.Event)
+		if it.NotLatest != "" {
+			fmt.Fprintf(w, "%.12s  warning: %s: %s\n", s.Commit, it.Subject, it.NotLatest)
+		}
 	}
 	return versions, levels
 }

@@ -61,6 +61,10 @@ type Item struct {
 	// LevelOnly: the level changed, the schema did not (the version was published before).
 	LevelOnly bool   `json:"level_only,omitempty"`
 	Event     string `json:"event"`
+	// NotLatest says, when the registry answered the registration with an earlier
+	// version (the same schema, metadata and rules as one it holds), that its latest
+	// version is another one, and what that means for producers.
+	NotLatest string `json:"not_latest,omitempty"`
 }
 
 // Details are facts about a merge commit that Git alone does not hold (the pull
@@ -250,7 +254,7 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		case err == nil && !p.contractChanged(subject, got, f):
 			it.RegisteredID = got.ID
 		case err == nil || registry.IsNotFound(err):
-			if it.RegisteredID, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
+			if it.RegisteredID, it.NotLatest, err = p.register(ctx, subject, string(text), typ, refs, f); err != nil {
 				if registry.IsIncompatible(err) {
 					return it, fmt.Errorf("the registry refuses %s version %d as incompatible with %s; publishing it again fails the same way. Fix the schema in a new commit, or align the registry's level or versions with the repository (contractbot registry diff --url shows how they differ): %w",
 						subject, v.Version, p.refusedBy(ctx, subject), err)
@@ -313,10 +317,16 @@ type MetadataRegistry interface {
 // so the removed rules are not carried over (whether or not the schema changed too);
 // otherwise none is, because an empty ruleSet is part of a Confluent schema's
 // identity (its MD5 tells it apart from none) and would make a version of its own.
-func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (int, error) {
+//
+// A registry answers a registration identical to a version it holds with that version
+// (Confluent: the same schema, references, metadata and rules), and keeps its latest
+// version as it is; notLatest then says so, since producers that write the latest
+// version (use.latest.version) keep the latest's rules.
+func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (id int, notLatest string, err error) {
 	mr, ok := p.Registry.(MetadataRegistry)
 	if !ok || f == nil || f.head == nil {
-		return p.Registry.Register(ctx, subject, text, typ, refs)
+		id, err = p.Registry.Register(ctx, subject, text, typ, refs)
+		return id, "", err
 	}
 	s := f.head.Subject(subject)
 	rs := registry.RuleSetOf(s)
@@ -326,11 +336,18 @@ func (p *Publisher) register(ctx context.Context, subject, text string, typ regi
 		case err == nil && !sameJSON(latest.RuleSet, nil):
 			rs = &registry.RuleSet{}
 		case err != nil && !registry.IsNotFound(err):
-			return 0, fmt.Errorf("read the latest version of %s, whose rules a registration without a ruleSet inherits: %w", subject, err)
+			return 0, "", fmt.Errorf("read the latest version of %s, whose rules a registration without a ruleSet inherits: %w", subject, err)
 		}
 	}
-	return mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
-		Metadata: registry.MetadataOf(s), RuleSet: rs})
+	if id, err = mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs,
+		Metadata: registry.MetadataOf(s), RuleSet: rs}); err != nil {
+		return 0, "", err
+	}
+	if latest, err := mr.GetLatest(ctx, subject); err == nil && latest.ID != 0 && latest.ID != id {
+		notLatest = fmt.Sprintf("the registry answered with its earlier version of the same schema, metadata and rules (id %d) and keeps version %d (id %d) as %s's latest, so producers that write the latest version (use.latest.version) keep its schema and rules; have version %d deleted (a soft delete) or change the contract so that it differs",
+			id, latest.Version, latest.ID, subject, latest.Version)
+	}
+	return id, notLatest, nil
 }
 
 // contractChanged reports whether the registry's version of a subject's schema (a
