@@ -314,3 +314,17 @@ func mustComments(t *testing.T, g *gate) []Comment {
 	}
 	return all
 }
+
+// TestCheckRunReadOncePerEvaluation: the seal check and converge look up the same
+// check run of the head; one evaluation lists the head's check runs once.
+func TestCheckRunReadOncePerEvaluation(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.evaluate(g.bot())
+	const route = "/repos/{owner}/{repo}/commits/{ref}/check-runs"
+	before := g.fake.Count("GET", route)
+	g.advance(time.Minute)
+	g.evaluate(g.bot())
+	if n := g.fake.Count("GET", route) - before; n != 1 {
+		t.Errorf("an evaluation with a verified memory listed the head's check runs %d times, want once", n)
+	}
+}

@@ -32,13 +32,9 @@ otherwise. --format ics writes an RFC 5545 calendar to import or subscribe to.`,
   contractbot calendar --format json --rev origin/main`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			clock := time.Now()
-			if now != "" {
-				t, err := time.Parse(time.RFC3339, now)
-				if err != nil {
-					return fmt.Errorf("--now %q is not an RFC 3339 time like 2026-12-01T09:00:00Z", now)
-				}
-				clock = t
+			clock, err := nowFlag(now, time.Now())
+			if err != nil {
+				return err
 			}
 			src, err := rf.source()
 			if err != nil {

@@ -68,19 +68,14 @@ or the contract files have errors (the meaning before readiness).`,
   contractbot check --github --format github # in a workflow: the gate, with reviews`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			at := time.Now().UTC()
-			if now != "" {
-				t, err := time.Parse(time.RFC3339, now)
-				if err != nil {
-					return fmt.Errorf("--now: %w", err)
-				}
-				at = t
+			at, err := nowFlag(now, time.Now().UTC())
+			if err != nil {
+				return err
 			}
 			if failOn != "not-ready" && failOn != "breaking" {
 				return fmt.Errorf("unknown --fail-on %q: use not-ready or breaking", failOn)
 			}
 			var r *verdict.Report
-			var err error
 			if cacheDir != "" {
 				if err := contract.LoadFolderCache(cacheDir); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "contractbot: %v; continuing without it.\n", err)

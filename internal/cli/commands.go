@@ -1,6 +1,11 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
 
 // commands lists the subcommands in the order --help shows them.
 func commands() []*cobra.Command {
@@ -18,4 +23,16 @@ func commands() []*cobra.Command {
 		newLineageCmd(),
 		newReportCmd(),
 	}
+}
+
+// nowFlag reads a command's --now (an RFC 3339 time), or gives clock when it is empty.
+func nowFlag(now string, clock time.Time) (time.Time, error) {
+	if now == "" {
+		return clock, nil
+	}
+	t, err := time.Parse(time.RFC3339, now)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--now %q is not an RFC 3339 time like 2026-12-01T09:00:00Z", now)
+	}
+	return t, nil
 }

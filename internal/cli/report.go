@@ -51,13 +51,9 @@ in that folder, and the next report reads only the commits made since
   contractbot report --cache-dir ~/.cache/contractbot   # later runs read only new commits`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			at := time.Now().UTC()
-			if now != "" {
-				t, err := time.Parse(time.RFC3339, now)
-				if err != nil {
-					return fmt.Errorf("--now %q is not an RFC 3339 time, e.g. 2026-12-01T09:00:00Z", now)
-				}
-				at = t
+			at, err := nowFlag(now, time.Now().UTC())
+			if err != nil {
+				return err
 			}
 			render, ok := map[string]func(*report.Report) string{"text": report.Text, "json": report.JSON, "markdown": report.Markdown}[format]
 			if !ok {
