@@ -74,7 +74,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 			c.Reads = append(c.Reads, r.val)
 			c.ReadPos = append(c.ReadPos, r.pos)
 			if r.val != "*" && paths != nil && !s.HasFieldPath(r.val) {
-				f.report(r.pos, CodeUnknownField, "reads field %q, which does not exist in %s.%s", r.val, s.SchemaFile, fieldHint(r.val, paths))
+				f.reportField(r.pos, r.val, CodeUnknownField, "reads field %q, which does not exist in %s.%s", r.val, s.SchemaFile, fieldHint(r.val, paths))
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func (l *loader) loadProduces(f *file, o *object, s *Subject, c *Consumer, paths
 			for _, in := range inputs {
 				mapping[out] = append(mapping[out], in.val)
 				if paths != nil && !s.HasFieldPath(in.val) {
-					f.report(in.pos, CodeUnknownField, "lineage input %q does not exist in %s.%s", in.val, s.SchemaFile, fieldHint(in.val, paths))
+					f.reportField(in.pos, in.val, CodeUnknownField, "lineage input %q does not exist in %s.%s", in.val, s.SchemaFile, fieldHint(in.val, paths))
 				}
 			}
 		}

@@ -25,6 +25,9 @@ type Diagnostic struct {
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
+	// Field is the field of its subject that an unknown-field error of a consumer
+	// file names (a read, a lineage input, a state field); empty otherwise.
+	Field string `json:"field,omitempty"`
 }
 
 // String formats the diagnostic as `file:line:col: message [code]`.

@@ -59,7 +59,7 @@ func jobState(f *file, o *object, s *Subject) *JobState {
 		for _, it := range items {
 			st.Fields = append(st.Fields, it.val)
 			if it.val != "*" && paths != nil && !s.HasFieldPath(it.val) {
-				f.report(it.pos, CodeUnknownField, "state field %q does not exist in %s.%s", it.val, s.SchemaFile, fieldHint(it.val, paths))
+				f.reportField(it.pos, it.val, CodeUnknownField, "state field %q does not exist in %s.%s", it.val, s.SchemaFile, fieldHint(it.val, paths))
 			}
 		}
 	}

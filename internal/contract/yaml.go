@@ -30,6 +30,12 @@ func (f *file) report(p Pos, code, format string, args ...any) {
 	})
 }
 
+// reportField is report for an unknown-field error about field of the subject.
+func (f *file) reportField(p Pos, field, code, format string, args ...any) {
+	f.report(p, code, format, args...)
+	(*f.diags)[len(*f.diags)-1].Field = field
+}
+
 func posOf(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{1, 1}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -345,25 +344,15 @@ func lintErrors(base, head *contract.Tree, changed map[string]bool) contract.Dia
 }
 
 // removedByChange reports whether an unknown-field error in a consumer file of a
-// changed subject names a field the base's schema has: a read, state field or lineage
-// input the change removed, which is its impact on the consumer (shown with the
-// subject), not a mistake in the file. A field the base never had (a typo) stays an
-// error. The field is the first quoted string of the message, as the loader writes
-// it for consumer files.
+// changed subject names a field the base's schema has (Diagnostic.Field): a read,
+// state field or lineage input the change removed, which is its impact on the consumer
+// (shown with the subject), not a mistake in the file. A field the base never had (a
+// typo) stays an error.
 func removedByChange(base, head *contract.Tree, changed map[string]bool, d contract.Diagnostic) bool {
 	subj := head.SubjectOfConsumerFile(d.File)
-	if subj == "" || !changed[subj] {
+	if subj == "" || !changed[subj] || d.Field == "" {
 		return false
 	}
 	b := base.Subject(subj)
-	i := strings.IndexByte(d.Message, '"')
-	if b == nil || i < 0 {
-		return false
-	}
-	q, err := strconv.QuotedPrefix(d.Message[i:])
-	if err != nil {
-		return false
-	}
-	field, err := strconv.Unquote(q)
-	return err == nil && b.HasFieldPath(field)
+	return b != nil && b.HasFieldPath(d.Field)
 }
