@@ -256,24 +256,16 @@ func analyzeRule(r *Rule, s *Subject, rt *ruleTypes, envs map[string]*cel.Env) (
 			if part.guard {
 				what = "the guard before ';'"
 			}
-			cause := fmt.Sprintf("%s gives %s, not a bool", what, withArticle(out.String()))
+			cause := fmt.Sprintf("%s gives %s, not a bool", what, article(out.String())+" "+out.String())
 			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; write an expression that is true when the record is good (message.amount > 0).", r.Name, cause), cause})
 		}
 		if !part.guard && r.Kind == "TRANSFORM" && r.Type == "CEL" && slices.ContainsFunc(notRecords, checked.OutputType().IsExactType) {
-			cause := fmt.Sprintf("the CEL TRANSFORM gives %s, not the record", withArticle(checked.OutputType().String()))
+			cause := fmt.Sprintf("the CEL TRANSFORM gives %s, not the record", article(checked.OutputType().String())+" "+checked.OutputType().String())
 			probs = append(probs, RuleProblem{at(1, 0), fmt.Sprintf("rule %q: %s; a CEL TRANSFORM gives the new record; to check the record, make it a CONDITION, and to change one field, use a CEL_FIELD TRANSFORM (its expression gives the field's new value).", r.Name, cause), cause})
 		}
 	}
 	slices.Sort(fields)
 	return slices.Compact(fields), probs
-}
-
-// withArticle puts "a" or "an" before a CEL type's name ("an int", "a double").
-func withArticle(typ string) string {
-	if typ != "" && strings.ContainsAny(typ[:1], "aeiou") {
-		return "an " + typ
-	}
-	return "a " + typ
 }
 
 // typeProblem says what to do about a type checker's message.
