@@ -21,7 +21,9 @@ func Codeowners(t *Tree) []byte {
 	b.WriteString("# Later lines take precedence: a consumer file belongs to the consumer's team.\n")
 	if p := t.Teams[PlatformTeam]; p != nil && len(p.GitHub) > 0 {
 		fmt.Fprintf(&b, "\n# The contract repository itself (team %s)\n", PlatformTeam)
-		for _, f := range []string{"/" + CodeownersFile, "/" + TeamsFile, "/" + FreezesFile} {
+		// /.github/ holds the workflows that run the gate: whoever may edit them may
+		// change what the gate checks, so they belong with CODEOWNERS itself.
+		for _, f := range []string{"/" + CodeownersFile, "/.github/", "/" + TeamsFile, "/" + FreezesFile} {
 			line(&b, f, p)
 		}
 	}

@@ -3,6 +3,7 @@ package scaffold
 import (
 	"bytes"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,66 @@ func TestFilesRefuseABadOrganisation(t *testing.T) {
 	for _, org := range []string{"", "acme/x", "@acme", "a b"} {
 		if _, err := Files(Options{Org: org}); err == nil {
 			t.Errorf("organisation %q accepted", org)
+		}
+	}
+}
+
+// TestWorkflowPinned: the workflow init writes installs the version it is given,
+// compiled only when the cache keyed by that version misses; every action is pinned
+// by a full commit SHA with its release tag in a comment; every job has a timeout.
+func TestWorkflowPinned(t *testing.T) {
+	fs, err := Files(Options{Org: "acme", Now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Version: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := fs[".github/workflows/contracts.yml"]
+	var wf struct {
+		Env  map[string]string `yaml:"env"`
+		Jobs map[string]struct {
+			TimeoutMinutes int `yaml:"timeout-minutes"`
+			Steps          []struct {
+				ID   string            `yaml:"id"`
+				If   string            `yaml:"if"`
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(raw, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if wf.Env["CONTRACTBOT_VERSION"] != "v1.2.3" {
+		t.Errorf("CONTRACTBOT_VERSION is %q, want v1.2.3", wf.Env["CONTRACTBOT_VERSION"])
+	}
+	pinned := regexp.MustCompile(`(?m)^\s+(- )?uses: [\w-]+/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$`)
+	if uses := len(regexp.MustCompile(`(?m)^\s+(- )?uses:`).FindAll(raw, -1)); len(pinned.FindAll(raw, -1)) != uses || uses == 0 {
+		t.Errorf("%d of %d actions are pinned by commit with the tag in a comment:\n%s", len(pinned.FindAll(raw, -1)), uses, raw)
+	}
+	if len(wf.Jobs) == 0 {
+		t.Fatal("no jobs")
+	}
+	for name, job := range wf.Jobs {
+		if job.TimeoutMinutes <= 0 {
+			t.Errorf("job %s has no timeout-minutes", name)
+		}
+		installs, cached := 0, false
+		for _, s := range job.Steps {
+			if s.ID == "contractbot" && strings.Contains(s.With["key"], "${{ env.CONTRACTBOT_VERSION }}") {
+				cached = true
+			}
+			if strings.Contains(s.Run, "go install") || strings.HasPrefix(s.Uses, "actions/setup-go@") {
+				installs++
+				if s.If != "steps.contractbot.outputs.cache-hit != 'true'" {
+					t.Errorf("job %s compiles on every run: %q has if %q", name, s.Run+s.Uses, s.If)
+				}
+			}
+			if strings.Contains(s.Run, "@latest") {
+				t.Errorf("job %s installs @latest: %s", name, s.Run)
+			}
+		}
+		if installs > 0 && !cached {
+			t.Errorf("job %s builds contractbot without a cache keyed by its version", name)
 		}
 	}
 }
