@@ -2,6 +2,7 @@ package flinksql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -90,6 +91,8 @@ func (a *Analyzer) Add(s *Script) {
 			a.viewIx.add(st.Name, st)
 		case *Insert:
 			a.insert(s.File, st)
+		case *CreateDatabaseAs:
+			a.createDatabaseAs(s.File, st)
 		}
 	}
 }
@@ -118,14 +121,62 @@ func (a *Analyzer) createTable(file string, ct *CreateTable) {
 	if !replaced {
 		a.tables = append(a.tables, d)
 	}
-	a.tableIx.add(ct.Name, d)
-	if ct.As != nil {
-		st := a.resolveInsert(file, &Insert{Pos: ct.Pos, Table: ct.Name, Query: ct.As}, d)
-		if len(ct.Columns) == 0 {
-			d.asCols = append(d.asCols, st.Order...)
+	if ct.As == nil {
+		a.tableIx.add(ct.Name, d)
+	} else {
+		// the query reads what was declared before (REPLACE TABLE t AS SELECT ... FROM t
+		// reads the old t), never the table it creates
+		defer a.tableIx.add(ct.Name, d)
+		st := a.resolveInsert(file, &Insert{Pos: ct.Pos, Table: ct.Name, Query: ct.As}, d, true)
+		for _, c := range st.Order {
+			if !slices.ContainsFunc(ct.Columns, func(d ColumnDef) bool { return d.Name == c }) {
+				d.asCols = append(d.asCols, c)
+			}
 		}
 		a.res.Statements = append(a.res.Statements, st.Statement)
 	}
+}
+
+// createDatabaseAs resolves CDAS as one CREATE TABLE ... AS TABLE per table it names;
+// the tables of INCLUDING ALL TABLES (or of a pattern) are known only when it runs.
+func (a *Analyzer) createDatabaseAs(file string, cd *CreateDatabaseAs) {
+	names, known := cdasTables(cd.Including, cd.Excluding)
+	for _, n := range names {
+		ct := &CreateTable{Pos: cd.Pos, Name: append(slices.Clone(cd.Name), n),
+			As: selectStar(cd.Pos, append(slices.Clone(cd.Source), n))}
+		a.createTable(file, ct)
+	}
+	if !known {
+		a.res.Statements = append(a.res.Statements, Statement{File: file, Line: cd.Line,
+			Sink: cd.Name.String(), Sources: []string{cd.Source.String()}, Columns: map[string][]string{}, Reads: []string{},
+			Unresolved: []string{fmt.Sprintf("CREATE DATABASE %s AS DATABASE %s copies tables that the script does not name (ALL TABLES or a pattern); name them in INCLUDING TABLE 'a|b' to see each table's lineage", cd.Name, cd.Source)}})
+	}
+}
+
+// cdasTables lists the tables an INCLUDING TABLE pattern names, less the EXCLUDING
+// ones; known is false when it has a part that is not a plain name (ALL TABLES, a
+// regular expression).
+func cdasTables(including, excluding string) (names []string, known bool) {
+	if including == "" {
+		return nil, false
+	}
+	plain := func(s string) bool {
+		return s != "" && strings.IndexFunc(s, func(r rune) bool {
+			return !(r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
+		}) < 0
+	}
+	excluded := strings.Split(excluding, "|")
+	known = true
+	for _, n := range strings.Split(including, "|") {
+		n = strings.TrimSpace(n)
+		switch {
+		case !plain(n):
+			known = false
+		case !slices.Contains(excluded, n):
+			names = append(names, n)
+		}
+	}
+	return names, known
 }
 
 // lastWins keeps the last value of each option key, in first-seen order.
@@ -230,11 +281,14 @@ func indexOf(cols []col, name string) int {
 type resolved struct{ Statement }
 
 func (a *Analyzer) insert(file string, ins *Insert) {
-	st := a.resolveInsert(file, ins, a.table(ins.Table))
+	st := a.resolveInsert(file, ins, a.table(ins.Table), false)
 	a.res.Statements = append(a.res.Statements, st.Statement)
 }
 
-func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef) resolved {
+// resolveInsert resolves an INSERT, or the query of a CREATE TABLE ... AS (ctas),
+// whose columns are matched by name: columns declared only in the CREATE part come
+// first and are written nothing, and a list of names only reorders the query's.
+func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef, ctas bool) resolved {
 	r := a.newResolver()
 	cols := r.query(ins.Query, nil, r.reads)
 	st := resolved{Statement: Statement{File: file, Line: ins.Line, Sink: ins.Table.String(), Columns: map[string][]string{}}}
@@ -246,7 +300,7 @@ func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef) resol
 	switch {
 	case len(ins.Columns) > 0:
 		targets = ins.Columns
-	case sink != nil && len(sink.def.Columns) > 0:
+	case !ctas && sink != nil && len(sink.def.Columns) > 0:
 		st.Sink = sink.display
 		for _, c := range sink.def.Columns {
 			if c.Computed == nil && !c.Virtual && !static[strings.ToLower(c.Name)] {
@@ -286,8 +340,37 @@ func (a *Analyzer) resolveInsert(file string, ins *Insert, sink *tableDef) resol
 	for _, s := range ins.Static {
 		st.Columns[s] = []string{}
 	}
+	if ctas && sink != nil {
+		st.Order = ctasOrder(sink.def.Columns, st.Order, st.Columns)
+	}
 	st.Sources = r.sources.sorted()
 	st.Reads = r.reads.sorted()
 	st.Unresolved = r.unres
 	return st
+}
+
+// ctasOrder is the column order of CREATE TABLE (columns) AS query: declared physical
+// columns the query does not yield first (written nothing), then the query's columns;
+// when every declared column is a name only, the declared order.
+func ctasOrder(declared []ColumnDef, query []string, lin map[string][]string) []string {
+	if len(declared) == 0 {
+		return query
+	}
+	namesOnly := true
+	var first []string
+	for _, c := range declared {
+		namesOnly = namesOnly && c.Type == nil && c.Computed == nil
+		if _, ok := lin[c.Name]; !ok && c.Computed == nil && !c.Virtual {
+			lin[c.Name] = []string{}
+			first = append(first, c.Name)
+		}
+	}
+	if namesOnly {
+		out := make([]string, 0, len(declared))
+		for _, c := range declared {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	return append(first, query...)
 }

@@ -21,8 +21,9 @@ type Script struct {
 	Errors []*Error
 }
 
-// Stmt is a statement that matters for lineage: *CreateTable, *CreateView or *Insert.
-// Everything else (SET, USE, ADD JAR, CREATE FUNCTION, DROP, SELECT, ...) is skipped.
+// Stmt is a statement that matters for lineage: *CreateTable, *CreateView, *Insert or
+// *CreateDatabaseAs. Everything else (SET, USE, ADD JAR, CREATE FUNCTION, DROP,
+// SELECT, ...) is skipped once its leading words are known.
 type Stmt interface{ position() Pos }
 
 // CreateTable is CREATE [TEMPORARY] TABLE, including LIKE and AS SELECT (CTAS).
@@ -55,11 +56,27 @@ func (c *CreateTable) Topic() string {
 	return cmp.Or(c.Option("topic"), c.Option("connector.topic"))
 }
 
+// CreateDatabaseAs is Alibaba's CREATE DATABASE name AS DATABASE source INCLUDING
+// { ALL TABLES | TABLE 'a|b' } [EXCLUDING TABLE 'c'] (CDAS): a copy of each table.
+type CreateDatabaseAs struct {
+	Pos
+	Name, Source Name
+	// Including is the INCLUDING TABLE pattern, "" for ALL TABLES; Excluding the
+	// EXCLUDING TABLE pattern. Both are '|'-separated names or regular expressions.
+	Including, Excluding string
+}
+
+// selectStar is SELECT * FROM name.
+func selectStar(pos Pos, name Name) *Query {
+	return &Query{Pos: pos, Body: &Select{Pos: pos, Items: []SelectItem{{Pos: pos, Star: true}},
+		From: &TableRef{Pos: pos, Name: name}}}
+}
+
 // ColumnDef is one column of CREATE TABLE: physical, computed (name AS expr) or metadata.
 type ColumnDef struct {
 	Pos
 	Name     string
-	Type     *Type // nil for computed columns
+	Type     *Type // nil for computed columns and CTAS's name-only columns
 	Computed *Expr
 	Metadata bool
 	Virtual  bool // METADATA ... VIRTUAL: read-only

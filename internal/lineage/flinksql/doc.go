@@ -12,15 +12,25 @@
 //	                                                 -- a statement word starting a line also
 //	                                                 -- ends the statement before it
 //	statement  = create_table | create_view | insert | WITH cte {, cte} insert
-//	           | REPLACE TABLE ... (as create_table)
+//	           | REPLACE TABLE ... (as create_table) | create_database_as
 //	           | ( EXECUTE STATEMENT SET BEGIN | BEGIN STATEMENT SET ) | END
-//	           | anything else up to ";"              -- SET, RESET, USE, ADD JAR, DROP, ...
-//	create_table = CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] name
-//	             [ "(" element { "," element } ")" ] [COMMENT s] [PARTITIONED BY (...)]
-//	             [DISTRIBUTED BY ...] [WITH "(" 'k' = 'v' {, ...} ")"] [LIKE name [(...)]]
-//	             [AS query]
+//	           | COMPILE [AND EXECUTE] PLAN s [IF NOT EXISTS] FOR ( insert | STATEMENT SET BEGIN )
+//	           | EXECUTE PLAN s
+//	           | other up to ";"     -- read by its leading words (statements.go): SET, RESET,
+//	                                 -- USE, ADD|REMOVE JAR, LOAD|UNLOAD MODULE, SHOW, DESCRIBE,
+//	                                 -- EXPLAIN, DROP|ALTER object, ANALYZE|TRUNCATE TABLE,
+//	                                 -- CALL, UPDATE, DELETE FROM, STOP JOB, a bare query, ...;
+//	                                 -- any other first word is a located error
+//	create_table = CREATE [OR REPLACE] [TEMPORARY] [EXTERNAL | MATERIALIZED] TABLE
+//	             [IF NOT EXISTS] name [ "(" element { "," element } ")" ] [COMMENT s]
+//	             [PARTITIONED BY (...)] [DISTRIBUTED (BY ... | INTO n BUCKETS)]
+//	             [WITH "(" 'k' = 'v' {, ...} ")"] [LIKE name [(...)]]
+//	             [FRESHNESS = e] [REFRESH_MODE = word] [AS (query | TABLE name ...)]
+//	create_database_as = CREATE DATABASE [IF NOT EXISTS] name [COMMENT s] [WITH (...)]
+//	             AS DATABASE name INCLUDING (ALL TABLES | TABLE s) [EXCLUDING TABLE s]
 //	element    = column type [METADATA [FROM s] [VIRTUAL]] [NOT NULL] [PRIMARY KEY ...] [COMMENT s]
 //	           | column AS expr [COMMENT s]          -- computed column
+//	           | column                              -- CTAS: orders the query's columns
 //	           | WATERMARK FOR column AS expr | [CONSTRAINT n] PRIMARY KEY (...) NOT ENFORCED
 //	type       = ROW<f type, ...> | ROW(f type, ...) | ARRAY<type> | MAP<type, type>
 //	           | MULTISET<type> | word ["(" n {, n} ")"] [WITH|WITHOUT [LOCAL] TIME ZONE] [NOT NULL]

@@ -83,7 +83,7 @@ func (p *parser) statementSafe() (st Stmt, err *Error) {
 // themselves often leave out the semicolons: a line that starts with one of these
 // after a complete statement starts the next statement.
 var statementWords = wordSet(`CREATE INSERT SET RESET USE DROP ALTER EXECUTE BEGIN SHOW
-DESCRIBE EXPLAIN LOAD UNLOAD ADD REMOVE SELECT WITH REPLACE ANALYZE CALL TRUNCATE`)
+DESCRIBE EXPLAIN LOAD UNLOAD ADD REMOVE SELECT WITH REPLACE ANALYZE CALL TRUNCATE COMPILE`)
 
 // newStatementLine reports whether the next token is a statement word that starts its
 // line.
@@ -121,29 +121,31 @@ func (p *parser) statement() Stmt {
 		return p.create()
 	case t.is("INSERT"):
 		return p.insert()
-	case t.is("EXECUTE") && p.peekN(1).is("INSERT"):
+	case t.is("EXECUTE"):
 		p.next()
-		return p.insert()
-	case t.is("EXECUTE") && p.peekN(1).is("STATEMENT"), t.is("BEGIN") && p.peekN(1).is("STATEMENT"):
-		// EXECUTE STATEMENT SET BEGIN ... END and BEGIN STATEMENT SET; ... END;: the
-		// INSERTs inside are parsed as statements of their own.
+		switch p.expectWord("EXECUTE", "INSERT", "STATEMENT", "PLAN") {
+		case "INSERT":
+			p.i--
+			return p.insert()
+		case "STATEMENT":
+			p.statementSet()
+			return nil
+		}
+		// EXECUTE PLAN 'file': the plan's lineage is in the file COMPILE PLAN wrote
+		p.expect(tString)
+		return nil
+	case t.is("COMPILE"):
+		return p.compilePlan()
+	case t.is("BEGIN") && p.peekN(1).is("STATEMENT"):
 		p.next()
-		p.expectKw("STATEMENT")
-		p.expectKw("SET")
-		p.acceptKw("BEGIN")
-		p.marker = true
+		p.next()
+		p.statementSet()
 		return nil
 	case t.is("END"):
 		p.next()
 		return nil
 	case t.is("WITH") && p.withInsert():
-		// WITH cte AS (...) INSERT INTO ...: the CTEs belong to the INSERT's query
-		q := &Query{}
-		p.next()
-		q.With = p.ctes()
-		ins := p.insert().(*Insert)
-		ins.Query.With = append(q.With, ins.Query.With...)
-		return ins
+		return p.withInsertStmt()
 	case t.is("REPLACE") && p.peekN(1).is("TABLE"):
 		pos := p.pos()
 		p.next()
@@ -151,11 +153,52 @@ func (p *parser) statement() Stmt {
 		return p.createTable(pos)
 	}
 	// SET, RESET, USE, ADD JAR, LOAD MODULE, DROP, ALTER, SHOW, DESCRIBE, EXPLAIN, a
-	// bare SELECT: nothing to learn about lineage. A statement starts with a word.
-	if t.kind != tIdent && !t.isP("(") {
-		p.fail("expected a statement (CREATE, INSERT, SET, ...), found %s", t)
+	// bare SELECT: nothing to learn about lineage, once their leading words are known.
+	p.other()
+	return nil
+}
+
+// statementSet reads SET [BEGIN] after EXECUTE STATEMENT or BEGIN STATEMENT: the
+// INSERTs inside are parsed as statements of their own, up to END.
+func (p *parser) statementSet() {
+	p.expectKw("SET")
+	p.acceptKw("BEGIN")
+	p.marker = true
+}
+
+// withInsertStmt reads WITH cte AS (...) INSERT INTO ...: the CTEs belong to the
+// INSERT's query.
+func (p *parser) withInsertStmt() Stmt {
+	p.next()
+	with := p.ctes()
+	ins := p.insert().(*Insert)
+	ins.Query.With = append(with, ins.Query.With...)
+	return ins
+}
+
+// compilePlan reads COMPILE [AND EXECUTE] PLAN 'file' [IF NOT EXISTS] FOR followed by
+// an INSERT or a statement set, whose INSERTs are the plan's.
+func (p *parser) compilePlan() Stmt {
+	p.next()
+	if p.acceptKw("AND") {
+		p.expectKw("EXECUTE")
 	}
-	p.skipToSemicolon()
+	p.expectKw("PLAN")
+	p.expect(tString)
+	p.ifNotExists()
+	p.expectKw("FOR")
+	switch {
+	case p.peek().is("INSERT"):
+		return p.insert()
+	case p.peek().is("WITH") && p.withInsert():
+		return p.withInsertStmt()
+	case p.acceptKw("EXECUTE"):
+		if p.peek().is("INSERT") {
+			return p.insert()
+		}
+	}
+	p.expectWord("COMPILE PLAN ... FOR", "INSERT", "STATEMENT")
+	p.statementSet()
 	return nil
 }
 
@@ -179,19 +222,52 @@ func (p *parser) skipToSemicolon() {
 func (p *parser) create() Stmt {
 	pos := p.pos()
 	p.next() // CREATE
-	if p.acceptKw("OR") {
-		p.expectKw("REPLACE")
-	}
-	p.acceptKw("TEMPORARY")
-	p.acceptKw("TEMP")
-	switch {
-	case p.acceptKw("TABLE"):
+	p.modifiers()
+	switch p.expectWord("CREATE", objectWords...) {
+	case "TABLE":
 		return p.createTable(pos)
-	case p.acceptKw("VIEW"):
+	case "EXTERNAL", "MATERIALIZED":
+		p.expectKw("TABLE")
+		return p.createTable(pos)
+	case "VIEW":
 		return p.createView(pos)
+	case "DATABASE", "SCHEMA":
+		return p.createDatabase(pos)
 	}
-	p.skipToSemicolon() // FUNCTION, CATALOG, DATABASE, ...
+	p.skipToSemicolon() // FUNCTION, CATALOG, MODEL, ...
 	return nil
+}
+
+// createDatabase reads CREATE DATABASE; with AS DATABASE (Alibaba's CDAS) it copies
+// tables of a source database.
+func (p *parser) createDatabase(pos Pos) Stmt {
+	p.ifNotExists()
+	cd := &CreateDatabaseAs{Pos: pos, Name: p.name()}
+	for {
+		switch {
+		case p.acceptKw("COMMENT"):
+			p.expect(tString)
+		case p.acceptKw("WITH"):
+			p.options()
+		case p.acceptKw("AS"):
+			p.expectKw("DATABASE")
+			cd.Source = p.name()
+			p.expectKw("INCLUDING")
+			if p.acceptKw("ALL") {
+				p.expectKw("TABLES")
+			} else {
+				p.expectKw("TABLE")
+				cd.Including = p.expect(tString).text
+			}
+			if p.acceptKw("EXCLUDING") {
+				p.expectKw("TABLE")
+				cd.Excluding = p.expect(tString).text
+			}
+			return cd
+		default:
+			return nil // CREATE DATABASE without AS: nothing to learn
+		}
+	}
 }
 
 func (p *parser) ifNotExists() {
@@ -218,6 +294,11 @@ func (p *parser) createTable(pos Pos) Stmt {
 		switch {
 		case p.acceptKw("COMMENT"):
 			p.expect(tString)
+		case p.peek().is("DISTRIBUTED") && p.peekN(1).is("INTO"):
+			p.next()
+			p.next()
+			p.expect(tNumber)
+			p.expectKw("BUCKETS")
 		case p.peek().is("PARTITIONED") || p.peek().is("DISTRIBUTED"):
 			p.next()
 			p.expectKw("BY")
@@ -235,7 +316,20 @@ func (p *parser) createTable(pos Pos) Stmt {
 			if p.peek().isP("(") {
 				p.skipParens()
 			}
+		case p.acceptKw("FRESHNESS"): // CREATE MATERIALIZED TABLE
+			p.expectP("=")
+			p.expr()
+		case p.acceptKw("REFRESH_MODE"):
+			p.expectP("=")
+			p.ident()
 		case p.acceptKw("AS"):
+			if p.acceptKw("TABLE") {
+				// Alibaba's CREATE TABLE ... AS TABLE source [ADD COLUMN ...]: the
+				// source's columns, as SELECT * would give them
+				ct.As = selectStar(p.pos(), p.name())
+				p.skipToSemicolon()
+				return ct
+			}
 			ct.As = p.query()
 			return ct
 		case hiveTail[strings.ToUpper(p.peek().text)] && p.peek().kind == tIdent:
@@ -270,6 +364,11 @@ func (p *parser) tableElement(ct *CreateTable) {
 		return
 	}
 	c := ColumnDef{Pos: p.pos(), Name: p.ident()}
+	if p.peek().isP(",") || p.peek().isP(")") {
+		// CREATE TABLE t (b, a) AS SELECT a, b: a name only orders the query's columns
+		ct.Columns = append(ct.Columns, c)
+		return
+	}
 	if p.acceptKw("AS") {
 		c.Computed = p.expr()
 	} else {
