@@ -22,10 +22,11 @@ type Deprecation struct {
 // Removal policies: what removing or renaming a field that was not deprecated, or
 // before its remove_after date, makes of a change (contract.yaml `policy: {removal:}`).
 const (
-	// RemovalStrict: BREAKING by policy, whoever reads the field (core's default).
+	// RemovalStrict: BREAKING by policy, whoever reads the field (every tier's
+	// default).
 	RemovalStrict = "strict"
 	// RemovalWarn: COMPATIBLE by policy: named in the verdict, a calendar entry for
-	// core subjects (standard's default).
+	// core subjects. A subject opts into it explicitly.
 	RemovalWarn = "warn"
 	// RemovalOff: the wire check and the declared readers decide alone.
 	RemovalOff = "off"
@@ -34,26 +35,28 @@ const (
 // RemovalPolicies lists the allowed `policy: {removal:}` values, strictest first.
 var RemovalPolicies = []string{RemovalStrict, RemovalWarn, RemovalOff}
 
-// Policy is contract.yaml's `policy:`; empty values take the tier's default.
+// Policy is contract.yaml's `policy:`; empty values take the default.
 type Policy struct {
 	Removal string `json:"removal,omitempty"`
 }
 
-// DefaultRemoval is the removal policy of a tier when contract.yaml sets none: strict
-// for core subjects, warn for the others.
-func DefaultRemoval(tier string) string {
-	if tier == "core" {
-		return RemovalStrict
-	}
-	return RemovalWarn
-}
+// DefaultRemoval is the removal policy when contract.yaml sets none, whatever the
+// tier: a field is removed or renamed only after its deprecation period, and a
+// subject that wants less says so (policy: {removal: warn|off}).
+const DefaultRemoval = RemovalStrict
 
-// RemovalPolicy is the subject's removal policy: its own, or its tier's default.
+// RemovalPolicy is the subject's removal policy: its own, or the default.
 func (s *Subject) RemovalPolicy() string {
 	if s.Policy.Removal != "" {
 		return s.Policy.Removal
 	}
-	return DefaultRemoval(s.Tier)
+	return DefaultRemoval
+}
+
+// LoosensRemoval reports whether a subject's removal policy in to is looser than in
+// from (strict to warn or off, warn to off).
+func LoosensRemoval(from, to *Subject) bool {
+	return slices.Index(RemovalPolicies, to.RemovalPolicy()) > slices.Index(RemovalPolicies, from.RemovalPolicy())
 }
 
 // DeprecationOf returns the deprecation that covers a field path: the path's own or

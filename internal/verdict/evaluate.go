@@ -98,7 +98,7 @@ func changedSubjects(in Input) []*SubjectReport {
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
 			sr = header(h, Moved)
-		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h):
+		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy:
 			sr = header(h, Modified)
 		default:
 			continue
@@ -229,6 +229,11 @@ func governance(b, h *contract.Subject, sr *SubjectReport) {
 	}
 	if b.Format != h.Format {
 		sr.Governance = append(sr.Governance, fmt.Sprintf("the format changes from %s to %s: every consumer needs a new deserializer", b.Format, h.Format))
+	}
+	if contract.LoosensRemoval(b, h) {
+		sr.Governance = append(sr.Governance, fmt.Sprintf("the removal policy is loosened from %s to %s: fields consumers read may then be removed or renamed without a deprecation period", b.RemovalPolicy(), h.RemovalPolicy()))
+	} else if b.RemovalPolicy() != h.RemovalPolicy() {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the removal policy is tightened from %s to %s", b.RemovalPolicy(), h.RemovalPolicy()))
 	}
 	if b.Tier != h.Tier {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("tier changes from %s to %s", b.Tier, h.Tier))

@@ -67,9 +67,12 @@ func TestRemovalPolicy(t *testing.T) {
 		{name: "before remove_after", meta: strings.Replace(deprecatedSource, "%s", "2027-01-31", 1), class: Breaking, rule: RuleRemovedEarly},
 		{name: "policy off", extra: "policy:\n  removal: off\n", class: Safe},
 		{name: "policy warn", extra: "policy:\n  removal: warn\n", class: Compatible, rule: RuleRemovedNotDeprecated},
-		{name: "standard tier defaults to warn", base: func(r *scenarioRepo) {
+		{name: "standard tier defaults to strict too", base: func(r *scenarioRepo) {
 			r.replace(gmvContract, "tier: core", "tier: standard")
-		}, class: Compatible, rule: RuleRemovedNotDeprecated},
+		}, class: Breaking, rule: RuleRemovedNotDeprecated},
+		{name: "standard tier opts out with warn", base: func(r *scenarioRepo) {
+			r.replace(gmvContract, "tier: core", "tier: standard")
+		}, extra: "policy:\n  removal: warn\n", class: Compatible, rule: RuleRemovedNotDeprecated},
 		{name: "loosened in the same change", head: func(r *scenarioRepo) {
 			r.write(gmvContract, r.read(gmvContract)+"policy:\n  removal: off\n")
 		}, class: Breaking, rule: RuleRemovedNotDeprecated},
@@ -121,5 +124,45 @@ func TestDeprecatedReadNoted(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("notes %q lack %q", s.Notes, want)
+	}
+}
+
+// Opting out of the strict default is itself a change the subject's readers sign off
+// (issue 33): the pull request that loosens the policy asks every consumer's team,
+// whatever else it changes; tightening it asks nobody.
+func TestLooseningRemovalNeedsSignOff(t *testing.T) {
+	for _, c := range []struct {
+		name, base, head string
+		teams            []string
+	}{
+		{name: "strict to warn", head: "policy:\n  removal: warn\n", teams: []string{"analytics", "data-warehouse"}},
+		{name: "default to off", head: "policy:\n  removal: off\n", teams: []string{"analytics", "data-warehouse"}},
+		{name: "warn to strict", base: "policy:\n  removal: warn\n", head: "policy:\n  removal: strict\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newScenarioRepo(t)
+			orig := r.read(gmvContract)
+			if c.base != "" {
+				r.write(gmvContract, orig+c.base)
+				r.commit("base policy")
+			}
+			r.write(gmvContract, orig+c.head)
+			r.commit("head policy")
+			rep := Evaluate(r.input())
+			s := subjectOf(t, rep, "dws.gmv-1min-value")
+			var teams []string
+			for _, so := range rep.SignOffs {
+				teams = append(teams, so.Team)
+			}
+			equal(t, "teams", strings.Join(teams, ","), strings.Join(c.teams, ","))
+			if c.teams == nil {
+				equal(t, "class", s.Class, Safe)
+				return
+			}
+			equal(t, "class", s.Class, Compatible)
+			if len(s.Governance) != 1 || !strings.Contains(s.Governance[0], "removal policy is loosened") {
+				t.Errorf("governance = %q, want the loosened removal policy", s.Governance)
+			}
+		})
 	}
 }
