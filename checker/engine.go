@@ -1,7 +1,7 @@
 package checker
 
 // Format names a schema format as contract.yaml's `format:` writes it: "avro",
-// "protobuf".
+// "protobuf", "json" (JSON Schema).
 type Format string
 
 // Engine is one schema format's compatibility engine. The engines of the binary are

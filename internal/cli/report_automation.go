@@ -19,8 +19,8 @@ import (
 	"github.com/contractbot/contractbot/bot"
 	"github.com/contractbot/contractbot/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
-	"github.com/contractbot/contractbot/internal/publish"
 	"github.com/contractbot/contractbot/internal/report"
 )
 
@@ -171,15 +171,7 @@ func gitMerges(r *git.Repository, head plumbing.Hash) ([]report.Merge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.GitMerges(commits, pullRequestNumber), nil
-}
-
-// pullRequestNumber is the pull request a merge commit's message names, 0 for none.
-func pullRequestNumber(message string) int {
-	if pr := publish.PullRequestOf(message); pr != nil {
-		return pr.Number
-	}
-	return 0
+	return report.GitMerges(commits, gitrepo.MergedPullRequest), nil
 }
 
 // tokenAPI is GitHub's API with a token, at githubURL for GitHub Enterprise.

@@ -16,11 +16,12 @@ func New() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "contractbot",
 		Short: "Schema contracts as code: lint, compatibility, consumer impact and a pull-request bot",
-		Long: `contractbot keeps schemas (Avro, Protobuf), their owners, compatibility levels,
-consumers and a change calendar as files in one Git repository, and tells every pull
+		Long: `contractbot keeps schemas (Avro, Protobuf, JSON Schema), their owners, compatibility
+levels, consumers and a change calendar as files in one Git repository, and tells every pull
 request which consumers a schema change touches and who must sign off.
 
-Start with 'contractbot lint' in a contract repository, or read docs/ in the project.`,
+Start a repository with 'contractbot init DIR', check one with 'contractbot lint',
+or read docs/ in the project.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -7,9 +7,13 @@ package layering
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 const module = "github.com/contractbot/contractbot/"
@@ -96,4 +100,49 @@ func TestTheCheckCanFail(t *testing.T) {
 		}
 	}
 	t.Fatal("go list -deps ./bot does not show go-github: the layering test would not see an edge")
+}
+
+// TestDepguardListsTheCore keeps golangci-lint's depguard rule for the core (file by
+// file, direct imports) and this test's list (the whole graph) naming the same packages:
+// a package added to one and not the other would be checked only half.
+func TestDepguardListsTheCore(t *testing.T) {
+	raw, err := os.ReadFile("../../.golangci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Linters struct {
+			Settings struct {
+				Depguard struct {
+					Rules map[string]struct {
+						Files []string `yaml:"files"`
+					} `yaml:"rules"`
+				} `yaml:"depguard"`
+			} `yaml:"settings"`
+		} `yaml:"linters"`
+	}
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatalf(".golangci.yml: %v", err)
+	}
+	rule, ok := cfg.Linters.Settings.Depguard.Rules["core"]
+	if !ok {
+		t.Fatal(".golangci.yml has no depguard rule named core")
+	}
+	var guarded []string
+	for _, f := range rule.Files {
+		if strings.HasPrefix(f, "!") {
+			continue
+		}
+		dir := strings.TrimSuffix(strings.TrimPrefix(f, "**/"), "/**")
+		if dir == "checker" {
+			dir = "checker/..."
+		}
+		guarded = append(guarded, dir)
+	}
+	want := slices.Clone(core)
+	slices.Sort(want)
+	slices.Sort(guarded)
+	if !slices.Equal(guarded, want) {
+		t.Errorf("depguard's core rule guards %v; the layering test's core is %v: list the same packages in both", guarded, want)
+	}
 }

@@ -3,9 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
-	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -13,6 +11,7 @@ import (
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -160,21 +159,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-var prNumber = []*regexp.Regexp{
-	regexp.MustCompile(`^Merge pull request #(\d+) `),
-	regexp.MustCompile(`\(#(\d+)\)\s*(?:\n|$)`),
-}
-
 // PullRequestOf reads the pull request number from a merge commit's message, as GitHub
 // writes it ("Merge pull request #42 from ..." or a squash "Title (#42)").
 func PullRequestOf(message string) *events.PullRequest {
-	for _, re := range prNumber {
-		if m := re.FindStringSubmatch(message); m != nil {
-			n, err := strconv.Atoi(m[1])
-			if err == nil && n > 0 {
-				return &events.PullRequest{Number: n}
-			}
-		}
+	if n := gitrepo.MergedPullRequest(message); n > 0 {
+		return &events.PullRequest{Number: n}
 	}
 	return nil
 }

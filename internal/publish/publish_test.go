@@ -275,20 +275,6 @@ func TestPublishIncremental(t *testing.T) {
 	}
 }
 
-func TestPullRequestOf(t *testing.T) {
-	for msg, want := range map[string]int{
-		"Merge pull request #42 from acme/x\n\nbody": 42,
-		"Add a field (#7)":                           7,
-		"Add a field (#7)\n\n* detail":               7,
-		"Fix #3 in text":                             0,
-	} {
-		got := PullRequestOf(msg)
-		if (got == nil && want != 0) || (got != nil && got.Number != want) {
-			t.Errorf("%q: %v, want %d", msg, got, want)
-		}
-	}
-}
-
 func TestPublishIncompatible(t *testing.T) {
 	_, repo, head := history(t)
 	r := newRun(t)

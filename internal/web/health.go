@@ -12,7 +12,6 @@ import (
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
-	"github.com/contractbot/contractbot/internal/publish"
 	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -50,15 +49,7 @@ func (p *Pages) gitAutomation(head plumbing.Hash) *report.Automation {
 		p.Log.Warn("pages: could not read which commits changed contracts/ for the health report", "commit", head.String(), "err", err)
 		return nil
 	}
-	return report.Automate(report.GitSource, report.GitMerges(commits, pullRequestNumber), false)
-}
-
-// pullRequestNumber is the pull request a merge commit's message names, 0 for none.
-func pullRequestNumber(message string) int {
-	if pr := publish.PullRequestOf(message); pr != nil {
-		return pr.Number
-	}
-	return 0
+	return report.Automate(report.GitSource, report.GitMerges(commits, gitrepo.MergedPullRequest), false)
 }
 
 // afterPage starts the current snapshot's history audit, once per commit, when a
