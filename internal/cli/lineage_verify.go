@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -25,7 +26,9 @@ transport writes them), keeps the Kafka datasets (namespace kafka://...) and the
 columnLineage facet, and lists the drift against the consumer files: a job reading a
 topic without a consumer file, fields read but not declared, declared fields and
 subjects never observed, output fields made from inputs the file does not map. Exit
-status 1 when there is drift. See docs/lineage.md.`,
+status 1 when there is drift, 3 when nothing could be compared (no event names a
+Kafka topic that a contract declares; the datasets seen are listed). See
+docs/lineage.md.`,
 		Example: `  contractbot lineage verify --openlineage events.jsonl
   contractbot lineage verify --url http://localhost:8080    # what serve received`,
 		Args: cobra.NoArgs,
@@ -48,8 +51,15 @@ status 1 when there is drift. See docs/lineage.md.`,
 			observed := openlineage.Observe(evs)
 			drift, notes := lineage.Verify(tree, observed)
 			out := cmd.OutOrStdout()
+			pairs, unmapped := lineage.Compared(tree, observed)
+			if pairs == 0 {
+				return comparedNothing(out, len(evs), len(observed), unmapped)
+			}
 			for _, n := range notes {
 				fmt.Fprintln(out, "note:", n)
+			}
+			if len(unmapped) > 0 {
+				fmt.Fprintf(out, "note: not compared, as no contract declares them: %s.\n", strings.Join(unmapped[:min(len(unmapped), maxUnmapped)], "; "))
 			}
 			for _, d := range drift {
 				fmt.Fprintln(out, d.Text)
@@ -66,6 +76,29 @@ status 1 when there is drift. See docs/lineage.md.`,
 	cmd.Flags().StringVar(&events, "openlineage", "", "a JSON-lines file of OpenLineage run events")
 	cmd.Flags().StringVar(&url, "url", "", "a contractbot serve that receives OpenLineage events (reads GET /api/v1/lineage)")
 	return cmd
+}
+
+// maxUnmapped bounds the datasets listed when nothing was compared.
+const maxUnmapped = 50
+
+// comparedNothing says that no event named a topic of a contract, lists the datasets
+// the events did name, and exits 3: a job whose events never reach the comparison
+// must not pass as matching its consumer files.
+func comparedNothing(out io.Writer, events, jobs int, unmapped []string) error {
+	fmt.Fprintf(out, "Compared nothing: none of the %d %s (%d %s) names a Kafka topic that a contract declares.\n",
+		events, plural(events, "event", "events"), jobs, plural(jobs, "job", "jobs"))
+	if len(unmapped) > 0 {
+		fmt.Fprintln(out, "Datasets the events name, which map to no contract:")
+		for i, d := range unmapped {
+			if i == maxUnmapped {
+				fmt.Fprintf(out, "  ... and %d more\n", len(unmapped)-maxUnmapped)
+				break
+			}
+			fmt.Fprintf(out, "  %s\n", d)
+		}
+	}
+	fmt.Fprintln(out, "A Kafka dataset is namespace kafka://host:port with the topic as its name; give the contract of each topic its topic: key.")
+	return &ExitError{Code: 3}
 }
 
 // readEvents reads the events from a file or from a serve's /api/v1/lineage.

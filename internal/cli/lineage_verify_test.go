@@ -196,3 +196,13 @@ func TestLineageTokenReachesTheEndpoint(t *testing.T) {
 		t.Errorf("a POST without the token: %d, want 401", resp.StatusCode)
 	}
 }
+
+// Events that name no Kafka topic a contract declares compare nothing: verify says so,
+// lists the datasets it could not map and exits 3, not 0 ("matches").
+func TestLineageVerifyComparedNothing(t *testing.T) {
+	out, errOut, code := runCLI(t, "lineage", "verify", "--repo", "../..", "--openlineage", "testdata/lineage/events-no-kafka.jsonl")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (compared nothing)\n%s%s", code, out, errOut)
+	}
+	checkLineageGolden(t, "verify-nothing.txt", out)
+}

@@ -93,6 +93,33 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drif
 	return drift, notes
 }
 
+// Compared says what a Verify of observed could compare: the (job, subject) pairs
+// whose topic a contract declares, and, sorted, the datasets of the events that map
+// to no contract (outside Kafka, or a topic no contract names).
+// Nothing compared is not a match: lineage verify says so and exits 3.
+func Compared(tree *contract.Tree, observed []*openlineage.Observed) (pairs int, unmapped []string) {
+	byTopic := subjectsByTopic(tree)
+	seen := map[string]bool{}
+	for _, o := range observed {
+		for topic := range o.Reads {
+			if byTopic[topic] != nil {
+				pairs++
+			} else {
+				seen["Kafka topic "+topic+", which no contract names"] = true
+			}
+		}
+		for topic := range o.Produces {
+			if byTopic[topic] == nil {
+				seen["Kafka topic "+topic+", which no contract names"] = true
+			}
+		}
+		for d := range o.Others {
+			seen[d] = true
+		}
+	}
+	return pairs, slices.Sorted(maps.Keys(seen))
+}
+
 // subjectsByTopic maps each topic to its subject (the -value one when a key and a
 // value subject share it).
 func subjectsByTopic(tree *contract.Tree) map[string]*contract.Subject {

@@ -11,6 +11,9 @@ type Observed struct {
 	Reads map[string]map[string]bool
 	// Produces maps output topic -> output field -> input "topic.field"s.
 	Produces map[string]map[string]map[string]bool
+	// Others are the job's datasets outside Kafka (a JDBC table, a
+	// file, a Paimon table), as "name (namespace)": nothing a contract declares.
+	Others map[string]bool
 }
 
 // IsKafka reports whether a dataset namespace is a Kafka cluster (kafka://host:port).
@@ -24,16 +27,22 @@ func Observe(events []RunEvent) []*Observed {
 	for _, e := range events {
 		o := byJob[*e.Job]
 		if o == nil {
-			o = &Observed{Namespace: e.Job.Namespace, Job: e.Job.Name, Reads: map[string]map[string]bool{}, Produces: map[string]map[string]map[string]bool{}}
+			o = &Observed{Namespace: e.Job.Namespace, Job: e.Job.Name, Reads: map[string]map[string]bool{}, Produces: map[string]map[string]map[string]bool{}, Others: map[string]bool{}}
 			byJob[*e.Job] = o
 			out = append(out, o)
 		}
 		for _, in := range e.Inputs {
-			if IsKafka(in.Namespace) && o.Reads[in.Name] == nil {
+			switch {
+			case !IsKafka(in.Namespace):
+				o.Others[in.Name+" ("+in.Namespace+")"] = true
+			case o.Reads[in.Name] == nil:
 				o.Reads[in.Name] = map[string]bool{}
 			}
 		}
 		for _, d := range e.Outputs {
+			if !IsKafka(d.Namespace) {
+				o.Others[d.Name+" ("+d.Namespace+")"] = true
+			}
 			cl := d.Facets.ColumnLineage
 			if cl == nil {
 				continue
