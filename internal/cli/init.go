@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -22,6 +21,7 @@ var initNow = time.Now
 
 func newInitCmd() *cobra.Command {
 	var org string
+	var here bool
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a contract repository: teams, one subject with a consumer, a calendar, CODEOWNERS, CI",
@@ -39,7 +39,10 @@ func newInitCmd() *cobra.Command {
 
 It passes 'contractbot lint' as written. init never overwrites: when one of these files
 exists, it writes nothing and names them. When DIR is not inside a Git repository, init
-creates one (branch main) and leaves the commit to you. Replace the example subject
+creates one (branch main) and leaves the commit to you. Inside an existing repository's
+work tree init writes nothing unless told to with --here: a contract repository in a
+folder of another repository is not a repository of its own (check and serve would read
+the enclosing repository's history), so name a folder outside it instead. Replace the example subject
 with yours, set the teams' GitHub handles and Slack channels, run 'contractbot
 codeowners' after adding subjects or consumers, and 'contractbot serve' to see the pages.`,
 		Example: `  contractbot init contracts-repo --org acme
@@ -49,6 +52,9 @@ codeowners' after adding subjects or consumers, and 'contractbot serve' to see t
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
+			}
+			if err := refuseInsideRepository(dir, here); err != nil {
+				return err
 			}
 			files, err := scaffold.Files(scaffold.Options{Org: org, Now: initNow(), Version: moduleVersion()})
 			if err != nil {
@@ -100,14 +106,43 @@ Next:
 		},
 	}
 	cmd.Flags().StringVar(&org, "org", "your-org", "the GitHub organisation of the teams' handles (@ORG/orders)")
+	cmd.Flags().BoolVar(&here, "here", false, "write into DIR although it is inside an existing Git repository's work tree (e.g. a new, empty clone)")
 	return cmd
 }
 
-// moduleVersion is the version of contractbot the workflow installs: this binary's,
-// or "latest" for a development build.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") && !strings.Contains(bi.Main.Version, "+dirty") {
-		return bi.Main.Version
+// refuseInsideRepository says why init will not write into dir when dir (or the
+// nearest folder of it that exists) lies in an existing repository's work tree, unless
+// here says to.
+func refuseInsideRepository(dir string, here bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("init %s: %w", dir, err)
 	}
-	return "latest"
+	existing := abs
+	for {
+		if _, err := os.Stat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return nil
+		}
+		existing = parent
+	}
+	r, err := git.PlainOpenWithOptions(existing, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil // not in a repository (or not one go-git reads): init makes one
+	}
+	wt, err := r.Worktree()
+	if err != nil || here {
+		return nil // a bare repository has no work tree to write into by mistake
+	}
+	root := wt.Filesystem.Root()
+	if root == abs {
+		return fmt.Errorf("%s is the work tree of an existing Git repository: init writes a contract repository at the top of a repository, and this one is not new. "+
+			"To write into it anyway (a new, empty clone), add --here; to start a repository of its own, name a folder outside it: contractbot init ../my-contracts", dir)
+	}
+	return fmt.Errorf("%s is inside the Git repository at %s: a contract repository there would not be a repository of its own, and check and serve would read %s's history and files instead of the new ones. "+
+		"Name a folder outside it (contractbot init %s), or add --here to write into this work tree anyway",
+		dir, root, root, filepath.Join(filepath.Dir(root), filepath.Base(abs)))
 }

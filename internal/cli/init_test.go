@@ -65,12 +65,55 @@ func TestInitThenLint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "contracts", "teams.yaml"), []byte("# mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code = runCLI(t, "init", dir, "--org", "acme")
+	_, errOut, code = runCLI(t, "init", dir, "--org", "acme", "--here")
 	if code != 2 || !strings.Contains(errOut, "contracts/teams.yaml") || !strings.Contains(errOut, "CODEOWNERS") {
 		t.Errorf("a second init: exit %d: %s", code, errOut)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "contracts", "teams.yaml")); string(b) != "# mine\n" {
 		t.Errorf("init overwrote contracts/teams.yaml")
+	}
+}
+
+// TestInitRefusesInsideARepository: init into a folder inside an existing repository's
+// work tree (README's "Start your own" read from a checkout), or into its top, writes
+// nothing and says why and what to run instead (golden: testdata/init/inside.txt);
+// with --here it writes and leaves the enclosing repository as it is; a path outside
+// every repository is made a repository of its own.
+func TestInitRefusesInsideARepository(t *testing.T) {
+	base := t.TempDir()
+	outer := filepath.Join(base, "checkout")
+	if _, err := git.PlainInit(outer, false); err != nil {
+		t.Fatal(err)
+	}
+	nested := filepath.Join(outer, "my-contracts")
+	var got strings.Builder
+	for _, dir := range []string{nested, outer} {
+		out, errOut, code := runCLI(t, "init", dir)
+		if code != 2 || out != "" {
+			t.Errorf("init %s inside a repository: exit %d, printed %q", dir, code, out)
+		}
+		got.WriteString(strings.ReplaceAll(errOut, base, "BASE"))
+		if entries, _ := os.ReadDir(outer); len(entries) != 1 { // .git only
+			t.Errorf("init %s wrote into the repository: %v", dir, entries)
+		}
+	}
+	goldenFile(t, "testdata/init/inside.txt", got.String())
+
+	if _, errOut, code := runCLI(t, "init", nested, "--here"); code != 0 {
+		t.Fatalf("init --here: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(nested, "contracts", "teams.yaml")); err != nil {
+		t.Errorf("init --here wrote no files: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(nested, ".git")); err == nil {
+		t.Errorf("init --here made a repository inside the repository")
+	}
+	outside := filepath.Join(base, "my-contracts")
+	if _, errOut, code := runCLI(t, "init", outside); code != 0 {
+		t.Fatalf("init outside: exit %d: %s", code, errOut)
+	}
+	if _, err := git.PlainOpen(outside); err != nil {
+		t.Errorf("init outside every repository made none: %v", err)
 	}
 }
 

@@ -24,7 +24,9 @@ Start a repository with 'contractbot init DIR', check one with 'contractbot lint
 or read docs/ in the project.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(commands()...)
 	return root
 }
