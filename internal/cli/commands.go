@@ -22,6 +22,7 @@ func commands() []*cobra.Command {
 		newPublishCmd(),
 		newLineageCmd(),
 		newReportCmd(),
+		newSampleCmd(),
 	}
 }
 

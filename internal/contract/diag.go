@@ -118,6 +118,17 @@ const (
 // didYouMean returns ` Did you mean "x"?` for the closest candidate within a small
 // edit distance, or "".
 func didYouMean(got string, candidates []string) string {
+	best, ok := Closest(got, candidates)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" Did you mean %q?", best)
+}
+
+// Closest returns the candidate nearest to got within a small edit distance (letter
+// case ignored; ties to the first in sort order), the name a "did you mean" proposes;
+// false when none is near enough.
+func Closest(got string, candidates []string) (string, bool) {
 	best, bestD := "", -1
 	limit := len(got)/3 + 1
 	if limit > 3 {
@@ -133,10 +144,7 @@ func didYouMean(got string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	if bestD < 0 {
-		return ""
-	}
-	return fmt.Sprintf(" Did you mean %q?", best)
+	return best, bestD >= 0
 }
 
 // editDistance is the Levenshtein distance between a and b.
