@@ -4,7 +4,8 @@ go 1.26.8
 
 require (
 	cel.dev/cel-go v0.33.2
-	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0
+	github.com/agnivade/levenshtein v1.2.2
+	github.com/bradleyfalzon/ghinstallation/v2 v2.10.0
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/emersion/go-ical v0.0.0-20250329121855-f41e73efc392
 	github.com/go-git/go-billy/v5 v5.9.2
@@ -24,7 +25,6 @@ require (
 
 require (
 	cel.dev/expr v0.25.1 // indirect
-	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/twmb/franz-go/pkg/kadm v1.20.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
@@ -51,7 +51,6 @@ require (
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/golang-jwt/jwt/v4 v4.5.2 // indirect
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8 // indirect
-	github.com/google/go-github/v88 v88.0.0 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -7,6 +7,7 @@ package layering
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -144,5 +145,23 @@ func TestDepguardListsTheCore(t *testing.T) {
 	slices.Sort(guarded)
 	if !slices.Equal(guarded, want) {
 		t.Errorf("depguard's core rule guards %v; the layering test's core is %v: list the same packages in both", guarded, want)
+	}
+}
+
+// TestOneGoGitHubMajor keeps one major version of go-github in the binary (v60, the one
+// the project chose): ghinstallation v2.10.0 is the last release built on v60, and later
+// releases changed nothing but that requirement. A dependency that pulls another major
+// in would carry a second copy of GitHub's API types.
+func TestOneGoGitHubMajor(t *testing.T) {
+	majors := map[string]bool{}
+	for _, p := range list(t, "./cmd/contractbot") {
+		for _, d := range p.Deps {
+			if rest, ok := strings.CutPrefix(d, "github.com/google/go-github/"); ok {
+				majors[strings.SplitN(rest, "/", 2)[0]] = true
+			}
+		}
+	}
+	if len(majors) != 1 || !majors["v60"] {
+		t.Errorf("the binary links go-github %v; want v60 only (check what requires another major with 'go mod why -m')", slices.Sorted(maps.Keys(majors)))
 	}
 }
