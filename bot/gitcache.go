@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -15,16 +17,26 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/outbound"
 )
 
 // GitCache keeps one bare clone per repository on local disk and brings it up to date
 // with incremental fetches, instead of a clone per event.
 type GitCache struct {
 	Dir string
+	// FetchTimeout bounds one fetch (DefaultFetchTimeout when 0): a remote that
+	// stalls fails the evaluation, which the queue retries, instead of holding it.
+	FetchTimeout time.Duration
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
 }
+
+// DefaultFetchTimeout bounds a fetch when GitCache.FetchTimeout is 0.
+const DefaultFetchTimeout = 5 * time.Minute
+
+// errFetchTimeout is the cause of a fetch cut off by its timeout.
+var errFetchTimeout = errors.New("no answer in time")
 
 func (c *GitCache) lock(key string) *sync.Mutex {
 	c.mu.Lock()
@@ -61,13 +73,21 @@ func (c *GitCache) Fetch(ctx context.Context, owner, repo, url string, auth tran
 		return nil, err
 	}
 	if missing(r.Repository, want) {
-		err := r.FetchContext(ctx, &git.FetchOptions{
+		timeout := cmp.Or(c.FetchTimeout, DefaultFetchTimeout)
+		fctx, cancel := context.WithTimeoutCause(ctx, timeout, errFetchTimeout)
+		err := r.FetchContext(fctx, &git.FetchOptions{
 			RemoteName: "origin", RemoteURL: url, Auth: auth, Force: true, Tags: git.NoTags,
 			RefSpecs: []config.RefSpec{
 				"+refs/heads/*:refs/remotes/origin/*",
 				"+refs/pull/*/head:refs/remotes/origin/pull/*",
 			},
 		})
+		cut := errors.Is(context.Cause(fctx), errFetchTimeout) && ctx.Err() == nil
+		cancel()
+		if cut {
+			r.Close()
+			return nil, fmt.Errorf("git fetch %s from %s: %w after %s", key, outbound.RedactString(url), errFetchTimeout, timeout)
+		}
 		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 			r.Close()
 			return nil, fmt.Errorf("fetch %s: %w", key, err)

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/testutil"
 )
 
 func commitFile(t *testing.T, repo *git.Repository, dir, name, content string) plumbing.Hash {
@@ -66,5 +68,21 @@ func TestGitCacheFetchesIncrementally(t *testing.T) {
 	}
 	if _, err := cache.Fetch(ctx, "acme", "contracts", remoteDir, nil, plumbing.NewHash(strings.Repeat("ab", 20))); err == nil {
 		t.Error("a commit that exists nowhere was reported fetched")
+	}
+}
+
+// TestGitFetchTimesOut: a Git remote that never answers fails the fetch after the
+// cache's timeout, naming the fetch (with the URL's password hidden).
+func TestGitFetchTimesOut(t *testing.T) {
+	srv := testutil.Stalled(t, nil)
+	c := &GitCache{Dir: t.TempDir(), FetchTimeout: 200 * time.Millisecond}
+	u := strings.Replace(srv.URL, "http://", "http://x:hunter2@", 1) + "/acme/contracts.git"
+	start := time.Now()
+	_, err := c.Fetch(context.Background(), "acme", "contracts", u, nil, plumbing.NewHash("1111111111111111111111111111111111111111"))
+	if took := time.Since(start); err == nil || took > 10*time.Second {
+		t.Fatalf("fetch from a stalled remote: %v after %s", err, took)
+	}
+	if !strings.Contains(err.Error(), "git fetch acme/contracts from http://x:xxxxx@") || !strings.Contains(err.Error(), "no answer in time") {
+		t.Errorf("the error does not name the fetch: %v", err)
 	}
 }

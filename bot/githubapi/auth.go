@@ -1,17 +1,32 @@
 package githubapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-github/v60/github"
+
+	"github.com/contractbot/contractbot/internal/outbound"
 )
+
+// CallTimeout bounds one request to GitHub's REST API (headers and body): a stalled
+// request fails like a network error after it and is retried as one (Client.call).
+const CallTimeout = 30 * time.Second
+
+// HTTPClient is the http.Client of a token's requests to GitHub: each request is
+// bounded by CallTimeout, and one cut off by it is logged on log with what it was.
+func HTTPClient(log *slog.Logger) *http.Client {
+	return outbound.Client("github", CallTimeout, log)
+}
 
 // Clients gives the GitHub API and the Git credentials to use for a repository. With
 // a token there is one of each; as a GitHub App, one per installation.
@@ -57,6 +72,10 @@ type AppClients struct {
 	BaseURL string
 	// Base is the HTTP transport under the App's (default http.DefaultTransport).
 	Base http.RoundTripper
+	// Timeout bounds each request to GitHub, the installation tokens' included
+	// (CallTimeout when 0); Log is told of a request cut off by it.
+	Timeout time.Duration
+	Log     *slog.Logger
 
 	once  sync.Once
 	apps  *ghinstallation.AppsTransport
@@ -72,10 +91,7 @@ type installation struct {
 }
 
 func (c *AppClients) init() {
-	base := c.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	base := &outbound.Transport{Service: "github", Timeout: cmp.Or(c.Timeout, CallTimeout), Base: c.Base, Log: c.Log}
 	c.apps, c.err = ghinstallation.NewAppsTransport(base, c.AppID, c.PrivateKey)
 	if c.err != nil {
 		c.err = fmt.Errorf("GitHub App %d private key: %w", c.AppID, c.err)

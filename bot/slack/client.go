@@ -11,9 +11,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	slackgo "github.com/slack-go/slack"
+
+	"github.com/contractbot/contractbot/internal/outbound"
 )
 
 // Message is a message in Block Kit, with a plain-text fallback.
@@ -35,11 +38,33 @@ func (m Message) Digest() string {
 // Client posts with slack-go.
 type Client struct{ api *slackgo.Client }
 
+// CallTimeout bounds one request to Slack (headers and body): a Slack that stalls
+// fails the call after it instead of holding the caller.
+const CallTimeout = 10 * time.Second
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	log     *slog.Logger
+	timeout time.Duration
+}
+
+// WithTimeout bounds each request by d instead of CallTimeout.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithLog logs each request to Slack cut off by CallTimeout, with what it was.
+func WithLog(log *slog.Logger) Option { return func(o *options) { o.log = log } }
+
 // New returns a client for token; apiURL, when not empty, is the Slack Web API's
 // base URL ("https://slack.com/api/" by default): a Slack-compatible endpoint or a
-// test double.
-func New(token, apiURL string) *Client {
-	var opts []slackgo.Option
+// test double. Each request is bounded by CallTimeout.
+func New(token, apiURL string, opt ...Option) *Client {
+	o := options{timeout: CallTimeout}
+	for _, f := range opt {
+		f(&o)
+	}
+	opts := []slackgo.Option{slackgo.OptionHTTPClient(outbound.Client("slack", o.timeout, o.log))}
 	if apiURL != "" {
 		opts = append(opts, slackgo.OptionAPIURL(apiURL))
 	}

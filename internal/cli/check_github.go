@@ -139,7 +139,7 @@ func (g *actionsGitHub) TeamMembers(ctx context.Context, org, slug string) ([]st
 
 // githubClient is go-github with token, at apiURL (GitHub's when empty).
 func githubClient(apiURL, token string) (*githubapi.Client, error) {
-	c := github.NewClient(nil).WithAuthToken(token)
+	c := github.NewClient(githubapi.HTTPClient(nil)).WithAuthToken(token)
 	if apiURL != "" && strings.TrimSuffix(apiURL, "/") != "https://api.github.com" {
 		u := strings.TrimSuffix(apiURL, "/") + "/"
 		var err error

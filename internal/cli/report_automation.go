@@ -175,8 +175,8 @@ func gitMerges(r *git.Repository, head plumbing.Hash) ([]report.Merge, error) {
 }
 
 // tokenAPI is GitHub's API with a token, at githubURL for GitHub Enterprise.
-func tokenAPI(token, githubURL string) (*githubapi.Client, error) {
-	client := github.NewClient(nil).WithAuthToken(token)
+func tokenAPI(token, githubURL string, log *slog.Logger) (*githubapi.Client, error) {
+	client := github.NewClient(githubapi.HTTPClient(log)).WithAuthToken(token)
 	if githubURL != "" {
 		var err error
 		if client, err = client.WithEnterpriseURLs(githubURL, githubURL); err != nil {
@@ -217,7 +217,7 @@ func newBotComments(ctx context.Context, spec, githubURL, botLogin string, log *
 		}
 		key = bot.DeriveStateKey([]byte(secret))
 	}
-	api, err := tokenAPI(token, githubURL)
+	api, err := tokenAPI(token, githubURL, log)
 	if err != nil {
 		return nil, err
 	}

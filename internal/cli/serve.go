@@ -22,7 +22,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
-	"github.com/contractbot/contractbot/bot/githubapi"
 	botslack "github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -113,16 +112,27 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
 			token := os.Getenv("GITHUB_TOKEN")
 			var b *bot.Bot
+			var startup *botStartup
 			var err error
+			var watch []bot.Repository
+			for _, r := range repos {
+				owner, name, ok := strings.Cut(r, "/")
+				if !ok || owner == "" || name == "" {
+					return fmt.Errorf("--reconcile %q: write owner/name", r)
+				}
+				watch = append(watch, bot.Repository{Owner: owner, Name: name})
+			}
 			switch {
 			case token == "" && appID == 0:
 				log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
 			case secret == "":
 				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
 			default:
-				if b, err = newBot(ctx, filepath.Join(root, "git"), githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
+				var clients bot.APIClients
+				if b, clients, err = newBot(filepath.Join(root, "git"), githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
 					return err
 				}
+				startup = newBotStartup(clients, watch, log)
 				b.StateKey = bot.DeriveStateKey([]byte(secret))
 				if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
 					b.StateKey = []byte(k)
@@ -153,7 +163,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			var onDegraded func(registry.Status)
 			tok := os.Getenv("SLACK_BOT_TOKEN")
 			if tok != "" {
-				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL), Log: log,
+				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL, botslack.WithLog(log)), Log: log,
 					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
 				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
 			}
@@ -167,7 +177,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			}
 			if tok != "" {
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
-				n := botslack.New(tok, slackAPIURL)
+				n := botslack.New(tok, slackAPIURL, botslack.WithLog(log))
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
 				go (&bot.Bot{Now: time.Now, Log: log}).CalendarRemindersEvery(ctx, current, n, every)
 				if driftURL != "" {
@@ -193,7 +203,17 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
 				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded, NotReady: reg.NotReady}
 			if b != nil {
-				cfg.Route = b.Route
+				// The bot's wants are a degradation, not unreadiness: the read side serves.
+				cfg.Route = startup.route(b)
+				cfg.Degraded = func() string {
+					var out []string
+					for _, s := range []string{reg.Degraded(), startup.Missing()} {
+						if s != "" {
+							out = append(out, s)
+						}
+					}
+					return strings.Join(out, "; ")
+				}
 			}
 			srv := server.New(cfg)
 			if err := reg.RegisterMetrics(srv.Metrics()); err != nil {
@@ -202,6 +222,10 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if b != nil {
 				b.Metrics = bot.NewMetrics(srv.Metrics())
 				b.Queue = srv.Queue()
+				if err := srv.Metrics().Register(startup.gauge); err != nil {
+					return err
+				}
+				go startup.run(ctx, b)
 			}
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -218,17 +242,9 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					}
 				}()
 			}
-			var watch []bot.Repository
-			for _, r := range repos {
-				owner, name, ok := strings.Cut(r, "/")
-				if !ok || owner == "" || name == "" {
-					return fmt.Errorf("--reconcile %q: write owner/name", r)
-				}
-				watch = append(watch, bot.Repository{Owner: owner, Name: name})
-			}
 			if b != nil && len(watch) > 0 {
-				go b.ReconcileEvery(ctx, watch, every)
-				pages.SignOffs = &botSignOffs{bot: b, repos: watch}
+				startup.after(ctx, func() { b.ReconcileEvery(ctx, watch, every) })
+				pages.SignOffs = &botSignOffs{bot: b, repos: watch, startup: startup}
 			}
 			if digestRepo != "" {
 				owner, name, ok := strings.Cut(digestRepo, "/")
@@ -238,7 +254,8 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				case b == nil || b.Notify == nil:
 					return fmt.Errorf("--digest needs the bot (GitHub credentials) and SLACK_BOT_TOKEN: the marks that make it once a month live on GitHub")
 				}
-				go b.MonthlyDigestEvery(ctx, branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch), time.Hour)
+				d := branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch)
+				startup.after(ctx, func() { b.MonthlyDigestEvery(ctx, d, time.Hour) })
 			}
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
@@ -268,37 +285,6 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
 	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
-}
-
-// newBot assembles the bot from the command's settings.
-// The bot learns the login it writes as (GET /app or GET /user) before it serves:
-// only comments by that login are its own.
-func newBot(ctx context.Context, cloneDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, error) {
-	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
-	var clients bot.APIClients
-	if appID != 0 {
-		key, err := os.ReadFile(appKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("--app-key-file: %w", err)
-		}
-		clients = &githubapi.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL}
-	} else {
-		api, err := tokenAPI(token, githubURL)
-		if err != nil {
-			return nil, err
-		}
-		clients = &githubapi.TokenClients{API: api, Token: token}
-	}
-	self, err := clients.Identity(ctx)
-	if err != nil {
-		return nil, err
-	}
-	log.Info("the bot writes as " + self)
-	b.Clients, b.Self = bot.ClientsOf(clients), self
-	if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
-		b.Notify = botslack.New(tok, slackAPIURL)
-	}
-	return b, nil
 }
 
 // serveObjectCache is the object cache of the repository serve reads: it reads most
@@ -408,11 +394,15 @@ func opsChannelOf(flag string, tree *web.Tree) string {
 
 // botSignOffs shows the bot's state of the open pull requests on the sign-off pages.
 type botSignOffs struct {
-	bot   *bot.Bot
-	repos []bot.Repository
+	bot     *bot.Bot
+	repos   []bot.Repository
+	startup *botStartup
 }
 
 func (s *botSignOffs) OpenPullRequests(ctx context.Context) ([]web.PullRequestStatus, error) {
+	if !s.startup.ready.Load() {
+		return nil, fmt.Errorf("%s", s.startup.Missing())
+	}
 	states, err := s.bot.OpenStates(ctx, s.repos)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,11 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -14,11 +16,18 @@ import (
 // stay in order. The producer is idempotent with acks=all: a retried batch is written
 // once, and Send returns only when every in-sync replica has the event. While the
 // cluster is unreachable Send waits (the client retries) until the caller's context
-// ends; then it returns an error and the record may still be delivered later.
+// ends, or Timeout; then it returns an error and the record may still be delivered
+// later (the next run sends it again with the same id).
 type Kafka struct {
 	cl    *kgo.Client
 	topic string
+	// Timeout bounds one Send (KafkaSendTimeout when 0).
+	Timeout time.Duration
 }
+
+// KafkaSendTimeout bounds one Send when Kafka.Timeout is 0: the wait for the
+// acknowledgement of all in-sync replicas, retries included.
+const KafkaSendTimeout = 30 * time.Second
 
 // NewKafka returns a sink producing to topic through the given seed brokers; opts are
 // passed to franz-go after contractbot's own (TLS, SASL, timeouts).
@@ -95,6 +104,8 @@ func (k *Kafka) Send(ctx context.Context, e Event) error {
 	// after ctx ends (the idempotent producer never fails such a record on its own);
 	// waiting here on both lets a run stop, leaving the record to be delivered or not:
 	// the next run sends it again with the same id.
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(k.Timeout, KafkaSendTimeout))
+	defer cancel()
 	done := make(chan error, 1)
 	k.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	select {

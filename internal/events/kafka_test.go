@@ -226,3 +226,27 @@ func TestKafkaCompression(t *testing.T) {
 		t.Errorf("an unknown codec: %v", err)
 	}
 }
+
+// TestKafkaSendTimesOut: a cluster that takes produce requests and never answers
+// fails Send after the sink's timeout even when the caller set no deadline.
+func TestKafkaSendTimesOut(t *testing.T) {
+	c := cluster(t)
+	release := make(chan struct{})
+	defer close(release)
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		<-release
+		return nil, errors.New("released"), true
+	})
+	k, err := NewKafka(c.ListenAddrs(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	k.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	err = k.Send(context.Background(), eventsFor(1)[0])
+	if took := time.Since(start); err == nil || took > 10*time.Second {
+		t.Fatalf("send to a stalled cluster: %v after %s", err, took)
+	}
+}

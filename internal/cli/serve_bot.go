@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/bot/slack"
+	"github.com/contractbot/contractbot/internal/server"
+)
+
+// newBot assembles the bot from the command's settings without asking GitHub
+// anything: the login it writes as (only comments by it are its own) is learned by
+// botStartup in the background, so a GitHub outage never keeps serve from starting.
+func newBot(cloneDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, bot.APIClients, error) {
+	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+	var clients bot.APIClients
+	if appID != 0 {
+		key, err := os.ReadFile(appKeyFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--app-key-file: %w", err)
+		}
+		clients = &githubapi.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL, Log: log}
+	} else {
+		api, err := tokenAPI(token, githubURL, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		clients = &githubapi.TokenClients{API: api, Token: token}
+	}
+	b.Clients = bot.ClientsOf(clients)
+	if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
+		b.Notify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
+	}
+	return b, clients, nil
+}
+
+// The causes the bot may not be ready for: the metric's label values and /readyz's words.
+const (
+	causeIdentity     = "identity"
+	causeInstallation = "installation"
+)
+
+// botStartup learns what the bot needs of GitHub before it evaluates anything (its
+// login, GET /app or GET /user; the App's installation on each --reconcile
+// repository), retrying with backoff for as long as serve runs. Until the login is
+// known, deliveries are queued unrouted and retried by the queue, and the reconcile
+// loop, the digest and the sign-off pages wait; the read side does not. Each cause is
+// logged once when it appears and once when it clears, and is a gauge
+// (contractbot_bot_not_ready{cause}) and a line of /readyz.
+type botStartup struct {
+	clients bot.APIClients
+	repos   []bot.Repository
+	apps    bool // a GitHub App's clients: installations to look up
+	log     *slog.Logger
+	// First and Max bound the wait between attempts (1 s doubling to 5 min).
+	first, max time.Duration
+
+	gauge   *prometheus.GaugeVec
+	mu      sync.Mutex
+	missing map[string]string // cause -> why
+	ready   atomic.Bool       // the login is known: b.Self is set
+	done    chan struct{}     // closed when ready
+}
+
+func newBotStartup(clients bot.APIClients, repos []bot.Repository, log *slog.Logger) *botStartup {
+	_, apps := clients.(*githubapi.AppClients)
+	s := &botStartup{clients: clients, repos: repos, apps: apps, log: log, first: time.Second, max: 5 * time.Minute,
+		missing: map[string]string{causeIdentity: "the bot has not learned its GitHub login yet"},
+		done:    make(chan struct{}),
+		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "contractbot_bot_not_ready",
+			Help: "1 while the bot lacks something it needs of GitHub, by cause: identity (GET /app or GET /user), installation (the App on a --reconcile repository)."},
+			[]string{"cause"})}
+	s.gauge.WithLabelValues(causeIdentity).Set(1)
+	s.gauge.WithLabelValues(causeInstallation).Set(0)
+	return s
+}
+
+// set records that cause is missing for why ("" when it is not), logging a change.
+func (s *botStartup) set(cause, why string) {
+	s.mu.Lock()
+	before, had := s.missing[cause]
+	if why == "" {
+		delete(s.missing, cause)
+	} else {
+		s.missing[cause] = why
+	}
+	s.mu.Unlock()
+	switch {
+	case why == "" && had:
+		s.gauge.WithLabelValues(cause).Set(0)
+		s.log.Info("the bot has what it needs of GitHub: "+cause, "cause", cause)
+	case why != "" && (!had || before != why):
+		s.gauge.WithLabelValues(cause).Set(1)
+		s.log.Warn("the bot is not ready: "+why+"; retrying with backoff", "cause", cause)
+	}
+}
+
+// Missing says what the bot lacks ("" when nothing), for /readyz.
+func (s *botStartup) Missing() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, c := range []string{causeIdentity, causeInstallation} {
+		if why, ok := s.missing[c]; ok {
+			out = append(out, "bot: "+why)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// run retries until the login and every installation are known, or ctx ends.
+func (s *botStartup) run(ctx context.Context, b *bot.Bot) {
+	wait := s.first
+	for {
+		if !s.ready.Load() {
+			if self, err := s.clients.Identity(ctx); err != nil {
+				s.set(causeIdentity, err.Error())
+			} else {
+				s.log.Info("the bot writes as " + self)
+				b.Self = self
+				s.ready.Store(true) // b.Self is read only after this
+				close(s.done)
+				s.set(causeIdentity, "")
+			}
+		}
+		complete := s.ready.Load() && s.installations(ctx)
+		if complete {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, s.max)
+	}
+}
+
+// installations looks up the App's installation on each watched repository.
+func (s *botStartup) installations(ctx context.Context) bool {
+	if !s.apps {
+		return true
+	}
+	var failed []string
+	for _, r := range s.repos {
+		if _, _, err := s.clients.For(ctx, r.Owner, r.Name, 0); err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	slices.Sort(failed)
+	s.set(causeInstallation, strings.Join(failed, "; "))
+	return len(failed) == 0
+}
+
+// after runs f once the bot is ready (never if ctx ends first).
+func (s *botStartup) after(ctx context.Context, f func()) {
+	go func() {
+		select {
+		case <-s.done:
+			f()
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// route is b.Route once the login is known; before, a delivery is queued as it
+// came and routed when the queue runs it (the queue retries it with backoff while
+// the bot is not ready): b.Route reads the login.
+func (s *botStartup) route(b *bot.Bot) server.Router {
+	return func(d server.Delivery) (*server.Job, error) {
+		if s.ready.Load() {
+			return b.Route(d)
+		}
+		return &server.Job{Key: "unrouted " + d.Event + " " + d.ID, Run: func(ctx context.Context) error {
+			if !s.ready.Load() {
+				return fmt.Errorf("%s delivery %s waits: %s", d.Event, d.ID, s.Missing())
+			}
+			job, err := b.Route(d)
+			if err != nil || job == nil {
+				return err
+			}
+			return job.Run(ctx)
+		}}, nil
+	}
+}
