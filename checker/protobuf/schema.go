@@ -118,7 +118,13 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 		return nil, &checker.InputError{File: display, Message: "the compiler returned no file"}
 	}
 	shared.keep(files[0])
-	s := &Schema{path: importPath, names: names, file: files[0]}
+	return newSchema(importPath, names, files[0], message)
+}
+
+// newSchema is the Schema of a linked file, its record message named by message (see
+// Parse); files in Editions syntax are refused.
+func newSchema(importPath string, names *fileNames, file linker.File, message string) (*Schema, error) {
+	s := &Schema{path: importPath, names: names, file: file}
 	if err := rejectEditions(s); err != nil {
 		return nil, err
 	}

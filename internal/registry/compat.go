@@ -105,13 +105,17 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 	if n := len(se.versions); n > 0 {
 		self = se.versions[n-1].importPath
 	}
-	files := map[string][]byte{}
-	for _, ref := range snap.pinned(req.References) {
-		if rs := snap.subjects[ref.Subject]; rs != nil && ref.Version >= 1 && ref.Version <= len(rs.versions) {
-			files[ref.Name] = rs.versions[ref.Version-1].text()
+	files := snap.referencedFiles(req.References)
+	head := snap.head
+	if fdp, ok := fromSerialized(req.Schema); ok && eng.Describe().RegistryType == string(Protobuf) {
+		if _, textOK := canonical(Protobuf, []byte(req.Schema)); !textOK {
+			next, err := s.requestDescriptor(fdp, files, head)
+			if err != nil {
+				return nil, err
+			}
+			return eng.Check(old, next, level, ""), nil
 		}
 	}
-	head := snap.head
 	next, err := eng.Parse(checker.Source{
 		Input: checker.Input{Path: "request", Data: []byte(req.Schema)},
 		Name:  self,

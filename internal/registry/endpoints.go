@@ -167,7 +167,7 @@ func (s *Server) getLatestWithMetadata(w http.ResponseWriter, r *http.Request) {
 	for i := len(se.versions) - 1; i >= 0; i-- {
 		ve := se.versions[i]
 		if hasProperties(ve.props, want) {
-			write(w, ve.body)
+			s.answer(w, r, ve)
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -151,13 +152,35 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 // getVersion answers a version; a numbered one never changes (immutable reads),
 // "latest" does.
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
-	if ve := s.version(w, r); ve != nil {
-		if numbered(r) {
-			writeImmutable(w, r, ve.bodyTag, ve.body)
+	ve := s.version(w, r)
+	if ve == nil {
+		return
+	}
+	body, tag := ve.body, ve.bodyTag
+	if serialized(r) && ve.typ == Protobuf {
+		var ok bool
+		if body, ok = s.serializedBody(w, ve, ve.body, ve.schemaAt); !ok {
 			return
 		}
-		write(w, ve.body)
+		tag = etagOf(body)
 	}
+	if numbered(r) {
+		writeImmutable(w, r, tag, body)
+		return
+	}
+	write(w, body)
+}
+
+// answer writes a version's body, in the serialized form when r asks for it.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ve *versionEntry) {
+	body := ve.body
+	if serialized(r) {
+		var ok bool
+		if body, ok = s.serializedBody(w, ve, ve.body, ve.schemaAt); !ok {
+			return
+		}
+	}
+	write(w, body)
 }
 
 func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
@@ -188,9 +211,19 @@ func (s *Server) id(w http.ResponseWriter, r *http.Request) *idEntry {
 }
 
 func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
-	if e := s.id(w, r); e != nil {
-		writeImmutable(w, r, e.bodyTag, e.head, e.tail)
+	e := s.id(w, r)
+	if e == nil {
+		return
 	}
+	if serialized(r) && e.first.typ == Protobuf {
+		full := append(bytes.Clone(e.head), e.tail...)
+		body, ok := s.serializedBody(w, e.first, full, bytes.LastIndex(full, schemaMember))
+		if ok {
+			writeImmutable(w, r, etagOf(body), body)
+		}
+		return
+	}
+	writeImmutable(w, r, e.bodyTag, e.head, e.tail)
 }
 
 func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {
@@ -267,6 +300,10 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	}
 	key, ok := canonical(typ, []byte(req.Schema))
 	if !ok {
+		if fdp, isDescriptor := fromSerialized(req.Schema); typ == Protobuf && isDescriptor {
+			s.lookUpDescriptor(w, r, snap, se, req, fdp)
+			return
+		}
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidSchema, fmt.Sprintf("Invalid schema: the request's schema does not parse as %s.", typ))
 		return
 	}
@@ -286,7 +323,7 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeSchemaNotFound, "Schema not found")
 		return
 	}
-	write(w, hit.body)
+	s.answer(w, r, hit)
 }
 
 // pinned is a request's references with version -1 (Confluent's "latest") read as

@@ -56,6 +56,9 @@ type versionEntry struct {
 	textTag    string            // etagOf(text)
 	norm       string            // canonical(typ, text): the look-up key
 	props      map[string]string // its metadata's properties (GET /subjects/{s}/metadata)
+	pb         *descriptorForm   // a Protobuf version's serialized form, made on first use
+	meta       *Metadata         // its data contract, also served by its id when it is the id's first version
+	rules      *RuleSet
 }
 
 type idEntry struct {
@@ -131,7 +134,11 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				ve = &versionEntry{v: v, typ: TypeOf(v.Format), importPath: importPathOf(v.Path)}
 				ve.refs = referencesOf(v)
+				if ve.typ == Protobuf {
+					ve.pb = &descriptorForm{}
+				}
 				meta, rules := b.dataContract(v)
+				ve.meta, ve.rules = meta, rules
 				if meta != nil {
 					ve.props = meta.Properties
 				}
@@ -192,7 +199,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		}
 		sort.Strings(subs)
 		subs = dedupe(subs)
-		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Schema: first.schema()})
+		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Metadata: first.meta, RuleSet: first.rules, Schema: first.schema()})
 		head, tail := body, []byte(nil)
 		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && bytes.Equal(body[at:], first.body[first.schemaAt:]) {
 			head, tail = bytes.Clone(body[:at]), first.body[first.schemaAt:]
