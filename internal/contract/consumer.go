@@ -47,7 +47,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	if o == nil {
 		return nil
 	}
-	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff", "openlineage"})
+	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff", "openlineage", "group"})
 	c := &Consumer{File: f.path, Subject: s.Subject, KeyPos: o.keys, Name: stem}
 	if v, ok := o.str("name"); ok {
 		switch {
@@ -65,7 +65,11 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	}
 	c.System, _ = o.str("system")
 	c.Description, _ = o.str("description")
+	c.Group = consumerGroup(f, o, s)
 	paths := s.FieldPaths()
+	if c.Group != "" && s.Group != nil && c.Group != s.Group.Value {
+		paths = nil // it reads an earlier group, whose schema the tree no longer holds
+	}
 	if reads, ok := o.strList("reads"); ok {
 		if len(reads) == 0 {
 			f.report(o.valuePos("reads"), CodeInvalidValue, "reads is empty; list the fields this consumer reads, or [\"*\"] for every field.")

@@ -45,12 +45,17 @@ func dataContractOf(o *object) *Subject {
 		}
 	}
 	s.Rules = rules(o)
+	if g := o.child("compatibility_group", "compatibility_group"); g != nil {
+		s.Group = &Group{}
+		s.Group.Key, _ = g.str("key")
+		s.Group.Value, _ = g.str("value")
+	}
 	return s
 }
 
 // DataContractKey identifies the data contract of a decoded contract.yaml: what a
 // schema registry receives as the schema's metadata and ruleSet (the owner, tier and
-// topic, the fields marked pii, the rules). Two files with the same key send the same
+// topic, the fields marked pii, the compatibility group's value, the rules). Two files with the same key send the same
 // metadata and ruleSet; "" for nil.
 func DataContractKey(s *Subject) string {
 	if s == nil {
@@ -64,6 +69,11 @@ func DataContractKey(s *Subject) string {
 	}
 	slices.Sort(pii)
 	rs, _ := json.Marshal(s.Rules)
-	sum := sha256.Sum256([]byte(strings.Join([]string{s.Owner, s.Tier, s.Topic, strings.Join(pii, "\x01"), string(rs)}, "\x00")))
+	parts := []string{s.Owner, s.Tier, s.Topic, strings.Join(pii, "\x01"), string(rs)}
+	if s.Group != nil {
+		// the group's value is a metadata property (its key is the subject's config)
+		parts = append(parts, s.Group.Key+"="+s.Group.Value)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:16])
 }

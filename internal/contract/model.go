@@ -171,6 +171,8 @@ type Subject struct {
 	Partitions int    `json:"partitions,omitempty"`
 	// Rules are the data rules (Confluent's ruleSet: CEL conditions and transforms).
 	Rules []Rule `json:"rules,omitempty"`
+	// Group is the compatibility group of the subject's versions, nil for none.
+	Group *Group `json:"compatibility_group,omitempty"`
 
 	// Consumers sorted by name.
 	Consumers []*Consumer `json:"consumers"`
@@ -265,6 +267,9 @@ type Consumer struct {
 	// Signoff is "required" when the team signs off changes reaching the consumer
 	// through lineage too; "" otherwise.
 	Signoff string `json:"signoff,omitempty"`
+	// Group is the value of its subject's compatibility group the consumer reads
+	// (use.latest.with.metadata), "" when it declares none (see OnGroup).
+	Group string `json:"group,omitempty"`
 	// State is what a stateful job keeps of the subject, nil for none.
 	State *JobState `json:"state,omitempty"`
 	// OpenLineage names the OpenLineage job whose events are this consumer's, nil

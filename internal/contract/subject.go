@@ -79,7 +79,7 @@ func (l *loader) loadSubjectFiles(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
-		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions", "rules"})
+		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions", "rules", "compatibility_group"})
 	head := decodeHead(o, sd.domain, sd.name)
 	s.Subject, s.Format, s.Compatibility = head.Subject, head.Format, head.Compatibility
 	if v, ok := o.str("owner"); ok {
@@ -120,6 +120,7 @@ func (l *loader) loadSubjectFiles(sd subjectDir, ds *Diagnostics) *Subject {
 	}
 	fieldKeys := l.fieldMeta(o, s)
 	s.Policy = policy(o)
+	s.Group = compatibilityGroup(o)
 	keyRefs := tableKeys(o, s)
 
 	s.Rules = rules(o)

@@ -31,7 +31,8 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 		if s := in.Base.Subject(sr.Subject); s != nil && s.Tier == "core" {
 			tier = "core" // demoting a subject in the same change does not skip the rule
 		}
-		cc := &CalendarCheck{Subject: sr.Subject, Required: calendar.EntryRequired(string(sr.Class), tier)}
+		// a new major version is planned with its readers, whatever its class
+		cc := &CalendarCheck{Subject: sr.Subject, Required: calendar.EntryRequired(string(sr.Class), tier) || sr.Group != nil}
 		if cc.Required {
 			entry, problems := calendar.FindEntry(in.Head, sr.Subject, in.Now)
 			if entry != nil {

@@ -45,8 +45,8 @@ func dataRuleFindings(b, h *contract.Subject, sr *SubjectReport) {
 		inBase[r.Name] = true
 	}
 	for _, r := range h.Rules {
-		if !inBase[r.Name] {
-			continue
+		if !inBase[r.Name] || (sr.Group != nil && r.Migration()) {
+			continue // a new group's migration rules are judged by groupChange
 		}
 		read, before, ok := b.CheckRule(r)
 		if !ok || len(before) > 0 {

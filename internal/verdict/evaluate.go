@@ -94,7 +94,7 @@ func changedSubjects(in Input) []*SubjectReport {
 		case h == nil:
 			sr = header(b, Deleted)
 		case b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
-			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules:
+			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules || !b.Group.Same(h.Group):
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
 			sr = header(h, Moved)
@@ -163,7 +163,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		return
 	}
 	governance(b, h, sr)
-	if b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message {
+	if b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message || newGroup(b, h) {
 		if err := compareSchemas(in, b, h, sr); err != nil {
 			sr.Error = err.Error()
 			sr.Class = Breaking
@@ -173,6 +173,9 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		sr.SchemaUnchanged = true
 	}
 	sr.Affected = impact.Analyze(in.Base, sr.Subject, sr.Changes)
+	if newGroup(b, h) {
+		groupChange(b, h, sr)
+	}
 	if !sr.Compatible {
 		sr.Class = Breaking
 	}
@@ -186,6 +189,9 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	}
 	if len(sr.Governance) > 0 {
 		sr.Class = worst(sr.Class, Compatible)
+	}
+	if sr.Group != nil && len(sr.Group.Migration) > 0 {
+		sr.Class = Breaking
 	}
 	removalPolicyFindings(in, b, h, sr)
 	stateEffects(b, sr)
@@ -288,9 +294,17 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	if nerr != nil || oerr != nil {
 		return schemaError(b, h)
 	}
+	if newGroup(b, h) {
+		// A new compatibility group: the registry checks it against no earlier
+		// version (the field diff still says what changes for the readers).
+		history = nil
+	}
 	prev, skipped := parseHistory(in, eng, b, h, history, sr)
 	prev = append(prev, checker.Version{Schema: old, Number: baseVersion})
 	res := eng.Check(prev, next, level, h.ProtobufRules)
+	if newGroup(b, h) {
+		res = &checker.Result{Compatible: true}
+	}
 	if skipped != nil {
 		res.Compatible = false
 		res.Findings = append(res.Findings, *skipped)

@@ -196,6 +196,9 @@ type SubjectReport struct {
 	DataRules []RuleFinding `json:"data_rules,omitempty"`
 	// DataContract lists the changes to the data contract's rules and tags.
 	DataContract []ContractChange `json:"data_contract,omitempty"`
+	// Group is set when the change starts a new compatibility group (a new major
+	// version): which readers are on which group, and what the migration lacks.
+	Group *GroupChange `json:"group,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).

@@ -70,6 +70,9 @@ func removalPolicyFindings(in Input, b, h *contract.Subject, sr *SubjectReport) 
 		if path == "" || path == impact.WholeSubject || removed[parentPath(path)] {
 			continue // a field of a removed record: the record is named
 		}
+		if sr.Group != nil && sr.Group.covered[path] {
+			continue // a new major version migrates it both ways (groupChange)
+		}
 		field, dep := b.DeprecationOf(path)
 		var rule, why string
 		switch {

@@ -61,6 +61,11 @@ func Annotations(r *Report) []Annotation {
 		for _, w := range s.Warnings {
 			add(Annotation{Path: s.SchemaFile, StartLine: 1, Level: LevelWarning, Title: "schema registry: " + s.Subject, Message: w})
 		}
+		if s.Group != nil {
+			for _, g := range s.Group.Migration {
+				add(Annotation{Path: g.File, StartLine: g.Line, StartColumn: g.Column, Level: LevelFailure, Title: g.Rule + " " + g.Direction, Message: g.Message})
+			}
+		}
 		for _, p := range s.Policy {
 			level := LevelFailure
 			if p.Class != Breaking {

@@ -110,6 +110,7 @@ func (m *mdWriter) subject(s *SubjectReport) {
 	}
 	m.findings(s)
 	m.policy(s)
+	m.group(s)
 	m.state(s)
 	m.changes(s)
 	m.affected(s)
@@ -150,6 +151,8 @@ func (m *mdWriter) findings(s *SubjectReport) {
 		switch {
 		case s.SchemaUnchanged:
 			m.f("\nSchema and level unchanged: no registry check.\n")
+		case s.Group != nil:
+			m.f("\nNew compatibility group %s: no registry check (checked against no earlier version).\n", code(s.Group.Key+"="+s.Group.New))
 		case s.Compatible:
 			m.f("\nRegistry check at %s: passes.\n", escapeMarkdown(s.Level))
 		default:
@@ -178,6 +181,21 @@ func (m *mdWriter) policy(s *SubjectReport) {
 	m.f("\n**Policy**: a field leaves the schema after a deprecation period (removal policy %s).\n\n", code(s.Policy[0].Policy))
 	for _, p := range s.Policy {
 		m.f("- %s %s at %s, %s by policy: %s\n", m.link(orDefault(p.File, s.SchemaFile), p.Line, p.Column, false), code(p.Rule), code(p.Path), badge(p.Class), escapeMarkdown(p.Message))
+	}
+}
+
+func (m *mdWriter) group(s *SubjectReport) {
+	g := s.Group
+	if g == nil {
+		return
+	}
+	m.f("\n**Major version**: compatibility group %s %s → %s, checked against no earlier version. Readers:%s\n",
+		code(g.Key), code(orNone(g.Old)), code(g.New), escapeMarkdown(groupReaders(g)))
+	if len(g.Migration) > 0 {
+		m.f("\n")
+	}
+	for _, f := range g.Migration {
+		m.f("- %s %s: %s\n", m.link(f.File, f.Line, f.Column, false), code(f.Rule), escapeMarkdown(f.Message))
 	}
 }
 

@@ -41,6 +41,8 @@ func Text(r *Report) string {
 			switch {
 			case s.SchemaUnchanged && len(s.Findings) == 0:
 				f("  schema and level unchanged: no registry check\n")
+			case s.Group != nil:
+				f("  new compatibility group %s=%s: no registry check (checked against no earlier version)\n", plain(s.Group.Key), plain(s.Group.New))
 			case len(s.Findings) == 0 && s.Compatible:
 				f("  registry check at %s: passes\n", plain(s.Level))
 			case len(s.Findings) == 0:
@@ -68,6 +70,12 @@ func Text(r *Report) string {
 		}
 		for _, d := range s.DataRules {
 			f("  data rule: %s:%d:%d: %s\n", plain(d.File), d.Line, d.Column, plain(d.Message))
+		}
+		if g := s.Group; g != nil {
+			f("  major version: %s %s -> %s; readers:%s\n", plain(g.Key), plain(orNone(g.Old)), plain(g.New), plain(groupReaders(g)))
+			for _, m := range g.Migration {
+				f("  migration: %s:%d:%d: %s %s\n", plain(m.File), m.Line, m.Column, plain(m.Rule), plain(m.Message))
+			}
 		}
 		for i, c := range s.Changes {
 			if i == maxChanges {
