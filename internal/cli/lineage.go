@@ -19,7 +19,7 @@ func newLineageCmd() *cobra.Command {
 		Long: `lineage reads what jobs do, instead of what their consumer files say they do.
 See docs/lineage.md.`,
 	}
-	cmd.AddCommand(newLineageSQLCmd(), newLineageSyncCmd(), newLineageVerifyCmd())
+	cmd.AddCommand(newLineageSQLCmd(), newLineageSyncCmd(), newLineageVerifyCmd(), newLineageCheckCmd())
 	return cmd
 }
 
@@ -66,15 +66,24 @@ reported with file:line:column and the command exits 1.`,
 
 // analyzeFiles reads and resolves the scripts in order.
 func analyzeFiles(paths []string) (flinksql.Result, error) {
+	a, err := analyzerOf(paths)
+	if err != nil {
+		return flinksql.Result{}, err
+	}
+	return a.Result(), nil
+}
+
+// analyzerOf reads and resolves the scripts in order, keeping their declarations.
+func analyzerOf(paths []string) (*flinksql.Analyzer, error) {
 	a := &flinksql.Analyzer{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return flinksql.Result{}, fmt.Errorf("read Flink SQL script: %w", err)
+			return nil, fmt.Errorf("read Flink SQL script: %w", err)
 		}
 		a.Add(flinksql.Parse(p, string(b)))
 	}
-	return a.Result(), nil
+	return a, nil
 }
 
 func writeLineage(w io.Writer, res flinksql.Result) {

@@ -45,9 +45,11 @@ type Analyzer struct {
 	tableIx index[*tableDef]
 	viewIx  index[*CreateView]
 	res     Result
+	sets    [][2]string
 }
 
 type tableDef struct {
+	file    string
 	def     *CreateTable
 	display string
 	cols    []col // resolved on first use
@@ -80,9 +82,28 @@ func (a *Analyzer) Result() Result {
 	return out
 }
 
+// TableDef is a table as the scripts declare it last (LIKE merged), with its file.
+type TableDef struct {
+	File string
+	*CreateTable
+}
+
+// Defs returns the tables declared so far, in order of first declaration.
+func (a *Analyzer) Defs() []TableDef {
+	out := make([]TableDef, len(a.tables))
+	for i, t := range a.tables {
+		out[i] = TableDef{t.file, t.def}
+	}
+	return out
+}
+
+// Sets returns the options the scripts SET, in order.
+func (a *Analyzer) Sets() [][2]string { return a.sets }
+
 // Add resolves the statements of one parsed script.
 func (a *Analyzer) Add(s *Script) {
 	a.res.Errors = append(a.res.Errors, s.Errors...)
+	a.sets = append(a.sets, s.Sets...)
 	for _, st := range s.Stmts {
 		switch st := st.(type) {
 		case *CreateTable:
@@ -98,7 +119,7 @@ func (a *Analyzer) Add(s *Script) {
 }
 
 func (a *Analyzer) createTable(file string, ct *CreateTable) {
-	d := &tableDef{def: ct, display: ct.Name.String()}
+	d := &tableDef{file: file, def: ct, display: ct.Name.String()}
 	if len(ct.Like) > 0 {
 		if src := a.table(ct.Like); src != nil {
 			merged := *ct

@@ -19,6 +19,8 @@ type Script struct {
 	File   string
 	Stmts  []Stmt
 	Errors []*Error
+	// Sets are the options SET 'key' = 'value' sets, in order.
+	Sets [][2]string
 }
 
 // Stmt is a statement that matters for lineage: *CreateTable, *CreateView, *Insert or
@@ -34,6 +36,9 @@ type CreateTable struct {
 	Options [][2]string // WITH ('k' = 'v', ...), in order
 	Like    Name        // LIKE other
 	As      *Query      // AS query
+	// PrimaryKey is PRIMARY KEY (a, b) NOT ENFORCED, of the table or of a column.
+	PrimaryKey []string
+	KeyPos     Pos
 }
 
 // Option returns the value of a WITH option, or "".
@@ -79,7 +84,8 @@ type ColumnDef struct {
 	Type     *Type // nil for computed columns and CTAS's name-only columns
 	Computed *Expr
 	Metadata bool
-	Virtual  bool // METADATA ... VIRTUAL: read-only
+	MetaKey  string // METADATA FROM 'key' ("" when the column's name is the key)
+	Virtual  bool   // METADATA ... VIRTUAL: read-only
 }
 
 // CreateView is CREATE [TEMPORARY] VIEW name [(columns)] AS query.
@@ -101,18 +107,53 @@ type Insert struct {
 
 func (p Pos) position() Pos { return p }
 
-// Type is a data type; only the structure that names nested fields is kept.
+// Type is a data type: its name, parameters, nullability and nested types.
 type Type struct {
 	Name   string      // upper case: ROW, ARRAY, MAP, MULTISET, INT, STRING, ...
+	Params []string    // DECIMAL(10, 2): 10, 2; VARCHAR(20): 20
 	Fields []TypeField // ROW
 	Elem   *Type       // ARRAY, MULTISET; MAP value
 	Key    *Type       // MAP key
+	// NotNull is NOT NULL; LocalTZ is WITH LOCAL TIME ZONE (TIMESTAMP_LTZ written long).
+	NotNull, LocalTZ bool
+	Pos
 }
 
 // TypeField is a field of a ROW type.
 type TypeField struct {
+	Pos
 	Name string
 	Type *Type
+}
+
+// String writes the type as Flink SQL does, for messages.
+func (t *Type) String() string {
+	var b strings.Builder
+	b.WriteString(t.Name)
+	switch {
+	case t.Name == "ROW":
+		b.WriteByte('<')
+		for i, f := range t.Fields {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(f.Name + " " + f.Type.String())
+		}
+		b.WriteByte('>')
+	case t.Name == "MAP" && t.Key != nil && t.Elem != nil:
+		b.WriteString("<" + t.Key.String() + ", " + t.Elem.String() + ">")
+	case t.Elem != nil:
+		b.WriteString("<" + t.Elem.String() + ">")
+	case len(t.Params) > 0:
+		b.WriteString("(" + strings.Join(t.Params, ", ") + ")")
+	}
+	if t.LocalTZ {
+		b.WriteString(" WITH LOCAL TIME ZONE")
+	}
+	if t.NotNull {
+		b.WriteString(" NOT NULL")
+	}
+	return b.String()
 }
 
 // Query is [WITH ...] body [ORDER BY ...] [LIMIT/OFFSET/FETCH].

@@ -19,6 +19,7 @@ type parser struct {
 	depth int
 	// marker is set by a statement that needs no semicolon (EXECUTE STATEMENT SET BEGIN).
 	marker bool
+	sets   [][2]string
 }
 
 // bail is panicked with a located error and recovered per statement.
@@ -58,6 +59,7 @@ func Parse(file, src string) *Script {
 			s.Stmts = append(s.Stmts, st)
 		}
 	}
+	s.Sets = p.sets
 	return s
 }
 
@@ -353,7 +355,18 @@ func (p *parser) tableElement(ct *CreateTable) {
 		p.expectKw("AS")
 		p.expr()
 		return
-	case p.peek().is("CONSTRAINT"), p.peek().is("PRIMARY"), p.peek().is("PERIOD"):
+	case p.peek().is("CONSTRAINT") && p.peekN(2).is("PRIMARY"), p.peek().is("PRIMARY"):
+		if p.acceptKw("CONSTRAINT") {
+			p.ident()
+		}
+		ct.KeyPos = p.pos()
+		p.next()
+		p.expectKw("KEY")
+		ct.PrimaryKey = p.identList()
+		p.acceptKw("NOT")
+		p.acceptKw("ENFORCED")
+		return
+	case p.peek().is("CONSTRAINT"), p.peek().is("PERIOD"):
 		for !p.at(tEOF) && !p.peek().isP(",") && !p.peek().isP(")") {
 			if p.peek().isP("(") {
 				p.skipParens()
@@ -379,7 +392,7 @@ func (p *parser) tableElement(ct *CreateTable) {
 		case p.acceptKw("METADATA"):
 			c.Metadata = true
 			if p.acceptKw("FROM") {
-				p.next() // 'key' (or a quoted identifier, which Flink refuses but people write)
+				c.MetaKey = p.next().text // 'key' (or a quoted identifier, which Flink refuses but people write)
 			}
 		case p.acceptKw("VIRTUAL"):
 			c.Virtual = true
@@ -389,8 +402,11 @@ func (p *parser) tableElement(ct *CreateTable) {
 			p.acceptKw("NULL")
 			p.acceptKw("ENFORCED")
 		case p.acceptKw("NULL"), p.acceptKw("ENFORCED"):
-		case p.acceptKw("PRIMARY"):
+		case p.peek().is("PRIMARY"):
+			ct.KeyPos = p.pos()
+			p.next()
 			p.expectKw("KEY")
+			ct.PrimaryKey = []string{c.Name}
 		case p.acceptKw("CONSTRAINT"):
 			p.ident()
 		default:
@@ -502,7 +518,7 @@ func (p *parser) startsQuery(k int) bool {
 func (p *parser) dataType() *Type {
 	p.enter()
 	defer p.leave()
-	t := &Type{Name: strings.ToUpper(p.ident())}
+	t := &Type{Pos: p.pos(), Name: strings.ToUpper(p.ident())}
 	switch t.Name {
 	case "ROW":
 		if p.acceptP("<") {
@@ -524,7 +540,7 @@ func (p *parser) dataType() *Type {
 		}
 	default:
 		if p.peek().isP("(") {
-			p.skipParens()
+			t.Params = p.typeParams()
 		}
 	}
 	for {
@@ -533,7 +549,7 @@ func (p *parser) dataType() *Type {
 			if !p.peekN(1).is("LOCAL") && !p.peekN(1).is("TIME") {
 				return t
 			}
-			p.next()
+			t.LocalTZ = p.next().is("WITH") && p.peek().is("LOCAL")
 			p.acceptKw("LOCAL")
 			p.expectKw("TIME")
 			p.expectKw("ZONE")
@@ -550,6 +566,7 @@ func (p *parser) dataType() *Type {
 		case p.peek().is("NOT") && p.peekN(1).is("NULL"):
 			p.next()
 			p.next()
+			t.NotNull = true
 		case p.peek().is("ARRAY") || p.peek().is("MULTISET"):
 			p.next()
 			t = &Type{Name: "ARRAY", Elem: t}
@@ -562,7 +579,7 @@ func (p *parser) dataType() *Type {
 func (p *parser) rowFields(closing string) []TypeField {
 	var fs []TypeField
 	for !p.peek().isP(closing) {
-		f := TypeField{Name: p.ident()}
+		f := TypeField{Pos: p.pos(), Name: p.ident()}
 		f.Type = p.dataType()
 		if p.peek().kind == tString { // a field comment
 			p.next()
@@ -574,6 +591,19 @@ func (p *parser) rowFields(closing string) []TypeField {
 	}
 	p.expectP(closing)
 	return fs
+}
+
+// typeParams reads a type's ( n {, n} ); RAW('class', 'snapshot') keeps its strings.
+func (p *parser) typeParams() []string {
+	start := p.i
+	p.skipParens()
+	var out []string
+	for _, t := range p.toks[start+1 : p.i-1] {
+		if !t.isP(",") {
+			out = append(out, t.text)
+		}
+	}
+	return out
 }
 
 // skipParens skips a balanced ( ... ).

@@ -38,6 +38,9 @@ func (p *parser) other() {
 	}
 	w := strings.ToUpper(t.text)
 	p.next()
+	if w == "SET" {
+		p.set()
+	}
 	switch w {
 	case "SELECT", "WITH", "VALUES", "SET", "RESET", "USE", "DESCRIBE", "DESC", "EXPLAIN",
 		"SHOW", "CALL", "QUIT", "EXIT", "HELP", "CLEAR", "MSCK":
@@ -67,6 +70,22 @@ func (p *parser) other() {
 			t, didYouMean(t.text, firstWords), strings.Join(firstWords[:12], ", ")+", ...")
 	}
 	p.skipToSemicolon()
+}
+
+// set records SET 'key' = 'value' (or unquoted key = value) in p.sets, reading ahead:
+// the statement is then skipped as any other.
+func (p *parser) set() {
+	start := p.i
+	defer func() { p.i = start }()
+	key := p.optionKey()
+	if p.i == start || !p.acceptP("=") {
+		return
+	}
+	var v strings.Builder
+	for !p.at(tEOF) && !p.peek().isP(";") && !p.newStatementLine() {
+		v.WriteString(p.next().text)
+	}
+	p.sets = append(p.sets, [2]string{key, v.String()})
 }
 
 // modifiers skips OR REPLACE, TEMPORARY and SYSTEM before an object word.
