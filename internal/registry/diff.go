@@ -3,13 +3,36 @@ package registry
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
 )
+
+// fileAt reads a file of repo at a commit (a contract.yaml, at most
+// contract.MaxSchemaBytes).
+func fileAt(repo *git.Repository, commit, p string) ([]byte, error) {
+	c, err := repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.FindEntry(p)
+	if err != nil {
+		return nil, err
+	}
+	return gitrepo.ReadBlob(repo.Storer, e.Hash, contract.MaxSchemaBytes)
+}
 
 // DriftKind names one kind of difference between Git and a live registry.
 type DriftKind string
@@ -27,6 +50,9 @@ const (
 	DeletedSubject DriftKind = "deleted_subject"
 	// LevelDiffers: the registry's compatibility level for a subject is not Git's.
 	LevelDiffers DriftKind = "level"
+	// DataContractDiffers: the registry has a Git version's schema, but not with its
+	// metadata and rules.
+	DataContractDiffers DriftKind = "data_contract"
 )
 
 // Drift is one difference, with a sentence saying what to do about it.
@@ -39,7 +65,9 @@ type Drift struct {
 	ID       int    `json:"id,omitempty"`
 	Git      string `json:"git,omitempty"`      // Git's level (level)
 	Registry string `json:"registry,omitempty"` // the registry's level (level)
-	Message  string `json:"message"`
+	// Differences names each difference of a data contract (data_contract).
+	Differences []string `json:"differences,omitempty"`
+	Message     string   `json:"message"`
 }
 
 // DriftReport is the result of Diff.
@@ -59,7 +87,9 @@ type DriftReport struct {
 // finds it, and the version it answers is not unregistered either. A subject without its
 // own level in the registry is compared at the registry's global level.
 func Diff(ctx context.Context, c *Client, repo *git.Repository, ix *versions.Index) (*DriftReport, error) {
-	b := builder{}
+	b := builder{contractAt: func(v versions.Version) ([]byte, error) {
+		return fileAt(repo, v.Commit, path.Dir(v.Path)+"/"+contract.ContractFile)
+	}}
 	snap, err := b.build(ix, func(v versions.Version) ([]byte, error) { return ix.Schema(repo, v) })
 	if err != nil {
 		return nil, err
@@ -131,18 +161,13 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 		return out, nil
 	}
 	// The registry's versions of this subject, by canonical form; those that no Git
-	// version has the form of are unmatched until a look-up finds them.
-	reg := map[string]bool{}
-	unmatched := map[int]int{} // registry version -> id
-	var order []int
+	// version explains (its form and data contract) are reported unregistered.
+	byForm := map[string][]*Schema{}
+	var regs []*Schema
 	if registered {
 		nums, err := c.Versions(ctx, name)
 		if err != nil && !IsSubjectNotFound(err) {
 			return nil, err
-		}
-		gitTexts := map[string]bool{}
-		for _, ve := range se.versions {
-			gitTexts[ve.norm] = true
 		}
 		for _, n := range nums {
 			sc, err := c.GetVersion(ctx, name, n)
@@ -150,37 +175,54 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 				return nil, err
 			}
 			k, _ := canonical(sc.Type(), []byte(sc.Schema))
-			reg[k] = true
-			if !gitTexts[k] {
-				unmatched[n] = sc.ID
-				order = append(order, n)
-			}
+			byForm[k] = append(byForm[k], &sc)
+			regs = append(regs, &sc)
 		}
 	}
+	explained := map[int]bool{} // registry versions matched by a Git version
 	var missing []Drift
 	for _, ve := range se.versions {
-		if reg[ve.norm] {
-			continue
-		}
-		// The texts differ: the registry may store the schema in another form that
-		// means the same (its own normalization); it says so to a look-up.
-		if registered {
+		cands := byForm[ve.norm]
+		if len(cands) == 0 && registered {
+			// The texts differ: the registry may store the schema in another form
+			// that means the same (its own normalization); it says so to a look-up.
 			found, err := c.LookUpNormalized(ctx, name, ve.schema(), ve.typ, ve.refs)
 			switch {
 			case err == nil:
-				delete(unmatched, found.Version)
-				continue
+				cands = []*Schema{&found}
 			case !IsNotFound(err) && !IsInvalidSchema(err):
 				return nil, err
 			}
 		}
-		missing = append(missing, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
-			Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+		if len(cands) == 0 {
+			missing = append(missing, Drift{Kind: Missing, Subject: name, Version: ve.v.Version, ID: ve.v.ID,
+				Message: fmt.Sprintf("%s version %d (commit %.12s) is not registered; run contractbot publish to register it.", name, ve.v.Version, ve.v.Commit)})
+			continue
+		}
+		var diffs []string
+		for _, sc := range cands {
+			d := contractDifferences(ve.meta, sc.Metadata, ve.rules, sc.RuleSet)
+			if len(d) == 0 {
+				diffs = nil
+				explained[sc.Version] = true
+				break
+			}
+			if diffs == nil {
+				diffs = d // against the registry's first version of the form
+			}
+		}
+		if diffs != nil {
+			sc := cands[0]
+			explained[sc.Version] = true
+			missing = append(missing, Drift{Kind: DataContractDiffers, Subject: name, Version: ve.v.Version, ID: ve.v.ID, Differences: diffs,
+				Message: fmt.Sprintf("%s version %d (commit %.12s) is registered as version %d (id %d) with another data contract: %s. Run contractbot publish to register it with contract.yaml's, or change %s/contract.yaml through a pull request.",
+					name, ve.v.Version, ve.v.Commit, sc.Version, sc.ID, strings.Join(diffs, "; "), folderOr(se))})
+		}
 	}
-	for _, n := range order {
-		if id, ok := unmatched[n]; ok {
-			out = append(out, Drift{Kind: Unregistered, Subject: name, Version: n, ID: id,
-				Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, n, id, folderOr(se))})
+	for _, sc := range regs {
+		if !explained[sc.Version] {
+			out = append(out, Drift{Kind: Unregistered, Subject: name, Version: sc.Version, ID: sc.ID,
+				Message: fmt.Sprintf("%s version %d (id %d) is in the registry but not in Git: it was registered outside the contract repository. Bring it into %s through a pull request, or delete it from the registry.", name, sc.Version, sc.ID, folderOr(se))})
 		}
 	}
 	out = append(out, missing...)
