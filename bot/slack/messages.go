@@ -77,7 +77,11 @@ func consumerLines(refs []verdict.ConsumerRef) string {
 		if len(c.Fields) > 0 {
 			fields = " (" + slackEscape(strings.Join(c.Fields, ", ")) + ")"
 		}
-		lines = append(lines, fmt.Sprintf("• `%s` on `%s`%s: %s", slackEscape(c.Consumer), slackEscape(c.Subject), fields, slackEscape(c.Reason)))
+		what := fmt.Sprintf("`%s` on `%s`", slackEscape(c.Consumer), slackEscape(c.Subject))
+		if c.Consumer == "" { // a change to a rule of the base: the file changed
+			what = fmt.Sprintf("`%s`", slackEscape(c.File))
+		}
+		lines = append(lines, fmt.Sprintf("• %s%s: %s", what, fields, slackEscape(c.Reason)))
 	}
 	return strings.Join(lines, "\n")
 }

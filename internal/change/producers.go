@@ -101,7 +101,8 @@ func mentions(src contract.Source, dir string, names []string) bool {
 }
 
 // producersOfRules returns the subject folders, not among dirs, whose consumer files
-// name a subject of dirs whose data rules differ between base and head: the jobs that
+// (in base or head) name a subject of dirs whose data rules differ between base and
+// head: the jobs that
 // may produce into it, which a rule rejecting writes concerns (the verdict asks their
 // owners to sign off). Lineage is loaded downstream only, so they are found as
 // producerErrors finds them, by reading every consumer file for the subjects' names;
@@ -128,14 +129,18 @@ func producersOfRules(base, head contract.Source, dirs []string) ([]string, erro
 	if len(names) == 0 {
 		return nil, nil
 	}
-	all, err := contract.SubjectDirs(head)
-	if err != nil {
-		return nil, fmt.Errorf("list the subject folders of %s: %w", head.Describe(), err)
-	}
+	// The producers of the base count (the verdict asks them, so deleting their
+	// produces: entries in the same change does not escape it), and those of the head.
 	var out []string
-	for _, dir := range all {
-		if !slices.Contains(dirs, dir) && mentions(head, dir, names) {
-			out = append(out, dir)
+	for _, src := range []contract.Source{base, head} {
+		all, err := contract.SubjectDirs(src)
+		if err != nil {
+			return nil, fmt.Errorf("list the subject folders of %s: %w", src.Describe(), err)
+		}
+		for _, dir := range all {
+			if !slices.Contains(dirs, dir) && !slices.Contains(out, dir) && mentions(src, dir, names) {
+				out = append(out, dir)
+			}
 		}
 	}
 	return out, nil

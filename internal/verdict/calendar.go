@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/calendar"
+	"github.com/contractbot/contractbot/internal/contract"
 )
 
 // calendarChecks decides, per changed subject, whether a calendar entry is required
-// and found, and whether a freeze blocks the merge now. The calendar of the head tree
-// counts: an entry added in the same pull request is fine.
+// and found, and whether a freeze blocks the merge now. The entries of the head count
+// (an entry added in the same pull request is fine); the freezes, and the tier and
+// domain they are scoped by, are the base's (calendarTree).
 func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 	var out []*CalendarCheck
+	cal := calendarTree(in)
 	var conflicts []calendar.Conflict
 	conflictsOnce := func() []calendar.Conflict {
 		if conflicts == nil {
@@ -34,7 +37,7 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 		// a new major version is planned with its readers, whatever its class
 		cc := &CalendarCheck{Subject: sr.Subject, Required: calendar.EntryRequired(string(sr.Class), tier) || sr.Group != nil}
 		if cc.Required {
-			entry, problems := calendar.FindEntry(in.Head, sr.Subject, in.Now)
+			entry, problems := calendar.FindEntry(cal, sr.Subject, in.Now)
 			if entry != nil {
 				cc.Entry = entry.File
 				for _, c := range conflictsOnce() {
@@ -49,7 +52,7 @@ func calendarChecks(in Input, subjects []*SubjectReport) []*CalendarCheck {
 				// the suggestion waits for the sign-offs: see suggestEntries
 			}
 		}
-		if w := calendar.MergeBlocked(in.Head, sr.Subject, in.Now); w != nil && sr.Class == Breaking {
+		if w := calendar.MergeBlocked(cal, sr.Subject, in.Now); w != nil && sr.Class == Breaking {
 			cc.Freeze, cc.FrozenUntil = w.Name, w.End
 		}
 		if len(sr.State) > 0 {
@@ -83,9 +86,18 @@ func suggestEntries(in Input, r *Report) {
 		} else if s := in.Base.Subject(cc.Subject); s != nil {
 			owner = s.Owner
 		}
-		sug := calendar.Suggest(in.Head, []string{cc.Subject}, owner, notBefore, 0)
+		sug := calendar.Suggest(calendarTree(in), []string{cc.Subject}, owner, notBefore, 0)
 		cc.SuggestionFile, cc.Suggestion = sug.File, sug.Content
 	}
+}
+
+// calendarTree is the calendar a change is judged by: the base's subjects (their tier
+// and domain scope the freezes) and freezes, with the head's planned entries. A freeze
+// the change deletes or shortens still holds it; one it adds holds later changes.
+func calendarTree(in Input) *contract.Tree {
+	t := *in.Base
+	t.Entries = in.Head.Entries
+	return &t
 }
 
 // blockers says in words everything that keeps the change from merging.

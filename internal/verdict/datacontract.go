@@ -181,16 +181,20 @@ func dataContractSignOffs(in Input, sr *SubjectReport, required map[string]bool,
 		}
 	}
 	if len(producers) > 0 {
-		for _, c := range producersOf(in.Head, sr.Subject) {
-			need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning,
-				Reason: fmt.Sprintf("it produces into %s, and data rule(s) %s can reject its writes", sr.Subject, quoteAll(producers)) + fingerprintSep + "rules:" + strings.Join(producers, ",")})
+		// The producers of the base: a change that deletes their produces: entries
+		// still asks them.
+		for _, c := range producersOf(in.Base, sr.Subject) {
+			reason := fmt.Sprintf("it produces into %s, and data rule(s) %s can reject its writes", sr.Subject, quoteAll(producers))
+			need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning, Reason: reason,
+				facts: []string{"produces", "rules:" + strings.Join(producers, ",")}, legacy: reason + fingerprintSep + "rules:" + strings.Join(producers, ",")})
 		}
 	}
 	if b := in.Base.Subject(sr.Subject); b != nil && len(readers) > 0 {
 		for _, c := range b.Consumers {
 			if !required[c.Name] {
-				need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning,
-					Reason: fmt.Sprintf("data rule(s) %s can reject or alter the records it reads", quoteAll(readers)) + fingerprintSep + "rules:" + strings.Join(readers, ",")})
+				reason := fmt.Sprintf("data rule(s) %s can reject or alter the records it reads", quoteAll(readers))
+				need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning, Reason: reason,
+					facts: []string{"reads", "rules:" + strings.Join(readers, ",")}, legacy: reason + fingerprintSep + "rules:" + strings.Join(readers, ",")})
 			}
 		}
 	}

@@ -26,6 +26,10 @@ func Evaluate(in Input) *Report {
 		}
 	}
 	r.Lint = lintErrors(in.Base, in.Head, changed)
+	r.Process = processChanges(in)
+	if len(r.Process) > 0 {
+		r.Class = worst(r.Class, Compatible) // a change to the governance, as Governance is
+	}
 	r.Calendar = calendarChecks(in, r.Subjects)
 	Settle(in, r)
 	return r
@@ -38,7 +42,7 @@ func Evaluate(in Input) *Report {
 // the report with them, so the schemas are compared once per event.
 func Settle(in Input, r *Report) {
 	r.Override, r.Notices = in.Override, in.Notices
-	r.SignOffs, r.State = signOffs(in, r.Subjects)
+	r.SignOffs, r.State = signOffs(in, r.Subjects, r.Process)
 	suggestEntries(in, r)
 	r.FYI = fyis(r)
 	r.Blockers = blockers(r)
@@ -196,7 +200,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	removalPolicyFindings(in, b, h, sr)
 	stateEffects(b, sr)
 	dataRuleFindings(b, h, sr)
-	dataContractChanges(in.Head, b, h, sr)
+	dataContractChanges(in.Base, b, h, sr)
 	deprecatedReads(h, sr)
 }
 
@@ -220,35 +224,49 @@ var keyErrors = map[string]bool{
 }
 
 // governance records the contract changes consumers must agree to, and notes others.
+// Each change consumers must agree to is a sentence (Governance) and a fact (governs)
+// the sign-off fingerprints hash.
 func governance(b, h *contract.Subject, sr *SubjectReport) {
+	govern := func(fact, format string, args ...any) {
+		sr.Governance = append(sr.Governance, fmt.Sprintf(format, args...))
+		sr.governs = append(sr.governs, fact)
+	}
 	if b.Compatibility != h.Compatibility {
 		bl, _ := checker.ParseLevel(b.Compatibility)
 		hl, _ := checker.ParseLevel(h.Compatibility)
 		if hl.Strictness() < bl.Strictness() || (bl.Backward() && !hl.Backward()) || (bl.Forward() && !hl.Forward()) {
-			sr.Governance = append(sr.Governance, fmt.Sprintf("the compatibility level is loosened from %s to %s: the registry will accept changes that %s consumers can no longer rely on", bl, hl, sr.Subject))
+			govern("level:"+b.Compatibility+"->"+h.Compatibility, "the compatibility level is loosened from %s to %s: the registry will accept changes that %s consumers can no longer rely on", bl, hl, sr.Subject)
 		} else {
 			sr.Notes = append(sr.Notes, fmt.Sprintf("the compatibility level is tightened from %s to %s", bl, hl))
 		}
 	}
 	if b.Owner != h.Owner {
-		sr.Governance = append(sr.Governance, fmt.Sprintf("the owner changes from %s to %s: another team will decide on this subject's changes", b.Owner, h.Owner))
+		govern("owner:"+b.Owner+"->"+h.Owner, "the owner changes from %s to %s: another team will decide on this subject's changes", b.Owner, h.Owner)
 	}
 	if b.Format != h.Format {
-		sr.Governance = append(sr.Governance, fmt.Sprintf("the format changes from %s to %s: every consumer needs a new deserializer", b.Format, h.Format))
+		govern("format:"+b.Format+"->"+h.Format, "the format changes from %s to %s: every consumer needs a new deserializer", b.Format, h.Format)
 	}
-	if contract.LoosensRemoval(b, h) {
-		sr.Governance = append(sr.Governance, fmt.Sprintf("the removal policy is loosened from %s to %s: fields consumers read may then be removed or renamed without a deprecation period", b.RemovalPolicy(), h.RemovalPolicy()))
-	} else if b.RemovalPolicy() != h.RemovalPolicy() {
-		sr.Notes = append(sr.Notes, fmt.Sprintf("the removal policy is tightened from %s to %s", b.RemovalPolicy(), h.RemovalPolicy()))
+	if bp, hp := b.RemovalPolicy(), h.RemovalPolicy(); contract.LoosensRemoval(b, h) {
+		govern("removal:"+bp+"->"+hp, "the removal policy is loosened from %s to %s: fields consumers read may then be removed or renamed without a deprecation period", bp, hp)
+	} else if bp != hp {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the removal policy is tightened from %s to %s", bp, hp))
 	}
-	if b.Tier != h.Tier {
+	switch {
+	case b.Tier == h.Tier:
+	case b.Tier == "core":
+		govern("tier:"+b.Tier+"->"+h.Tier, "the tier changes from core to %s: COMPATIBLE changes will no longer need a calendar entry, and core freezes no longer hold it", orDefault(h.Tier, "standard"))
+	default:
 		sr.Notes = append(sr.Notes, fmt.Sprintf("tier changes from %s to %s", b.Tier, h.Tier))
 	}
 	if b.Topic != h.Topic {
-		sr.Governance = append(sr.Governance, fmt.Sprintf("the topic changes from %q to %q: consumers must subscribe to the new topic", b.Topic, h.Topic))
+		govern("topic:"+b.Topic+"->"+h.Topic, "the topic changes from %q to %q: consumers must subscribe to the new topic", b.Topic, h.Topic)
 	}
-	if b.SignoffHours != h.SignoffHours {
-		sr.Notes = append(sr.Notes, fmt.Sprintf("the sign-off window changes from %d to %d hours", b.SignoffHours, h.SignoffHours))
+	switch {
+	case b.SignoffHours == h.SignoffHours:
+	case h.SignoffHours < b.SignoffHours:
+		govern(fmt.Sprintf("signoff_hours:%d->%d", b.SignoffHours, h.SignoffHours), "the sign-off window shortens from %d to %d hours: its consumers will have less time to answer a change", b.SignoffHours, h.SignoffHours)
+	default:
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the sign-off window changes from %d to %d hours (after the merge; this change keeps %d)", b.SignoffHours, h.SignoffHours, b.SignoffHours))
 	}
 }
 

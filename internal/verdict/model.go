@@ -110,8 +110,29 @@ type Override struct {
 
 // Input is everything an evaluation needs. Base and Head must hold at least every
 // subject that changed and the subjects their lineage reaches.
+//
+// The seam between the two trees: Base is what the change is judged against and the
+// only source of the rules; Head is what the change proposes. Everything that decides
+// who signs off, by when, where they are told and what blocks comes from Base: teams
+// (handles, members, Slack and escalation channels), consumers and their reads, state
+// and produces (the producers a data rule asks), signoff_hours, tier, the removal
+// policy and freezes. The bot hands the base branch's tip here (it judges what merging
+// does to the branch as it is now); `contractbot check` hands its base. What the change
+// does to those rules takes effect after the merge and is itself judged: it needs the
+// sign-off of whoever it takes something from (Report.Process, docs/verdict.md,
+// "Rules come from the base"). Head gives the schemas, the contract and the calendar
+// entries the change plans (an entry added in the same pull request counts; a freeze
+// it adds, shortens or deletes does not, until it is merged).
 type Input struct {
-	Base, Head *contract.Tree
+	// Base is the tree the change is judged against, and its rules.
+	Base *contract.Tree
+	// Head is the tree the change proposes.
+	Head *contract.Tree
+	// AdminTeam is the GitHub team ("org/slug" or "@org/slug") whose sign-off a change
+	// to the process itself needs (a freeze deleted or shortened, a pii mark removed):
+	// the bot's --admin-team. Empty means the base's team with id "platform" (the
+	// team CODEOWNERS makes owner of teams.yaml and freezes.yaml).
+	AdminTeam string
 	// History returns the versions of a subject's schema up to the base, oldest
 	// first, the base's content among them (a content that returns is not a new
 	// version): the _TRANSITIVE levels check against them, and findings name the
@@ -156,10 +177,14 @@ type Report struct {
 	Deadline time.Time        `json:"deadline,omitzero"`
 	Calendar []*CalendarCheck `json:"calendar"`
 	// Lint lists the head tree's errors (the change makes the tree invalid).
-	Lint     contract.Diagnostics `json:"lint"`
-	Blockers []string             `json:"blockers"`
-	Override *Override            `json:"override,omitempty"`
-	Notices  []string             `json:"notices,omitempty"`
+	Lint contract.Diagnostics `json:"lint"`
+	// Process lists what the change does to the rules the gate applies (teams,
+	// consumer files, freezes, sign-off windows): each takes effect after the merge and
+	// needs the sign-off of the team it names.
+	Process  []ProcessChange `json:"process,omitempty"`
+	Blockers []string        `json:"blockers"`
+	Override *Override       `json:"override,omitempty"`
+	Notices  []string        `json:"notices,omitempty"`
 	// State is the team state to remember for the next evaluation.
 	State map[string]TeamState `json:"state"`
 	Now   time.Time            `json:"evaluated_at"`
@@ -201,6 +226,9 @@ type SubjectReport struct {
 	Group *GroupChange `json:"group,omitempty"`
 	// Governance lists changes to the contract that consumers must agree to.
 	Governance []string `json:"governance,omitempty"`
+	// governs are the facts behind Governance, in its order: what the sign-off
+	// fingerprints hash instead of the sentences.
+	governs []string
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).
 	Notes []string `json:"notes,omitempty"`
 	// Warnings are facts the author should act on that do not block the change (a
@@ -211,17 +239,26 @@ type SubjectReport struct {
 	Error string `json:"error,omitempty"`
 }
 
-// ConsumerRef names one consumer and why its team must sign off.
+// ConsumerRef names one consumer and why its team must sign off, or (Consumer empty)
+// the change to a rule of the base (teams.yaml, a freeze, a subject's signoff_hours or
+// pii marks) that needs the team's sign-off.
 type ConsumerRef struct {
-	Subject  string         `json:"subject"`
-	Consumer string         `json:"consumer"`
-	Effect   checker.Effect `json:"effect"`
+	Subject  string `json:"subject,omitempty"`
+	Consumer string `json:"consumer,omitempty"`
+	// File is the file whose change needs the sign-off, for a change to a rule.
+	File   string         `json:"file,omitempty"`
+	Effect checker.Effect `json:"effect"`
 	// Fields are the fields of its subject that change for it.
 	Fields []string `json:"fields"`
 	Reason string   `json:"reason"`
 	// Chains are the lineage paths from the changed field to the consumer's
 	// ("subject.field -> via -> subject.field", origin first); set for FYIs.
 	Chains []string `json:"chains,omitempty"`
+	// facts are what the sign-off's fingerprint hashes: the kinds of changes to the
+	// fields, rules or files the consumer depends on, never the sentences.
+	facts []string
+	// legacy is the reason as earlier releases hashed it (legacyFingerprint).
+	legacy string
 }
 
 // SignOff is one team's required approval.

@@ -31,6 +31,7 @@ func Markdown(r *Report, opt MarkdownOptions) string {
 	for _, s := range r.Subjects {
 		m.subject(s)
 	}
+	m.process()
 	m.signOffs()
 	m.calendar()
 	m.lint()
@@ -83,7 +84,7 @@ func badge(c Class) string { return "**" + string(c) + "**" }
 func (m *mdWriter) verdict() {
 	r := m.r
 	switch {
-	case len(r.Subjects) == 0 && len(r.Lint) == 0:
+	case len(r.Subjects) == 0 && len(r.Lint) == 0 && len(r.Blockers) == 0:
 		m.f("%s: no schema contract changes. Ready to merge.\n", badge(r.Class))
 	case len(r.Blockers) == 0:
 		m.f("%s: ready to merge.\n", badge(r.Class))
@@ -97,6 +98,18 @@ func (m *mdWriter) verdict() {
 	}
 	for _, n := range r.Notices {
 		m.f("\n> %s\n", escapeMarkdown(n))
+	}
+}
+
+// process lists the changes to the rules the gate applies, which take effect after
+// the merge.
+func (m *mdWriter) process() {
+	if len(m.r.Process) == 0 {
+		return
+	}
+	m.f("\n### Changes to the rules\n\nThey take effect once merged; this pull request is judged by the base's rules. Each needs the sign-off of the team named.\n\n")
+	for _, pc := range m.r.Process {
+		m.f("- %s (%s): %s\n", m.fileLink(pc.File), escapeMarkdown(pc.Team), escapeMarkdown(pc.Message))
 	}
 }
 

@@ -35,7 +35,14 @@ func (m *mdWriter) signOffs() {
 			m.f("- [%s] %s: pending, due %s (%s)\n", box, who, stamp(so.Deadline), relative(so.Deadline, m.r.Now))
 		}
 		for _, ref := range so.For {
-			m.f("  - %s on %s", code(ref.Consumer), code(ref.Subject))
+			switch {
+			case ref.Consumer == "" && ref.Subject == "":
+				m.f("  - %s", code(ref.File))
+			case ref.Consumer == "":
+				m.f("  - %s of %s", code(ref.File), code(ref.Subject))
+			default:
+				m.f("  - %s on %s", code(ref.Consumer), code(ref.Subject))
+			}
 			if fs := nonEmpty(ref.Fields); len(fs) > 0 {
 				for i, f := range fs[:min(len(fs), maxFields)] {
 					fs[i] = code(f)

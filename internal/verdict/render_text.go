@@ -16,7 +16,7 @@ func Text(r *Report) string {
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	switch {
-	case len(r.Subjects) == 0 && len(r.Lint) == 0:
+	case len(r.Subjects) == 0 && len(r.Lint) == 0 && len(r.Blockers) == 0:
 		f("%s: no schema contract changes; ready to merge\n", r.Class)
 	case len(r.Blockers) == 0:
 		f("%s: ready to merge\n", r.Class)
@@ -112,6 +112,12 @@ func Text(r *Report) string {
 			f("  note: %s\n", plain(n))
 		}
 	}
+	if len(r.Process) > 0 {
+		f("\nchanges to the rules (they take effect once merged; this change is judged by the base's):\n")
+		for _, pc := range r.Process {
+			f("  %s (%s): %s\n", plain(pc.File), plain(pc.Team), plain(pc.Message))
+		}
+	}
 	if len(r.SignOffs) > 0 {
 		f("\nsign-offs:\n")
 	}
@@ -134,7 +140,14 @@ func Text(r *Report) string {
 			f("pending, due %s (%s)\n", stamp(so.Deadline), relative(so.Deadline, r.Now))
 		}
 		for _, ref := range so.For {
-			f("      %s on %s", plain(ref.Consumer), plain(ref.Subject))
+			switch {
+			case ref.Consumer == "" && ref.Subject == "":
+				f("      %s", plain(ref.File))
+			case ref.Consumer == "":
+				f("      %s of %s", plain(ref.File), plain(ref.Subject))
+			default:
+				f("      %s on %s", plain(ref.Consumer), plain(ref.Subject))
+			}
 			if fs := nonEmpty(ref.Fields); len(fs) > 0 {
 				f(" (%s)", plain(some(fs)))
 			}

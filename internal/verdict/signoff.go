@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,25 +20,28 @@ import (
 // to remember. A team must sign off for each of its consumers that reads the changed
 // subject directly and for which the change breaks or changes meaning, and for every
 // direct consumer of a subject whose governance changes.
-func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamState) {
+func signOffs(in Input, subjects []*SubjectReport, process []ProcessChange) ([]*SignOff, map[string]TeamState) {
 	byTeam := map[string]*SignOff{}
 	hours := map[string]int{}
+	admin, adminHandles := adminTeam(in)
+	// Everything here comes from the base (Input): a team's handles, a subject's
+	// sign-off window. A team the base does not know has no handles (nobody can
+	// sign off for it but an override); a subject the base lacks has the default
+	// window.
 	need := func(team, subject string, ref ConsumerRef) {
 		so := byTeam[team]
 		if so == nil {
 			so = &SignOff{Team: team}
-			if t := in.Base.Teams[team]; t != nil {
-				so.Handles = t.GitHub
-			} else if t := in.Head.Teams[team]; t != nil {
+			if team == admin {
+				so.Handles = adminHandles
+			} else if t := in.Base.Teams[team]; t != nil {
 				so.Handles = t.GitHub
 			}
 			byTeam[team] = so
 		}
 		so.For = append(so.For, ref)
 		h := contract.DefaultSignoffHours
-		if s := in.Head.Subject(subject); s != nil {
-			h = s.SignoffHours
-		} else if s := in.Base.Subject(subject); s != nil {
+		if s := in.Base.Subject(subject); s != nil {
 			h = s.SignoffHours
 		}
 		if cur, ok := hours[team]; !ok || h < cur {
@@ -70,15 +74,24 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 				reason = "the subject it reads is deleted"
 			}
 			required[a.Name] = true
-			need(a.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: a.Name, Effect: a.Effect, Fields: sortedKeys(fields), Reason: reason + fingerprintSep + strings.Join(kinds, ";")})
+			facts := slices.Clone(kinds)
+			if !a.Direct {
+				facts = append(facts, fmt.Sprintf("hops:%d", a.Hops))
+			}
+			if sr.Kind == Deleted {
+				facts = append(facts, "subject-deleted")
+			}
+			need(a.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: a.Name, Effect: a.Effect, Fields: sortedKeys(fields), Reason: reason,
+				facts: facts, legacy: reason + fingerprintSep + strings.Join(kinds, ";")})
 		}
 		for _, se := range sr.State {
 			effect, reason := checker.ChangesMeaning, "its "+se.Serializer+" state holds "+se.Field+", which the change alters: "+se.Why+"; migrate the state with a savepoint"
 			if !se.Migratable {
 				effect, reason = checker.Breaks, "its "+se.Serializer+" state holds "+se.Field+" and cannot be restored after the change: "+se.Why
 			}
-			need(se.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: se.Consumer, Effect: effect, Fields: []string{se.Field},
-				Reason: reason + fingerprintSep + "state:" + se.Field + ":" + string(se.Change)})
+			need(se.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: se.Consumer, Effect: effect, Fields: []string{se.Field}, Reason: reason,
+				facts:  []string{"state:" + se.Field + ":" + string(se.Change) + ":" + se.Serializer + ":" + strconv.FormatBool(se.Migratable)},
+				legacy: reason + fingerprintSep + "state:" + se.Field + ":" + string(se.Change)})
 		}
 		dataContractSignOffs(in, sr, required, need)
 		if len(sr.Governance) == 0 {
@@ -89,11 +102,13 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 				if required[c.Name] {
 					continue
 				}
-				need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning,
-					Reason: "the contract it relies on changes: " + strings.Join(sr.Governance, "; ")})
+				reason := "the contract it relies on changes: " + strings.Join(sr.Governance, "; ")
+				need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning, Reason: reason,
+					facts: slices.Clone(sr.governs), legacy: reason})
 			}
 		}
 	}
+	processSignOffs(process, need)
 	teams := make([]string, 0, len(byTeam))
 	for t := range byTeam {
 		teams = append(teams, t)
@@ -104,17 +119,19 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 	var out []*SignOff
 	for _, team := range teams {
 		so := byTeam[team]
-		sort.Slice(so.For, func(i, j int) bool {
-			if so.For[i].Subject != so.For[j].Subject {
-				return so.For[i].Subject < so.For[j].Subject
+		sort.SliceStable(so.For, func(i, j int) bool {
+			a, b := so.For[i], so.For[j]
+			if a.Subject != b.Subject {
+				return a.Subject < b.Subject
 			}
-			return so.For[i].Consumer < so.For[j].Consumer
+			if a.Consumer != b.Consumer {
+				return a.Consumer < b.Consumer
+			}
+			return a.File < b.File
 		})
 		so.Fingerprint = fingerprint(so.For)
-		for i := range so.For {
-			so.For[i].Reason, _, _ = strings.Cut(so.For[i].Reason, fingerprintSep)
-		}
-		st := teamState(in, so)
+		st := teamState(in, so, legacyFingerprint(so.For))
+		so.Fingerprint = st.Fingerprint
 		state[team] = st
 		so.RequestedAt = st.RequestedAt
 		so.Deadline = st.RequestedAt.Add(time.Duration(hours[team]) * time.Hour)
@@ -137,14 +154,32 @@ func signOffs(in Input, subjects []*SubjectReport) ([]*SignOff, map[string]TeamS
 	return out, state
 }
 
-// fingerprintSep separates a reason from the detail that only feeds the fingerprint.
-const fingerprintSep = "\x00"
-
-// fingerprint hashes what the change does to a team's consumers.
+// fingerprint hashes what the change does to a team's consumers, from facts only:
+// the subject, the consumer or file, the effect and the structured facts (field, kind
+// of change, old and new, rule names, lineage hops), never the sentences a person
+// reads, so a release that rewords a message keeps every approval.
 func fingerprint(refs []ConsumerRef) string {
 	h := sha256.New()
 	for _, r := range refs {
-		fmt.Fprintf(h, "%s|%s|%s|%s\n", r.Subject, r.Consumer, r.Effect, r.Reason)
+		fmt.Fprintf(h, "%q|%q|%q|%q|%q\n", r.Subject, r.Consumer, r.File, r.Effect, r.facts)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// fingerprintSep separated a reason from its detail in legacyFingerprint.
+const fingerprintSep = "\x00"
+
+// legacyFingerprint is the fingerprint earlier releases wrote, which hashed the
+// reasons' sentences: a team whose remembered fingerprint is this one for the same
+// change keeps it (teamState), so upgrading drops no approval. It is "" when a
+// reference has no such form (a requirement that earlier releases did not make).
+func legacyFingerprint(refs []ConsumerRef) string {
+	h := sha256.New()
+	for _, r := range refs {
+		if r.legacy == "" {
+			return ""
+		}
+		fmt.Fprintf(h, "%s|%s|%s|%s\n", r.Subject, r.Consumer, r.Effect, r.legacy)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
@@ -154,12 +189,18 @@ func fingerprint(refs []ConsumerRef) string {
 // request's first evaluation dates from the opening; one that appears later (a new
 // team, a changed fingerprint) from now; one whose history cannot be verified from
 // the last review request GitHub shows, or now.
-func teamState(in Input, so *SignOff) TeamState {
+//
+// A remembered fingerprint that is legacy (the form earlier releases wrote for the
+// same change) counts as the same, and is kept.
+func teamState(in Input, so *SignOff, legacy string) TeamState {
 	fresh := TeamState{Fingerprint: so.Fingerprint, Since: in.Now, RequestedAt: in.Now, Head: in.HeadSHA}
 	if in.PriorHead != "" && in.PriorHead == in.HeadSHA {
 		fresh.Head = "" // the head did not move: the base did, and the head's approvals predate it
 	}
 	st, seen := in.Prior[so.Team]
+	if seen && legacy != "" && st.Fingerprint == legacy {
+		so.Fingerprint = legacy
+	}
 	switch {
 	case in.Memory == Rebuilt:
 		fresh.Head = in.HeadSHA
