@@ -251,9 +251,9 @@ func governance(b, h *contract.Subject, sr *SubjectReport) {
 	} else if bp != hp {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("the removal policy is tightened from %s to %s", bp, hp))
 	}
-	switch {
-	case b.Tier == h.Tier:
-	case b.Tier == "core":
+	switch b.Tier {
+	case h.Tier:
+	case "core":
 		govern("tier:"+b.Tier+"->"+h.Tier, "the tier changes from core to %s: COMPATIBLE changes will no longer need a calendar entry, and core freezes no longer hold it", orDefault(h.Tier, "standard"))
 	default:
 		sr.Notes = append(sr.Notes, fmt.Sprintf("tier changes from %s to %s", b.Tier, h.Tier))
