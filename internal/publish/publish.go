@@ -242,10 +242,8 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		if err != nil {
 			return it, fmt.Errorf("read %s version %d: %w", subject, v.Version, err)
 		}
-		if level != "" {
-			if err := p.Registry.SetConfig(ctx, subject, level); err != nil {
-				return it, err
-			}
+		if err := p.setConfig(ctx, subject, level, f); err != nil {
+			return it, err
 		}
 		typ := registry.TypeOf(v.Format)
 		refs := references(ix, v, byPath)
@@ -271,6 +269,36 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 		return it, fmt.Errorf("send the event of %s version %d: %w", subject, v.Version, err)
 	}
 	return it, nil
+}
+
+// GroupRegistry is a Registry that takes a subject's compatibility group with its
+// level (*registry.Client has it): Confluent's compatibilityGroup config, which makes
+// the registry check a version only against the versions of its group.
+type GroupRegistry interface {
+	SetConfigGroup(ctx context.Context, subject, level, group string) error
+}
+
+// setConfig sets a subject's level and, when its contract.yaml at the commit declares
+// a compatibility group, the group's key, before the version is registered: a new
+// group's first version is then checked against nothing, as the verdict did.
+func (p *Publisher) setConfig(ctx context.Context, subject, level string, f *facts) error {
+	group := ""
+	if f != nil && f.head != nil {
+		group = registry.GroupOf(f.head.Subject(subject))
+	}
+	gr, ok := p.Registry.(GroupRegistry)
+	switch {
+	case group != "" && !ok:
+		return fmt.Errorf("%s declares the compatibility group %s, which this registry client cannot set; publish with a client that sets compatibilityGroup", subject, group)
+	case group != "":
+		if level == "" {
+			level = "BACKWARD" // Confluent's default: the PUT needs a level
+		}
+		return gr.SetConfigGroup(ctx, subject, level, group)
+	case level != "":
+		return p.Registry.SetConfig(ctx, subject, level)
+	}
+	return nil
 }
 
 // refusedBy names what a registry holds that refused a version as incompatible: its

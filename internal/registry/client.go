@@ -216,6 +216,16 @@ func (c *Client) SetConfig(ctx context.Context, subject, level string) error {
 	return nil
 }
 
+// SetConfigGroup sets a subject's compatibility level and its compatibility group
+// (Confluent's compatibilityGroup: the metadata property whose value groups its
+// versions; the registry checks a new version only against those of its group).
+func (c *Client) SetConfigGroup(ctx context.Context, subject, level, group string) error {
+	if err := c.do(ctx, http.MethodPut, "config/"+esc(subject), configBody{Compatibility: level, CompatibilityGroup: group}, nil); err != nil {
+		return fmt.Errorf("set the compatibility level of %s to %s with compatibility group %s: %w", subject, level, group, err)
+	}
+	return nil
+}
+
 // TestCompatibility tests schema against a version of subject ("latest", a number, or
 // "" for every version) at the subject's level, asking for the registry's messages.
 func (c *Client) TestCompatibility(ctx context.Context, subject, version, schema string, typ SchemaType, refs []Reference) (Compatibility, error) {

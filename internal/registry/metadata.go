@@ -11,7 +11,8 @@ import (
 const TagPII = "PII"
 
 // MetadataOf is the data-contract metadata of a subject as contract.yaml declares it:
-// properties owner, tier and topic (when set); a PII tag on every field marked
+// properties owner, tier and topic (when set) and the compatibility group's key with
+// this version's value (when declared); a PII tag on every field marked
 // `pii: true`, keyed "**.<field path>" (Confluent matches tag keys as patterns against
 // a field's full name, which ends with the dotted path contract.yaml uses). nil for a
 // nil subject.
@@ -22,6 +23,11 @@ func MetadataOf(s *contract.Subject) *Metadata {
 	m := &Metadata{Properties: map[string]string{"owner": s.Owner, "tier": s.Tier}}
 	if s.Topic != "" {
 		m.Properties["topic"] = s.Topic
+	}
+	if s.Group != nil && s.Group.Key != "" {
+		// the version's compatibility group (the subject's compatibilityGroup config
+		// names the property)
+		m.Properties[s.Group.Key] = s.Group.Value
 	}
 	for path, f := range s.Fields {
 		if f.PII {
@@ -35,6 +41,15 @@ func MetadataOf(s *contract.Subject) *Metadata {
 		slices.Sort(m.Tags[k])
 	}
 	return m
+}
+
+// GroupOf is the compatibility group key (Confluent's compatibilityGroup config) of a
+// subject's contract.yaml, "" when it declares none.
+func GroupOf(s *contract.Subject) string {
+	if s == nil || s.Group == nil {
+		return ""
+	}
+	return s.Group.Key
 }
 
 // RuleSetOf is the ruleSet of a subject's contract.yaml `rules:`, split into domain

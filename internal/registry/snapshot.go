@@ -58,6 +58,7 @@ type versionEntry struct {
 	props      map[string]string // its metadata's properties (GET /subjects/{s}/metadata)
 	pb         *descriptorForm   // a Protobuf version's serialized form, made on first use
 	meta       *Metadata         // its data contract, also served by its id when it is the id's first version
+	group      string            // the compatibility group key its contract.yaml declares (GET /config/{s})
 	rules      *RuleSet
 }
 
@@ -137,8 +138,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if ve.typ == Protobuf {
 					ve.pb = &descriptorForm{}
 				}
-				meta, rules := b.dataContract(v)
-				ve.meta, ve.rules = meta, rules
+				meta, rules, group := b.dataContract(v)
+				ve.meta, ve.rules, ve.group = meta, rules, group
 				if meta != nil {
 					ve.props = meta.Properties
 				}
@@ -161,7 +162,14 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 			nums = append(nums, v.Version)
 		}
 		se.versionsBody = mustJSON(nums)
-		se.configBody = levelBody(se.level)
+		group, n := "", h.Current
+		if n == 0 {
+			n = len(se.versions) // deleted: the one it was last published with
+		}
+		if n > 0 && n <= len(se.versions) {
+			group = se.versions[n-1].group // the compatibilityGroup of its current contract.yaml
+		}
+		se.configBody = mustJSON(configBody{CompatibilityLevel: se.level, Compatibility: se.level, CompatibilityGroup: group})
 		se.current = h.Current
 		snap.subjects[s] = se
 		if !se.deleted {
@@ -221,16 +229,16 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 // dataContract is the data contract of a version: contract.yaml's owner, tier, topic
 // and PII fields (metadata) and its rules (ruleSet) at the commit where the version
 // first appeared (nil when it cannot be read).
-func (b *builder) dataContract(v versions.Version) (*Metadata, *RuleSet) {
+func (b *builder) dataContract(v versions.Version) (*Metadata, *RuleSet, string) {
 	if b.contractAt == nil {
-		return nil, nil
+		return nil, nil, ""
 	}
 	data, err := b.contractAt(v)
 	if err != nil {
-		return nil, nil
+		return nil, nil, ""
 	}
 	s := contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data)
-	return MetadataOf(s), RuleSetOf(s)
+	return MetadataOf(s), RuleSetOf(s), GroupOf(s)
 }
 
 // reusable returns the previous snapshot's entry for subject when nothing of it

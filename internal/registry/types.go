@@ -111,6 +111,9 @@ type schemaRequest struct {
 type configBody struct {
 	CompatibilityLevel string `json:"compatibilityLevel,omitempty"`
 	Compatibility      string `json:"compatibility,omitempty"`
+	// CompatibilityGroup is the metadata property whose value groups the subject's
+	// versions: the registry checks a version only against those of its group.
+	CompatibilityGroup string `json:"compatibilityGroup,omitempty"`
 }
 
 func typeForRequest(t SchemaType) SchemaType {

@@ -26,7 +26,8 @@ import (
 // anywhere has one id; a schema that does not parse is 42201), and the reads
 // `registry diff` makes:
 // GET /subjects, /subjects/{s}/versions, /subjects/{s}/versions/{v} (the stored,
-// canonical text), /config and /config/{s}. Anything else answers 404. It is an
+// canonical text), /config and /config/{s} (with the compatibilityGroup a PUT set).
+// Anything else answers 404. It is an
 // http.Handler; serve it with httptest.
 //
 // Normalize, when set, is the registry's own normalization: registrations store
@@ -40,6 +41,7 @@ type Registry struct {
 	ids      map[string]int      // canonical form, metadata and ruleSet -> id
 	subjects map[string][]stored // subject -> versions, version i+1 at i
 	levels   map[string]string   // subject -> level
+	groups   map[string]string   // subject -> compatibilityGroup
 	posts    int
 	normLook int                         // look-ups with ?normalize=true
 	bodies   map[string][]map[string]any // subject -> registration bodies as sent
@@ -67,7 +69,7 @@ func (f *Registry) response(subject string, n int, v stored) registry.Schema {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{ids: map[string]int{}, subjects: map[string][]stored{}, levels: map[string]string{}, bodies: map[string][]map[string]any{}}
+	return &Registry{ids: map[string]int{}, subjects: map[string][]stored{}, levels: map[string]string{}, groups: map[string]string{}, bodies: map[string][]map[string]any{}}
 }
 
 // Registrations counts POST /subjects/{s}/versions requests.
@@ -121,6 +123,7 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Schema        string              `json:"schema"`
 		SchemaType    registry.SchemaType `json:"schemaType"`
 		Compatibility string              `json:"compatibility"`
+		Group         string              `json:"compatibilityGroup"`
 		Metadata      *registry.Metadata  `json:"metadata"`
 		RuleSet       *registry.RuleSet   `json:"ruleSet"`
 	}
@@ -142,12 +145,20 @@ func (f *Registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPut && len(parts) == 2 && parts[0] == "config":
 		f.levels[parts[1]] = body.Compatibility
-		_ = enc.Encode(map[string]string{"compatibility": body.Compatibility})
+		if body.Group != "" {
+			f.groups[parts[1]] = body.Group
+		}
+		_ = enc.Encode(raw) // Confluent echoes the request
+
 	case r.Method == http.MethodGet && len(parts) == 1 && parts[0] == "config":
 		_ = enc.Encode(map[string]string{"compatibilityLevel": "BACKWARD"})
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "config":
 		if l := f.levels[parts[1]]; l != "" {
-			_ = enc.Encode(map[string]string{"compatibilityLevel": l})
+			out := map[string]string{"compatibilityLevel": l}
+			if g := f.groups[parts[1]]; g != "" {
+				out["compatibilityGroup"] = g
+			}
+			_ = enc.Encode(out)
 			return
 		}
 		fail(http.StatusNotFound, registry.CodeSubjectLevelNotFound, "Subject '"+parts[1]+"' does not have subject-level compatibility configured")
