@@ -114,25 +114,29 @@ func (l refLoader) Load(u string) (any, error) {
 }
 
 // decodeFramed decodes the payload after the magic byte and id (for Protobuf, the
-// message indexes come first) and returns the value as rules see it.
-func (d *decoder) decodeFramed(payload []byte, p *problems) (any, error) {
+// message indexes come first) and returns the value as rules see it (when value:
+// nil otherwise, sparing the conversion).
+func (d *decoder) decodeFramed(payload []byte, p *problems, value bool) (any, error) {
 	switch {
 	case d.avro != nil:
-		return d.decodeAvro(payload)
+		return d.decodeAvro(payload, value)
 	case d.record != nil:
-		return d.decodeProto(payload, p)
+		return d.decodeProto(payload, p, value)
 	default:
 		doc, err := parseJSON(payload)
 		if err != nil {
 			return nil, fmt.Errorf("not valid JSON: %w", err)
 		}
 		d.judgeJSON(doc, p)
+		if !value {
+			return nil, nil
+		}
 		return celValue(doc), nil
 	}
 }
 
 // decodeAvro decodes Avro binary with hamba/avro: the whole payload, no byte left.
-func (d *decoder) decodeAvro(payload []byte) (any, error) {
+func (d *decoder) decodeAvro(payload []byte, value bool) (any, error) {
 	r := avro.NewReader(nil, 0, avro.WithReaderConfig(d.avroIO))
 	r.Reset(payload)
 	var v any
@@ -146,6 +150,9 @@ func (d *decoder) decodeAvro(payload []byte) (any, error) {
 	if r.Peek(); r.Error == nil {
 		return nil, errors.New("bytes are left over after the record: it was written with another schema")
 	}
+	if !value {
+		return nil, nil
+	}
 	return avroValue(d.avro, v), nil
 }
 
@@ -154,7 +161,7 @@ var confluent sr.ConfluentHeader
 
 // decodeProto reads the message indexes, finds the message they name and decodes the
 // payload into it with dynamicpb; fields the schema lacks are undeclared-field.
-func (d *decoder) decodeProto(payload []byte, p *problems) (any, error) {
+func (d *decoder) decodeProto(payload []byte, p *problems, value bool) (any, error) {
 	idx, rest, err := confluent.DecodeIndex(payload, 64)
 	if err != nil {
 		return nil, fmt.Errorf("the message indexes do not read: %w", err)
@@ -171,6 +178,9 @@ func (d *decoder) decodeProto(payload []byte, p *problems) (any, error) {
 		return nil, err
 	}
 	unknownFields(m, "", p)
+	if !value {
+		return nil, nil
+	}
 	return protoValue(m), nil
 }
 

@@ -218,7 +218,7 @@ func (sd *Side) judgeFramed(v *version, payload []byte, p *problems) {
 		p.add(DecodeError, "", "%s could not be read to decode the message: %v.", v.what(sd.Subject.Subject), err)
 		return
 	}
-	val, err := d.decodeFramed(payload, p)
+	val, err := d.decodeFramed(payload, p, len(sd.rules.rules) > 0)
 	if err != nil {
 		p.add(DecodeError, "", "the payload does not decode with %s: %s.", v.what(sd.Subject.Subject), decodeCause(err))
 		return

@@ -43,7 +43,7 @@ type fixture struct {
 
 const orderCreated = "contracts/orders/order-created/order_created.avsc"
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	r := testutil.ExampleRepo(t)
 	r.Edit(orderCreated, `"fields": [`, `"fields": [
@@ -56,7 +56,26 @@ func newFixture(t *testing.T) *fixture {
     expr: message.amount > 0
 fields:
 `)
-	head := r.Commit("order_type; amount-positive")
+	r.Commit("order_type; amount-positive")
+	return load(t, r)
+}
+
+// reload commits the working tree and loads the fixture again.
+func reload(t testing.TB, f *fixture) *fixture {
+	t.Helper()
+	f.repo.Commit("change")
+	return load(t, f.repo)
+}
+
+// load loads the tree and history at the repository's head and serves them from the
+// embedded registry.
+func load(t testing.TB, r *testutil.Repo) *fixture {
+	t.Helper()
+	ref, err := r.Git.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := ref.Hash()
 	src, err := contract.NewGitSource(r.Git, head.String())
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +116,7 @@ fields:
 }
 
 // id asks the registry for a subject version's id, as a producer's serializer does.
-func (f *fixture) id(t *testing.T, subject string, version int) (int, string) {
+func (f *fixture) idTB(t testing.TB, subject string, version int) (int, string) {
 	t.Helper()
 	ss, err := f.sr.SchemaByVersion(context.Background(), subject, version)
 	if err != nil {
@@ -161,10 +180,12 @@ func anyMap(m map[string]string) map[string]any {
 }
 
 // produced are the records of the articles' incidents, as real producers frame them.
-func (f *fixture) produced(t *testing.T) []*kgo.Record {
+func (f *fixture) produced(t *testing.T) []*kgo.Record { return f.producedTB(t) }
+
+func (f *fixture) producedTB(t testing.TB) []*kgo.Record {
 	t.Helper()
-	v1, s1 := f.id(t, "orders.order-created-value", 1)
-	v2, s2 := f.id(t, "orders.order-created-value", 2)
+	v1, s1 := f.idTB(t, "orders.order-created-value", 1)
+	v2, s2 := f.idTB(t, "orders.order-created-value", 2)
 	if v1 == v2 {
 		t.Fatalf("the two versions of order-created share id %d", v1)
 	}
@@ -217,9 +238,9 @@ func (f *fixture) produced(t *testing.T) []*kgo.Record {
 
 // shipments frames Protobuf messages as Confluent's serializer does (the message
 // index after the id), one carrying a field number the schema lacks.
-func (f *fixture) shipments(t *testing.T) []*kgo.Record {
+func (f *fixture) shipments(t testing.TB) []*kgo.Record {
 	t.Helper()
-	id, _ := f.id(t, "logistics.shipment-dispatched-value", 1)
+	id, _ := f.idTB(t, "logistics.shipment-dispatched-value", 1)
 	sch, err := f.tree.Subject("logistics.shipment-dispatched-value").Schema()
 	if err != nil {
 		t.Fatal(err)
