@@ -14,6 +14,7 @@ import (
 	"github.com/contractbot/contractbot/internal/lineage"
 	"github.com/contractbot/contractbot/internal/lineage/olstore"
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
+	"github.com/contractbot/contractbot/internal/outbound"
 )
 
 func newLineageVerifyCmd() *cobra.Command {
@@ -111,8 +112,9 @@ func readEvents(file, url string) ([]openlineage.RunEvent, error) {
 		defer func() { _ = f.Close() }() // read only
 		return openlineage.ReadLines(file, f)
 	}
-	u := strings.TrimSuffix(url, "/") + olstore.Path
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(u)
+	full := strings.TrimSuffix(url, "/") + olstore.Path
+	u := outbound.RedactString(full)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(full)
 	if err != nil {
 		return nil, fmt.Errorf("read OpenLineage events from %s: %w", u, err)
 	}

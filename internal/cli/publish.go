@@ -19,6 +19,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/outbound"
 	"github.com/contractbot/contractbot/internal/publish"
 	"github.com/contractbot/contractbot/internal/registry"
 )
@@ -110,7 +111,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			sums, err := p.Publish(ctx, head)
 			where := "the embedded registry serves them"
 			if url != "" {
-				where = "registered at " + url
+				where = "registered at " + outbound.RedactString(url)
 			}
 			if len(sums) == 0 && err == nil {
 				fmt.Fprintf(out, "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)

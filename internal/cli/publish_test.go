@@ -216,3 +216,26 @@ func TestPublishCommandFailsMidway(t *testing.T) {
 	}
 	publishGolden(t, "fails-midway.txt", out, srv.URL, state, eventsFile)
 }
+
+// TestPublishHidesPasswords: a registry or an event sink named with user:password@
+// never shows the password: not in the summary, not in an error.
+func TestPublishHidesPasswords(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	withPassword := func(u string) string { return strings.Replace(u, "http://", "http://ci:hunter2@", 1) }
+	reg := httptest.NewServer(publishtest.NewRegistry())
+	defer reg.Close()
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer hook.Close()
+	out, errOut, code := runCLI(t, "publish", "--repo", dir, "--registry", withPassword(reg.URL), "--events", withPassword(hook.URL)+"/hook",
+		"--state", filepath.Join(t.TempDir(), "s.json"))
+	if code != 0 || strings.Contains(out+errOut, "hunter2") || !strings.Contains(out, "registered at http://ci:xxxxx@") || !strings.Contains(out, "events to http http://ci:xxxxx@") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // refuses connections
+	out, errOut, code = runCLI(t, "publish", "--repo", dir, "--registry", withPassword(down.URL), "--events", withPassword(down.URL)+"/hook",
+		"--state", filepath.Join(t.TempDir(), "s.json"), "--timeout", "1s")
+	if code != 2 || strings.Contains(out+errOut, "hunter2") || !strings.Contains(errOut, "ci:xxxxx@") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+}

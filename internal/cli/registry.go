@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/outbound"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -180,7 +181,7 @@ CONTRACTBOT_REGISTRY_PASSWORD (basic auth) or CONTRACTBOT_REGISTRY_TOKEN (bearer
 			}
 			rep, err := registry.Diff(cmd.Context(), c, r.Repository, ix)
 			if err != nil {
-				return fmt.Errorf("compare with %s: %w", url, err)
+				return fmt.Errorf("compare with %s: %w", outbound.RedactString(url), err)
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())

@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/outbound"
 )
 
 // SignatureHeader carries the HMAC-SHA256 of the request body, keyed with the shared
@@ -84,7 +86,7 @@ func (h *HTTP) Send(ctx context.Context, e Event) error {
 			wait := min(h.base<<(attempt-1), 30*time.Second)
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("post event %s to %s: %w (last error: %w)", e.ID, h.url, ctx.Err(), last)
+				return fmt.Errorf("post event %s to %s: %w (last error: %w)", e.ID, outbound.RedactString(h.url), ctx.Err(), last)
 			case <-time.After(rand.N(wait) + 1):
 			}
 		}
@@ -97,7 +99,7 @@ func (h *HTTP) Send(ctx context.Context, e Event) error {
 			break
 		}
 	}
-	return fmt.Errorf("post event %s to %s: %w", e.ID, h.url, last)
+	return fmt.Errorf("post event %s to %s: %w", e.ID, outbound.RedactString(h.url), last)
 }
 
 // once makes one attempt and says whether a failure is worth retrying.
@@ -136,4 +138,4 @@ func isRefused(err error) bool {
 func (h *HTTP) Close() error { return nil }
 
 // String names the sink for messages.
-func (h *HTTP) String() string { return "http " + h.url }
+func (h *HTTP) String() string { return "http " + outbound.RedactString(h.url) }

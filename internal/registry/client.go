@@ -77,7 +77,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("registry URL %q: %w", baseURL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("registry URL %q: use an http:// or https:// URL", baseURL)
+		return nil, fmt.Errorf("registry URL %q: use an http:// or https:// URL", u.Redacted())
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -249,6 +249,9 @@ func orGlobal(subject string) string {
 
 func esc(s string) string { return url.PathEscape(s) }
 
+// String names the registry in messages and logs, its password hidden.
+func (c *Client) String() string { return "registry at " + c.base.Redacted() }
+
 // do sends one request with retries and decodes the answer into out.
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
@@ -263,7 +266,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		err := c.once(ctx, method, u.String(), body, out)
+		err := c.once(ctx, method, u, body, out)
 		if err == nil || !retryable(ctx, err) {
 			return err
 		}
@@ -306,7 +309,9 @@ func retryable(ctx context.Context, err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func (c *Client) once(ctx context.Context, method, url string, body []byte, out any) error {
+// once sends one attempt; its errors name the URL with its password hidden.
+func (c *Client) once(ctx context.Context, method string, u *url.URL, body []byte, out any) error {
+	url := u.Redacted()
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if c.timeout > 0 {
 		actx, cancel = context.WithTimeoutCause(ctx, c.timeout, errAttemptTimeout)
@@ -316,7 +321,7 @@ func (c *Client) once(ctx context.Context, method, url string, body []byte, out 
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(actx, method, url, rd)
+	req, err := http.NewRequestWithContext(actx, method, u.String(), rd)
 	if err != nil {
 		return err
 	}
