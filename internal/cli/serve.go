@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/outbound"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -52,6 +54,7 @@ func newServeCmd() *cobra.Command {
 		opsChannel               string
 		driftEvery               time.Duration
 		digestRepo               string
+		publicURL                string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -167,7 +170,10 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
 				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
 			}
-			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, root, onDegraded, log)
+			if err := checkPublicURL(publicURL); err != nil {
+				return err
+			}
+			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, root, publicURL, onDegraded, log)
 			if err != nil {
 				return err
 			}
@@ -261,6 +267,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (e.g. https://contracts.example.com): the calendar feeds' events link to their week there; without it they carry no link (a request's Host header is never used)")
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
 	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with Authorization: Bearer <this token> (others get 401); prefer CONTRACTBOT_LINEAGE_TOKEN, which ps does not show")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
@@ -326,7 +333,7 @@ func cacheRoot(dir string) string {
 // does). It returns at once: the registry indexes the branch in the background
 // (answering 503 until it is ready) and the catalog is served from summaries until
 // the full tree is loaded.
-func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
+func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
 	repo, err := gitrepo.OpenWithCache(repoDir, serveObjectCache)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
@@ -348,7 +355,7 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded 
 		Degraded: reg.Degraded, WithoutSchemas: true,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
-	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log}
+	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log, PublicURL: publicURL}
 	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
 	if build, err := buildID(); err == nil {
 		pages.AuditCache = &history.Cache{Dir: filepath.Join(cacheDir, "audit"), Repo: repoDir, Branch: branch, Build: build, Log: log}
@@ -377,6 +384,19 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir string, onDegraded 
 		feeds.Mount(mux)
 		pages.Mount(mux)
 	}, tree, pages, reg, nil
+}
+
+// checkPublicURL refuses a --public-url that is not an absolute http(s) URL of a
+// host alone (no password, query or fragment): it is copied into every feed.
+func checkPublicURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--public-url %q: write the address people reach serve by, e.g. https://contracts.example.com (http or https, no password, query or fragment)", outbound.RedactString(s))
+	}
+	return nil
 }
 
 // opsChannelOf is the Slack channel of operations alerts: flag, else the platform

@@ -134,3 +134,17 @@ func TestServeReadSideWithoutCredentials(t *testing.T) {
 		t.Errorf("serve: %v", err)
 	}
 }
+
+// TestServeChecksPublicURL: --public-url is copied into every feed, so anything but
+// an http(s) address of a host is refused before serve starts.
+func TestServeChecksPublicURL(t *testing.T) {
+	t.Setenv("CONTRACTBOT_WEBHOOK_SECRET", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	dir, _ := exampleRepo(t)
+	for _, bad := range []string{"contracts.example.com", "javascript:alert(1)", "https://u:hunter2@contracts.example.com", "https://contracts.example.com/?a=b"} {
+		_, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--cache-dir", t.TempDir(), "--public-url", bad)
+		if code != 2 || !strings.Contains(errOut, "--public-url") || strings.Contains(errOut, "hunter2") {
+			t.Errorf("--public-url %q: exit %d: %q", bad, code, errOut)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -28,6 +27,11 @@ type Feeds struct {
 	Log  *slog.Logger
 	// Name is the calendar's display name.
 	Name string
+	// PublicURL is where people reach the pages (serve --public-url, e.g.
+	// https://contracts.example.com): each event links to its week there. Empty: no
+	// links. Never taken from a request: a Host header is the sender's to choose, and
+	// a feed is cached by clients and proxies.
+	PublicURL string
 }
 
 // Mount adds the feed routes to mux.
@@ -77,7 +81,7 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 		}
 		return seq[it.File]
 	}
-	base := baseURL(r)
+	base := strings.TrimSuffix(f.PublicURL, "/")
 	eventURL := func(it calendar.Item) string {
 		if base == "" {
 			return ""
@@ -94,20 +98,4 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", "max-age=300")
 	w.Write(buf.Bytes())
-}
-
-// reHost is what a Host header may hold to appear in a feed's links.
-var reHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
-
-// baseURL is the scheme and host the request reached the server by ("" when the Host
-// header is not a plain host name): the events of a feed link back to the pages there.
-func baseURL(r *http.Request) string {
-	if !reHost.MatchString(r.Host) {
-		return ""
-	}
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }

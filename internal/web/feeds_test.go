@@ -22,7 +22,7 @@ func TestCalendarFeeds(t *testing.T) {
 	commit := func(msg string) { t.Helper(); r.Commit(msg) }
 	mux := http.NewServeMux()
 	(&Feeds{Tree: &Tree{Repo: repo}, Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "https://contracts.example.com/"}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -32,6 +32,7 @@ func TestCalendarFeeds(t *testing.T) {
 		if etag != "" {
 			req.Header.Set("If-None-Match", etag)
 		}
+		req.Host = "evil.example" // links come from PublicURL, never from the request
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -54,13 +55,16 @@ func TestCalendarFeeds(t *testing.T) {
 	weekly := 0
 	for _, ev := range cal.Events() {
 		u := ev.Props.Get(ical.PropURL)
-		if u == nil || !strings.HasPrefix(u.Value, srv.URL+"/calendar?view=week&date=") {
+		if u == nil || !strings.HasPrefix(u.Value, "https://contracts.example.com/calendar?view=week&date=") {
 			summary, _ := ev.Props.Text(ical.PropSummary)
 			t.Errorf("event %q has no link to its calendar page: %v", summary, u)
 		}
 		if ev.Props.Get(ical.PropRecurrenceRule) != nil {
 			weekly++
 		}
+	}
+	if strings.Contains(body, "evil.example") {
+		t.Error("the feed links to the request's Host header")
 	}
 	if weekly != 1 {
 		t.Errorf("%d recurring events, want 1: the weekend freeze once, with an RRULE", weekly)
