@@ -50,10 +50,10 @@ docs/lineage.md.`,
 				return fmt.Errorf("load the contract repository %s: %w", repo, err)
 			}
 			observed := openlineage.Observe(evs)
-			drift, notes := lineage.Verify(tree, observed)
+			fig := lineage.Compute(tree, observed, lineage.Own)
+			drift, notes, unmapped := fig.Drift, fig.Notes, fig.Unmapped
 			out := cmd.OutOrStdout()
-			pairs, unmapped := lineage.Compared(tree, observed)
-			if pairs == 0 {
+			if fig.Compared == 0 {
 				return comparedNothing(out, len(evs), len(observed), unmapped)
 			}
 			for _, n := range notes {

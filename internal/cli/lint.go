@@ -104,8 +104,8 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 // writeStats prints the declared lineage coverage and, given an events file, how the
 // declared reads compare with the observed ones.
 func writeStats(w io.Writer, tree *contract.Tree, events string) error {
-	lineage.Coverage(tree).WriteText(w)
 	if events == "" {
+		lineage.Coverage(tree).WriteText(w)
 		fmt.Fprintln(w, "Observed lineage: not compared; give --openlineage FILE.jsonl (serve's --lineage-events file) to compare the declared reads with what jobs were seen doing.")
 		return nil
 	}
@@ -113,7 +113,9 @@ func writeStats(w io.Writer, tree *contract.Tree, events string) error {
 	if err != nil {
 		return err
 	}
-	lineage.Observe(tree, openlineage.Observe(evs)).WriteText(w, len(evs), events)
+	fig := lineage.Compute(tree, openlineage.Observe(evs), lineage.Own)
+	fig.Stats.WriteText(w)
+	fig.Observation.WriteText(w, len(evs), events)
 	return nil
 }
 

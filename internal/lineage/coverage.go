@@ -22,8 +22,10 @@ type Stats struct {
 	BlackBoxes     []string `json:"black_boxes,omitempty"`      // jobs that map no field, by file
 }
 
-// Coverage computes the lineage coverage of a tree.
-func Coverage(tree *contract.Tree) Stats {
+// Coverage computes the lineage coverage of a tree loaded with its schemas.
+func Coverage(tree *contract.Tree) Stats { return coverage(tree, Own) }
+
+func coverage(tree *contract.Tree, parsed Parsed) Stats {
 	var st Stats
 	outputs := map[string]map[string]bool{} // produced subject -> output fields named
 	for _, s := range tree.Subjects {
@@ -58,7 +60,7 @@ func Coverage(tree *contract.Tree) Stats {
 		if s == nil {
 			continue
 		}
-		for _, f := range leaves(s.FieldPaths()) {
+		for _, f := range leaves(parsed(s).FieldPaths()) {
 			st.ProducedFields++
 			for p := f; p != ""; p = parent(p) {
 				if named[p] {

@@ -27,8 +27,15 @@ type Observation struct {
 	Undeclared    int `json:"observed_reads_undeclared"`
 }
 
-// Observe compares the tree's declared reads with the observed ones.
+// Observe compares the declared reads of a tree loaded with its schemas with the
+// observed ones.
 func Observe(tree *contract.Tree, observed []*openlineage.Observed) Observation {
+	return observe(tree, observed, Own)
+}
+
+// observe counts a read of a field the schema lacks as observed but not as
+// undeclared: declaring it would not pass lint (Verify says not-in-schema).
+func observe(tree *contract.Tree, observed []*openlineage.Observed, parsed Parsed) Observation {
 	var ob Observation
 	byTopic := subjectsByTopic(tree)
 	// seen: consumer file -> fields seen read
@@ -45,12 +52,13 @@ func Observe(tree *contract.Tree, observed []*openlineage.Observed) Observation 
 			if c != nil && seen[c.File] == nil {
 				seen[c.File] = map[string]bool{}
 			}
+			full := parsed(s)
 			for f := range o.Reads[topic] {
 				if c != nil {
 					seen[c.File][f] = true
 				}
 				ob.ObservedReads++
-				if c == nil || !covers(c.Reads, f) {
+				if (c == nil || !covers(c.Reads, f)) && inSchema(full, f) {
 					ob.Undeclared++
 				}
 			}

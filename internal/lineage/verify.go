@@ -42,6 +42,10 @@ type Drift struct {
 // file does not map. Drift is returned sorted by its sentence; notes say what could
 // not be compared.
 func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drift, notes []string) {
+	return verify(tree, observed, Own)
+}
+
+func verify(tree *contract.Tree, observed []*openlineage.Observed, parsed Parsed) (drift []Drift, notes []string) {
 	byTopic := subjectsByTopic(tree)
 	for _, o := range observed {
 		job := shown(o.Job)
@@ -63,8 +67,9 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drif
 				notes = append(notes, fmt.Sprintf("job %s reads %s without field-level lineage (no columnLineage facet); its fields are not compared.", job, s.Subject))
 				continue
 			}
+			full := parsed(s)
 			for _, f := range fields {
-				if !inSchema(s, f) {
+				if !inSchema(full, f) {
 					drift = append(drift, Drift{NotInSchema, o.Job, s.Subject, c.File, f,
 						fmt.Sprintf("%s: job %s reads %s, which %s's schema does not have: the job's view of topic %s differs from the contract. Find out which schema the job reads the topic with; declaring the field would not pass lint.", c.File, job, shown(f), s.Subject, topic)})
 					continue
@@ -80,7 +85,7 @@ func Verify(tree *contract.Tree, observed []*openlineage.Observed) (drift []Drif
 						fmt.Sprintf("%s: declares reading %s of %s, which job %s was never seen reading.", c.File, r, s.Subject, job)})
 				}
 			}
-			drift = append(drift, producesDrift(o, c, s, topic, byTopic)...)
+			drift = append(drift, producesDrift(o, c, full, topic, byTopic, parsed)...)
 		}
 		for _, s := range tree.Subjects {
 			if c := consumerOf(s, o); c != nil && !seen[s.Subject] && s.Topic != "" {
@@ -132,13 +137,14 @@ func subjectsByTopic(tree *contract.Tree) map[string]*contract.Subject {
 	return byTopic
 }
 
-func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject) []Drift {
+func producesDrift(o *openlineage.Observed, c *contract.Consumer, s *contract.Subject, topic string, byTopic map[string]*contract.Subject, parsed Parsed) []Drift {
 	var out []Drift
 	for _, outTopic := range slices.Sorted(maps.Keys(o.Produces)) {
 		target := byTopic[outTopic]
 		if target == nil {
 			continue
 		}
+		target = parsed(target)
 		for _, f := range slices.Sorted(maps.Keys(o.Produces[outTopic])) {
 			for _, in := range slices.Sorted(maps.Keys(o.Produces[outTopic][f])) {
 				field, ok := strings.CutPrefix(in, topic+".")

@@ -77,7 +77,21 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 	if p.serveCached(w, r, s, key) {
 		return
 	}
-	d := lineagePage{layout: s.frame("Lineage", "lineage"), Stats: lineage.Coverage(s.tree), Collecting: p.Observed != nil, Events: events}
+	// serve loads the tree without schemas: the subjects lineage compares fields of
+	// are loaded alone, once each, so the page shows what lint --stats and lineage
+	// verify show of the same commit
+	parsed := map[string]*contract.Subject{}
+	withSchema := func(sub *contract.Subject) *contract.Subject {
+		if parsed[sub.Subject] == nil {
+			parsed[sub.Subject] = p.withSchema(s, sub)
+		}
+		return parsed[sub.Subject]
+	}
+	if events == 0 {
+		jobs = nil
+	}
+	fig := lineage.Compute(s.tree, jobs, withSchema)
+	d := lineagePage{layout: s.frame("Lineage", "lineage"), Stats: fig.Stats, Collecting: p.Observed != nil, Events: events}
 	d.FieldReads = percent(d.Stats.FieldReads, d.Stats.Consumers)
 	d.MappedJobs = percent(d.Stats.MappedJobs, d.Stats.Jobs)
 	d.MappedFields = percent(d.Stats.MappedFields, d.Stats.ProducedFields)
@@ -92,12 +106,12 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 			d.BlackBoxes = append(d.BlackBoxes, consumerLink{c.Name, c.Owner, consumerHref(c), teamHref(c.Owner)})
 		}
 	}
-	if events > 0 {
-		d.Ob = lineage.Observe(s.tree, jobs)
+	if fig.Observed {
+		d.Ob = fig.Observation
 		d.Seen = percent(d.Ob.DeclaredSeen, d.Ob.DeclaredReads)
 		d.Undeclared = percent(d.Ob.Undeclared, d.Ob.ObservedReads)
-		drift, notes := lineage.Verify(s.tree, jobs)
-		d.Notes = firstRows(notes, &d.MoreNotes)
+		drift := fig.Drift
+		d.Notes = firstRows(fig.Notes, &d.MoreNotes)
 		for i, kind := range driftKindOrder {
 			g := driftKinds[i]
 			for _, dr := range drift {

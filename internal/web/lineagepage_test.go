@@ -195,3 +195,33 @@ func TestLineagePageEscapesJobNames(t *testing.T) {
 		t.Errorf("the job name is not escaped, or the suggested file is not sanitised:\n%s", body)
 	}
 }
+
+// serve loads the tree without schemas (Tree.WithoutSchemas): the page still shows
+// what lint --stats and lineage verify show, the produced fields mapped and a read of
+// a field the schema lacks as not-in-schema, byte for byte what a tree loaded with its
+// schemas gives. It said "No produced subjects." and called such reads undeclared.
+func TestLineagePageWithoutSchemas(t *testing.T) {
+	repo := exampleRepo(t)
+	obs := &fakeObserved{}
+	for _, f := range []string{"flink-dwd-order-detail-start.json", "flink-dwd-order-detail-complete.json", "spark-order-fraud-rules-complete.json"} {
+		obs.add(t, f)
+	}
+	pages := func(withoutSchemas bool, observed ObservedLineage) *httptest.Server {
+		mux := http.NewServeMux()
+		(&Pages{Tree: &Tree{Repo: repo, WithoutSchemas: withoutSchemas}, Now: func() time.Time { return pagesNow },
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Observed: observed}).Mount(mux)
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	for _, observed := range []ObservedLineage{nil, obs} {
+		_, want := get(t, pages(false, observed), "/lineage")
+		_, got := get(t, pages(true, observed), "/lineage")
+		if got != want {
+			t.Errorf("observed %v: the page of a tree without schemas differs from the one with:\n%s", observed != nil, got)
+		}
+		if strings.Contains(got, "No produced subjects.") {
+			t.Errorf("observed %v: the page says no subject is produced", observed != nil)
+		}
+	}
+}
