@@ -28,8 +28,11 @@ const (
 
 // CheckRun is what the bot's check run shows of a report, within GitHub's limits.
 type CheckRun struct {
-	// Summary is the text report, cut at MaxSummaryBytes on a line boundary, followed
-	// by a sentence counting the annotations left out, if any.
+	// Summary is the text report in a fenced code block (GitHub renders a check run's
+	// summary as Markdown: inside the fence nothing from the tree can become a
+	// heading, a link, an image, HTML or a <details> that hides the blockers), cut at
+	// MaxSummaryBytes on a line boundary, followed by a sentence counting the
+	// annotations left out, if any.
 	Summary string
 	// Batches are the annotations to send, one slice per request (the first with the
 	// request that creates or updates the run): at most AnnotationsPerRequest each and
@@ -44,12 +47,30 @@ type CheckRun struct {
 // batches, each within GitHub's limits.
 func CheckRunOutput(r *Report) CheckRun {
 	kept, left := keepWorst(Annotations(r), MaxCheckRunAnnotations)
-	out := CheckRun{Summary: cutText(Text(r), MaxSummaryBytes), Omitted: left.total()}
+	out := CheckRun{Summary: fenced(cutText(Text(r), MaxSummaryBytes)), Omitted: left.total()}
 	if out.Omitted > 0 {
 		out.Summary += "\n" + left.sentence(len(kept)) + "\n"
 	}
 	out.Batches = Batches(kept, AnnotationsPerRequest)
 	return out
+}
+
+// fenced puts text in a fenced code block that GitHub shows as it is: the fence is
+// one backtick longer than the longest run of backticks in text (at least three), so
+// no line of text can close it (CommonMark: a closing fence is at least as long as
+// the opening one), and nothing inside is rendered.
+func fenced(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + strings.TrimSuffix(text, "\n") + "\n" + fence + "\n"
 }
 
 // Batches splits annotations into consecutive slices of at most n (n > 0).

@@ -67,7 +67,7 @@ func TestCheckRunOutputKeepsFailuresWithinBudget(t *testing.T) {
 	small := CheckRunOutput(manyAnnotations(3))
 	equal(t, "omitted of a small report", small.Omitted, 0)
 	equal(t, "batches of a small report", len(small.Batches), 1)
-	equal(t, "summary of a small report", small.Summary, Text(manyAnnotations(3)))
+	equal(t, "summary of a small report", small.Summary, "```text\n"+Text(manyAnnotations(3))+"```\n")
 }
 
 func tail(s string) string {
@@ -118,5 +118,31 @@ func TestCutText(t *testing.T) {
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 100000: "100,000", 1234567: "1,234,567", -1000: "-1,000"} {
 		equal(t, fmt.Sprint(n), thousands(n), want)
+	}
+}
+
+// TestCheckRunHostile: GitHub renders a check run's summary as Markdown. Whatever a
+// field, file or team name carries (a forged "SAFE: ready to merge" heading, an
+// image, a link, a <details> that would hide the blockers, a run of backticks that
+// would close a fence), the summary is one code block: nothing in it is rendered.
+func TestCheckRunHostile(t *testing.T) {
+	r := hostileReport()
+	r.Subjects[0].Notes = append(r.Subjects[0].Notes,
+		"x\n## SAFE: ready to merge\n![ok](https://example.com/green.png) [docs](https://example.com)\n<details><summary>more</summary>",
+		"```````` closes nothing\n# SAFE")
+	out := CheckRunOutput(r)
+	golden(t, "checkrun-hostile.md", []byte(out.Summary))
+	lines := strings.Split(strings.TrimSuffix(out.Summary, "\n"), "\n")
+	fence := lines[0][:strings.LastIndexByte(lines[0], '`')+1]
+	if len(fence) < 9 || lines[len(lines)-1] != fence {
+		t.Fatalf("the summary is not one fenced block longer than the 8 backticks it holds: opens %q, ends %q", lines[0], lines[len(lines)-1])
+	}
+	for _, l := range lines[1 : len(lines)-1] {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
+			t.Errorf("a line inside closes the fence: %q", l)
+		}
+	}
+	if !strings.HasPrefix(lines[1], "BREAKING: not ready to merge") {
+		t.Errorf("the verdict is not the first line of the block: %q", lines[1])
 	}
 }
