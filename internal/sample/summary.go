@@ -172,7 +172,11 @@ func Text(r *Result) string {
 	case bad == 0:
 		fmt.Fprintf(&b, "every message of %s conforms to the contract.\n", plural(len(r.Topics), "topic"))
 	default:
-		fmt.Fprintf(&b, "%d of %s carry messages that depart from the contract.\n", bad, plural(len(r.Topics), "topic"))
+		verb := "carry"
+		if bad == 1 {
+			verb = "carries"
+		}
+		fmt.Fprintf(&b, "%d of %s %s messages that depart from the contract.\n", bad, plural(len(r.Topics), "topic"), verb)
 	}
 	return b.String()
 }
