@@ -160,3 +160,43 @@ func TestWorkflowPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkflowGateRunsWhateverLintSays: a removal that a consumer reads always fails
+// lint, and that is exactly when the gate's comment, status and review requests
+// matter: every step after lint in the check job runs unless the run was cancelled.
+func TestWorkflowGateRunsWhateverLintSays(t *testing.T) {
+	fs, err := Files(Options{Org: "acme", Now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Version: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string `yaml:"name"`
+				If   string `yaml:"if"`
+				Run  string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(fs[".github/workflows/contracts.yml"], &wf); err != nil {
+		t.Fatal(err)
+	}
+	lint, gate := -1, -1
+	steps := wf.Jobs["check"].Steps
+	for i, s := range steps {
+		switch {
+		case strings.HasPrefix(s.Run, "contractbot lint"):
+			lint = i
+		case strings.HasPrefix(s.Run, "contractbot check"):
+			gate = i
+		}
+	}
+	if lint < 0 || gate < lint {
+		t.Fatalf("the check job has no lint step before the gate: lint %d, gate %d", lint, gate)
+	}
+	for _, s := range steps[lint+1:] {
+		if !strings.Contains(s.If, "!cancelled()") {
+			t.Errorf("step %q after lint has if: %q; it must run whatever lint says (if: ${{ !cancelled() }})", s.Name, s.If)
+		}
+	}
+}
