@@ -89,6 +89,12 @@ type GitHub interface {
 type pullRequests interface {
 	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
 	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
+	// ListOpenPullRequests lists the open pull requests into base ("" for any).
+	ListOpenPullRequests(ctx context.Context, owner, repo, base string) ([]PullRequest, error)
+	// PullRequestsOfCommit lists the pull requests GitHub associates with a commit.
+	PullRequestsOfCommit(ctx context.Context, owner, repo, sha string) ([]PullRequest, error)
+	// BranchHead reads the commit a branch points at now.
+	BranchHead(ctx context.Context, owner, repo, branch string) (string, error)
 	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
 	// ReviewRequests reads the review requests of the pull request's timeline.
 	ReviewRequests(ctx context.Context, owner, repo string, number int) ([]githubapi.ReviewRequest, error)

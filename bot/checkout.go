@@ -34,7 +34,7 @@ type Outcome struct {
 }
 
 // EvaluateCheckout evaluates pull request pr from repo, a checkout that holds its head
-// and base commits (GitHub Actions: actions/checkout with fetch-depth: 0), with the
+// and the tip of its base branch (GitHub Actions: actions/checkout with fetch-depth: 0), with the
 // bot's own pipeline: the same memory (own comments only, signed state), reviews,
 // team members, override and sign-off rules, and the same sticky comment. The verdict
 // is the commit status "contractbot" (the workflow's job has its own check run); no
@@ -43,13 +43,18 @@ func (b *Bot) EvaluateCheckout(ctx context.Context, pr *PullRequest, repo *git.R
 	if b.Self == "" {
 		return nil, fmt.Errorf("evaluate %s/%s#%d: the login contractbot writes as is unknown (Bot.Self)", pr.Owner, pr.Repo, pr.Number)
 	}
-	for _, sha := range []string{pr.HeadSHA, pr.BaseSHA} {
+	gh := &onceGitHub{GitHub: b.GH}
+	tip, err := baseTip(ctx, gh, pr)
+	if err != nil {
+		return nil, err
+	}
+	for _, sha := range []string{pr.HeadSHA, tip.String()} {
 		if _, err := repo.CommitObject(plumbing.NewHash(sha)); err != nil {
 			return nil, fmt.Errorf("commit %s of %s/%s#%d is not in the checkout (check out with fetch-depth: 0): %w", sha, pr.Owner, pr.Repo, pr.Number, err)
 		}
 	}
 	log = log.With("head_sha", pr.HeadSHA)
-	ev, err := b.prepare(ctx, &onceGitHub{GitHub: b.GH}, pr, repo, false, log)
+	ev, err := b.prepare(ctx, gh, pr, repo, tip, false, log)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestCheckoutIsTheBot(t *testing.T) {
 		t.Errorf("the checkout wrote %d comments, want its own one", mine)
 	}
 	st := g.fake.Statuses("acme", "contracts", g.head.String())
-	if len(st) == 0 || st[0].GetContext() != VerdictContext || st[0].GetState() != "pending" {
+	if len(st) == 0 || st[0].GetContext() != GateName("master") || st[0].GetState() != "pending" {
 		t.Errorf("the checkout's verdict: statuses %v, want contractbot pending", st)
 	}
 	if runs := g.fake.CheckRuns("acme", "contracts", g.head.String()); len(runs) != 1 {

@@ -11,8 +11,16 @@ import (
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
-// CheckName is the name of the bot's check run.
+// CheckName starts the name of the bot's gate: one check run (or, in token mode, one
+// commit status) per base branch, GateName.
 const CheckName = "contractbot"
+
+// GateName is the name of the bot's check run and commit status for pull requests
+// into base ("contractbot: main", policy-bot's convention): the verdict on a commit
+// is per base branch, so two pull requests that share a head commit into different
+// bases each have their own, and one's evaluation cannot turn the other's required
+// check green. Branch protection requires the gate of its own branch.
+func GateName(base string) string { return CheckName + ": " + base }
 
 // MaxAnnotations is how many annotations GitHub accepts in one check-run request.
 const MaxAnnotations = verdict.AnnotationsPerRequest
@@ -96,10 +104,13 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		if !errors.Is(checkErr, errStatusOnly) && !githubapi.IsForbidden(checkErr) {
 			fail("check_run", checkErr)
 			errs = append(errs, fmt.Errorf("update the check run: %w", checkErr))
-		} else if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(r, comment)); err != nil {
+		} else if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(pr.BaseRef, r, comment)); err != nil {
 			fail("commit_status", err)
-			errs = append(errs, fmt.Errorf("set the commit status %s: %w", VerdictContext, err))
+			errs = append(errs, fmt.Errorf("set the commit status %s: %w", GateName(pr.BaseRef), err))
 		}
+	}
+	if checkErr == nil && Conclusion(r) != ConclusionSuccess {
+		b.correctStatus(ctx, ev, comment, fail)
 	}
 	if users, teams := newReviewRequests(r, ev.prior(), ev.in.Requested); len(users)+len(teams) > 0 {
 		if err := ev.gh.RequestReviewers(ctx, pr.Owner, pr.Repo, pr.Number, users, teams); err != nil {
@@ -120,20 +131,37 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 	return errors.Join(errs...)
 }
 
+// correctStatus writes the verdict as a commit status too when the newest status
+// named like the gate on the head says success (App mode): someone else set it, and
+// branch protection that accepts the check from any source would let the change
+// merge on it. The bot's own status, newer, takes its place.
+func (b *Bot) correctStatus(ctx context.Context, ev *evaluation, comment Comment, fail func(string, error, ...any)) {
+	pr := ev.pr
+	states, err := ev.gh.CommitStatuses(ctx, pr.Owner, pr.Repo, pr.HeadSHA, GateName(pr.BaseRef), "")
+	if err != nil {
+		fail("commit_status", err)
+		return
+	}
+	if len(states) == 0 || states[0] != "success" {
+		return
+	}
+	ev.log.Warn("a success status named like the gate, not the bot's, is on the head; the bot writes its verdict over it")
+	if err := ev.gh.CreateStatus(ctx, pr.Owner, pr.Repo, pr.HeadSHA, verdictStatus(pr.BaseRef, ev.report, comment)); err != nil {
+		fail("commit_status", err)
+	}
+}
+
 // errStatusOnly stands for the check run not written where the verdict is a commit
 // status by design (EvaluateCheckout).
 var errStatusOnly = errors.New("the verdict is a commit status")
 
-// VerdictContext is the commit status that stands for the check run where check runs
-// cannot be written (token mode).
-const VerdictContext = "contractbot"
-
-// verdictStatus is the commit status that stands for the check run in token mode:
+// verdictStatus is the commit status GateName(base) that stands for the check run in
+// token mode:
 // success only when the change may merge; pending while it waits for what it needs;
 // failure when the contract files are broken. The description is the verdict line,
 // the target the bot's comment.
-func verdictStatus(r *verdict.Report, comment Comment) githubapi.Status {
-	st := githubapi.Status{Context: VerdictContext, Description: checkTitle(r), TargetURL: comment.HTMLURL}
+func verdictStatus(base string, r *verdict.Report, comment Comment) githubapi.Status {
+	st := githubapi.Status{Context: GateName(base), Description: checkTitle(r), TargetURL: comment.HTMLURL}
 	switch Conclusion(r) {
 	case ConclusionSuccess:
 		st.State = "success"
@@ -201,11 +229,12 @@ func upsertComment(ctx context.Context, gh comments, self string, pr PullRequest
 // set, becomes the run's external_id (bot/memory.go).
 func upsertCheckRun(ctx context.Context, gh checkRuns, app string, pr PullRequest, r *verdict.Report, seal string) error {
 	out := verdict.CheckRunOutput(r)
-	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary, ExternalID: seal}
+	name := GateName(pr.BaseRef)
+	in := CheckRunInput{Name: name, HeadSHA: pr.HeadSHA, Conclusion: Conclusion(r), Title: checkTitle(r), Summary: out.Summary, ExternalID: seal}
 	if len(out.Batches) > 0 {
 		in.Annotations = out.Batches[0]
 	}
-	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, CheckName, app)
+	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, pr.HeadSHA, name, app)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,24 @@ func (g *recorder) OpenPullRequests(context.Context, string, string) ([]int, err
 	}
 	return []int{g.pr.Number}, nil
 }
+func (g *recorder) ListOpenPullRequests(context.Context, string, string, string) ([]PullRequest, error) {
+	if g.pr == nil {
+		return nil, nil
+	}
+	return []PullRequest{*g.pr}, nil
+}
+func (g *recorder) PullRequestsOfCommit(context.Context, string, string, string) ([]PullRequest, error) {
+	if g.pr == nil {
+		return nil, nil
+	}
+	return []PullRequest{*g.pr}, nil
+}
+func (g *recorder) BranchHead(context.Context, string, string, string) (string, error) {
+	if g.pr == nil {
+		return "", fmt.Errorf("404 branch")
+	}
+	return g.pr.BaseSHA, nil
+}
 func (g *recorder) ListReviews(context.Context, string, string, int) ([]verdict.Review, error) {
 	return g.reviews, nil
 }

@@ -35,8 +35,10 @@ type evalOptions struct {
 // evaluation is one pass of the pipeline over a pull request: what load read, what
 // evaluate decided, and the state notify and converge leave behind.
 type evaluation struct {
-	gh       *onceGitHub
-	pr       *PullRequest
+	gh *onceGitHub
+	pr *PullRequest
+	// tip is the commit of the base branch the head was judged against.
+	tip      string
 	loaded   *change.Loaded
 	comments []Comment
 	mem      memory
@@ -83,8 +85,9 @@ func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, inst
 	return nil
 }
 
-// load reads the pull request, the change between its merge base and its head, its
-// reviews and the bot's verified memory; nil when the pull request is closed.
+// load reads the pull request, the base branch's tip, what merging the head into it
+// changes, its reviews and the bot's verified memory; nil when the pull request is
+// closed.
 func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMethod, owner, repo string, number int, log *slog.Logger) (*evaluation, error) {
 	pr, err := gh.GetPullRequest(ctx, owner, repo, number)
 	if err != nil {
@@ -95,40 +98,49 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 		log.Info("pull request is closed; nothing to do")
 		return nil, nil
 	}
-	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
+	tip, err := baseTip(ctx, gh, pr)
+	if err != nil {
+		return nil, err
+	}
 	url := pr.CloneURL
 	if b.CloneURL != nil {
 		url = b.CloneURL(owner, repo)
 	}
-	r, err := b.Cache.Fetch(ctx, owner, repo, url, auth, head, base)
+	r, err := b.Cache.Fetch(ctx, owner, repo, url, auth, plumbing.NewHash(pr.HeadSHA), tip)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return b.prepare(ctx, gh, pr, r.Repository, true, log)
+	return b.prepare(ctx, gh, pr, r.Repository, tip, true, log)
 }
 
-// prepare loads the change between the pull request's merge base and its head from
-// repo, and reads its reviews and the bot's verified memory: the evaluation's input.
-// The bot's own clone and a checkout in GitHub Actions (EvaluateCheckout) both come
-// here; sealed says the bot writes its verdict as a check run, whose seal the memory
-// must match (memory.go; a checkout's verdict is a commit status).
-func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, sealed bool, log *slog.Logger) (*evaluation, error) {
+// baseTip reads the commit the pull request's base branch points at now: the
+// pull request's own base.sha is where the base was when GitHub last updated the
+// pull request, and what is judged is what merging does to the base as it is.
+func baseTip(ctx context.Context, gh pullRequests, pr *PullRequest) (plumbing.Hash, error) {
+	sha, err := gh.BranchHead(ctx, pr.Owner, pr.Repo, pr.BaseRef)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read the tip of the base branch %s: %w", pr.BaseRef, err)
+	}
+	if !plumbing.IsHash(sha) {
+		return plumbing.ZeroHash, fmt.Errorf("read the tip of the base branch %s: %q is not a commit", pr.BaseRef, sha)
+	}
+	return plumbing.NewHash(sha), nil
+}
+
+// prepare loads what merging the pull request's head into tip (its base branch's
+// tip) changes, from repo, and reads its reviews and the bot's verified memory: the
+// evaluation's input. The bot's own clone and a checkout in GitHub Actions
+// (EvaluateCheckout) both come here; sealed says the bot writes its verdict as a
+// check run, whose seal the memory must match (memory.go; a checkout's verdict is a
+// commit status).
+func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, tip plumbing.Hash, sealed bool, log *slog.Logger) (*evaluation, error) {
 	owner, repo, number := pr.Owner, pr.Repo, pr.Number
-	head, base := plumbing.NewHash(pr.HeadSHA), plumbing.NewHash(pr.BaseSHA)
-	headCommit, err := r.CommitObject(head)
+	merged, conflicts, err := mergeOf(r, pr, tip)
 	if err != nil {
 		return nil, err
 	}
-	baseCommit, err := r.CommitObject(base)
-	if err != nil {
-		return nil, err
-	}
-	bases, err := headCommit.MergeBase(baseCommit)
-	if err != nil || len(bases) == 0 {
-		return nil, fmt.Errorf("no merge base between %s and %s: %w", pr.HeadSHA[:12], pr.BaseSHA[:12], err)
-	}
-	loaded, err := change.Between(r, bases[0].Hash, head)
+	loaded, err := change.Between(r, tip, merged)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +152,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	if err != nil {
 		return nil, fmt.Errorf("read the comments (the bot's memory is one of them): %w", err)
 	}
-	ev := &evaluation{gh: gh, pr: pr, loaded: loaded, comments: comments, log: log}
+	ev := &evaluation{gh: gh, pr: pr, tip: tip.String(), loaded: loaded, comments: comments, log: log}
 	if len(b.StateKey) > 0 {
 		ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
 		if sealed {
@@ -155,6 +167,9 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
 		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(), HeadSHA: pr.HeadSHA,
 		AdminTeam: b.AdminTeam,
+	}
+	if len(conflicts) > 0 {
+		ev.in.Notices = append(ev.in.Notices, conflictNotice(pr.BaseRef, conflicts))
 	}
 	switch {
 	case ev.mem.state != nil:
@@ -194,7 +209,35 @@ func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	}
 	ev.in.Override = b.override(ctx, ev, opt)
 	verdict.Settle(ev.in, ev.report)
+	b.sharedGate(ctx, ev)
 	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
+}
+
+// sharedGate holds a change that is ready when another open pull request merges the
+// same head commit into the same base: the two share the gate (GateName(base) on
+// that commit), so one's sign-offs or override would open the other's. Both wait
+// until one is closed.
+func (b *Bot) sharedGate(ctx context.Context, ev *evaluation) {
+	r, pr := ev.report, ev.pr
+	if !r.Ready {
+		return
+	}
+	hold := func(why string) {
+		r.Ready = false
+		r.Blockers = append(r.Blockers, why)
+		r.Notices = append(r.Notices, "Not ready: "+why+".")
+	}
+	prs, err := ev.gh.PullRequestsOfCommit(ctx, pr.Owner, pr.Repo, pr.HeadSHA)
+	if err != nil {
+		ev.log.Warn("could not list the pull requests of the head commit; the change waits", "err", err)
+		hold(fmt.Sprintf("contractbot could not check whether another pull request merges commit %s into %s (it tries again at the next evaluation)", shortSHA(pr.HeadSHA), pr.BaseRef))
+		return
+	}
+	for _, o := range prs {
+		if o.Number != pr.Number && o.State == "open" && o.HeadSHA == pr.HeadSHA && o.BaseRef == pr.BaseRef {
+			hold(fmt.Sprintf("pull request #%d also merges commit %s into %s, and the two share the check %q; close one of them", o.Number, shortSHA(pr.HeadSHA), pr.BaseRef, GateName(pr.BaseRef)))
+		}
+	}
 }
 
 // members reads the members of team handles: from the members teams.yaml lists at

@@ -49,15 +49,16 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 	if final {
 		title = FailureGaveUp
 	}
-	in := CheckRunInput{Name: CheckName, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary}
-	if prev, found, err := gh.FindCheckRun(ctx, owner, repo, pr.HeadSHA, CheckName, b.app()); err == nil && found {
+	name := GateName(pr.BaseRef)
+	in := CheckRunInput{Name: name, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary}
+	if prev, found, err := gh.FindCheckRun(ctx, owner, repo, pr.HeadSHA, name, b.app()); b.app() != "" && err == nil && found {
 		in.ExternalID = prev.ExternalID // the new run is the newest: it keeps the seal (memory.go)
 	}
 	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, in)
 	if checkErr == nil {
 		return nil
 	}
-	if err := gh.CreateStatus(ctx, owner, repo, pr.HeadSHA, githubapi.Status{State: "pending", Context: CheckName, Description: title}); err != nil {
+	if err := gh.CreateStatus(ctx, owner, repo, pr.HeadSHA, githubapi.Status{State: "pending", Context: name, Description: title}); err != nil {
 		return fmt.Errorf("show failure on %s/%s#%d at %s: %w", owner, repo, n, pr.HeadSHA,
 			errors.Join(fmt.Errorf("check run: %w", checkErr), fmt.Errorf("commit status: %w", err)))
 	}

@@ -96,7 +96,7 @@ func TestShowFailureWithoutChecksAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := fake.Statuses("acme", "contracts", strings.Repeat("a", 40))
-	if len(st) != 1 || st[0].GetState() != "pending" || st[0].GetContext() != CheckName || st[0].GetDescription() != FailureRetrying {
+	if len(st) != 1 || st[0].GetState() != "pending" || st[0].GetContext() != GateName("master") || st[0].GetDescription() != FailureRetrying {
 		t.Errorf("statuses: %v", st)
 	}
 }

@@ -57,12 +57,22 @@ func renameCurrency(r *testutil.Repo) {
 
 func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate {
 	t.Helper()
+	return newGateOn(t, opened, nil, edit)
+}
+
+// newGateOn is newGate on the example tree as base changes it (nil: as it is).
+func newGateOn(t *testing.T, opened time.Time, base func(r *testutil.Repo), edit func(r *testutil.Repo)) *gate {
+	t.Helper()
 	g := &gate{t: t, testClock: testClock{now: opened}, slack: newSlackRecorder(t)}
 	g.fake = githubfake.New(githubfake.WithClock(g.clock), githubfake.WithInstallationTokenTTL(0))
 	t.Cleanup(g.fake.Close)
 	g.repo = testutil.ExampleRepo(t)
-	base, _ := g.repo.Git.Head()
-	g.base = base.Hash()
+	if base != nil {
+		base(g.repo)
+		g.repo.Commit("the branch point")
+	}
+	head, _ := g.repo.Git.Head()
+	g.base = head.Hash()
 	g.repo.Branch("change")
 	edit(g.repo)
 	g.head = g.repo.Commit("Change the order amount (#1)") // squash-merged as is, later
@@ -492,7 +502,7 @@ func TestTokenModeWithoutChecks(t *testing.T) {
 	}
 	var st *github.RepoStatus
 	for _, s := range g.fake.Statuses("acme", "contracts", g.head.String()) {
-		if s.GetContext() == VerdictContext {
+		if s.GetContext() == GateName("master") {
 			st = s
 		}
 	}

@@ -129,10 +129,12 @@ func (b *Bot) app() string {
 // with no sealed run of the bot's (token mode, or a run sealed before this existed)
 // is taken as readMemory verified it.
 func (b *Bot) checkSeal(ctx context.Context, gh checkRuns, pr PullRequest, m memory, log *slog.Logger) (memory, error) {
-	if m.state == nil || m.state.HeadSHA == "" {
+	if m.state == nil || m.state.HeadSHA == "" || b.app() == "" {
+		// As a user (token mode) the bot creates no check run: a run of that name
+		// on the commit is another App's, never its seal.
 		return m, nil
 	}
-	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, m.state.HeadSHA, CheckName, b.app())
+	run, found, err := gh.FindCheckRun(ctx, pr.Owner, pr.Repo, m.state.HeadSHA, GateName(pr.BaseRef), b.app())
 	if err != nil {
 		return m, fmt.Errorf("read the bot's check run on %s (it seals the bot's memory): %w", shortSHA(m.state.HeadSHA), err)
 	}

@@ -180,7 +180,7 @@ func TestRestoredWithinToleranceIsCaughtBySeal(t *testing.T) {
 // refuse) nor reads a seal from it; it writes its own run.
 func TestForeignCheckRunIsLeftAlone(t *testing.T) {
 	g := newGate(t, opened, amountToString)
-	foreign := g.fake.AddCheckRunAs("acme", "contracts", g.head.String(), CheckName, "github-actions", "success")
+	foreign := g.fake.AddCheckRunAs("acme", "contracts", g.head.String(), GateName("master"), "github-actions", "success")
 	g.evaluate(g.bot())
 	var own int
 	for _, r := range g.fake.CheckRuns("acme", "contracts", g.head.String()) {

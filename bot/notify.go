@@ -95,10 +95,10 @@ func carried(st *State, r *verdict.Report) State {
 
 // plan works out what to send now.
 func (b *Bot) plan(ev *evaluation, opt evalOptions) outbox {
-	r, head := ev.report, ev.loaded.Head
+	r, base := ev.report, ev.loaded.Base
 	var out outbox
 	for _, so := range r.SignOffs {
-		team := head.Teams[so.Team]
+		team := base.Teams[so.Team]
 		if team == nil || team.Slack == "" {
 			continue
 		}
@@ -121,8 +121,8 @@ func (b *Bot) plan(ev *evaluation, opt evalOptions) outbox {
 	} else {
 		out.reminders = DueReminders(r, sentByTeam(ev.next.Reminded, r), r.Now, b.marks())
 	}
-	out.announce = allApproved(r) && len(producerChannels(head, r)) > 0 && !slices.Contains(ev.next.Announced, announcementKey(r))
-	out.fyis = dueFYIs(ev.next.Told, r, head)
+	out.announce = allApproved(r) && len(producerChannels(base, r)) > 0 && !slices.Contains(ev.next.Announced, announcementKey(r))
+	out.fyis = dueFYIs(ev.next.Told, r, base)
 	return out
 }
 
@@ -293,7 +293,7 @@ func mergeThreads(a, b map[string]SlackThread) map[string]SlackThread {
 
 // send posts what the outbox holds; a claimed message that fails is released.
 func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
-	r, pr, head, log := ev.report, *ev.pr, ev.loaded.Head, ev.log
+	r, pr, base, log := ev.report, *ev.pr, ev.loaded.Base, ev.log
 	failed := func(err error, args ...any) {
 		b.Metrics.failed("slack")
 		log.Warn("Slack message failed; it is sent again at the next evaluation", append(args, "err", err)...)
@@ -308,7 +308,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 		ev.next.Slack[out.editTeams[i]] = th
 	}
 	for _, so := range out.threads {
-		ch := head.Teams[so.Team].Slack
+		ch := base.Teams[so.Team].Slack
 		msg := slack.TeamMessage(pr, so)
 		ts, err := b.Notify.Post(ctx, ch, msg, "")
 		if err != nil {
@@ -319,7 +319,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 		ev.next.Slack[so.Team] = SlackThread{Channel: ch, TS: ts, Digest: msg.Digest()}
 	}
 	for _, rem := range append(out.reminders, out.manual...) {
-		channels := reminderChannels(head, r, rem)
+		channels := reminderChannels(base, r, rem)
 		if len(channels) == 0 {
 			log.Warn("no Slack channel for a reminder; add slack: to the team in teams.yaml", "team", rem.Team, "mark", rem.Mark)
 			continue
@@ -346,7 +346,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 	}
 	b.sendFYIs(ctx, ev, out.fyis)
 	if out.announce {
-		for _, ch := range producerChannels(head, r) {
+		for _, ch := range producerChannels(base, r) {
 			if _, err := b.Notify.Post(ctx, ch, slack.AllSignedOffMessage(pr, r), ""); err != nil {
 				failed(err, "channel", ch)
 				ev.next.Announced = slices.DeleteFunc(ev.next.Announced, func(a string) bool { return a == announcementKey(r) })
@@ -367,26 +367,28 @@ func allApproved(r *verdict.Report) bool {
 	return true
 }
 
-// producerChannels are the Slack channels of the changed subjects' owners.
-func producerChannels(head *contract.Tree, r *verdict.Report) []string {
+// producerChannels are the Slack channels of the changed subjects' owners, as the
+// base's teams.yaml names them (the pull request never chooses where it is told).
+func producerChannels(base *contract.Tree, r *verdict.Report) []string {
 	var out []string
 	for _, s := range r.Subjects {
-		if owner := head.Teams[s.Owner]; owner != nil && owner.Slack != "" && !slices.Contains(out, owner.Slack) {
+		if owner := base.Teams[s.Owner]; owner != nil && owner.Slack != "" && !slices.Contains(out, owner.Slack) {
 			out = append(out, owner.Slack)
 		}
 	}
 	return out
 }
 
-// reminderChannels lists the channels of a reminder, without repeats.
-func reminderChannels(head *contract.Tree, r *verdict.Report, rem Reminder) []string {
+// reminderChannels lists the channels of a reminder, without repeats, from the base's
+// teams.yaml.
+func reminderChannels(base *contract.Tree, r *verdict.Report, rem Reminder) []string {
 	var out []string
 	add := func(ch string) {
 		if ch != "" && !slices.Contains(out, ch) {
 			out = append(out, ch)
 		}
 	}
-	team := head.Teams[rem.Team]
+	team := base.Teams[rem.Team]
 	if team != nil {
 		add(team.Slack)
 	}
@@ -394,7 +396,7 @@ func reminderChannels(head *contract.Tree, r *verdict.Report, rem Reminder) []st
 		if team != nil && team.Escalation != nil {
 			add(team.Escalation.Slack)
 		}
-		for _, ch := range producerChannels(head, r) {
+		for _, ch := range producerChannels(base, r) {
 			add(ch)
 		}
 	}

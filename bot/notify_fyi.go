@@ -44,10 +44,10 @@ func carriedTold(told map[string]string, r *verdict.Report) map[string]string {
 
 // dueFYIs are the report's FYIs not yet told (or told for another change) to teams
 // with a Slack channel.
-func dueFYIs(told map[string]string, r *verdict.Report, head *contract.Tree) []verdict.FYI {
+func dueFYIs(told map[string]string, r *verdict.Report, base *contract.Tree) []verdict.FYI {
 	var out []verdict.FYI
 	for _, f := range r.FYI {
-		if t := head.Teams[f.Team]; t == nil || t.Slack == "" {
+		if t := base.Teams[f.Team]; t == nil || t.Slack == "" {
 			continue
 		}
 		if told[f.Team] != fyiKey(f) {
@@ -86,7 +86,7 @@ func mergeTold(mine, fresh map[string]string, r *verdict.Report) map[string]stri
 // evaluation sends it.
 func (b *Bot) sendFYIs(ctx context.Context, ev *evaluation, fyis []verdict.FYI) {
 	for _, f := range fyis {
-		ch := ev.loaded.Head.Teams[f.Team].Slack
+		ch := ev.loaded.Base.Teams[f.Team].Slack
 		if _, err := b.Notify.Post(ctx, ch, slack.FYIMessage(*ev.pr, f), ""); err != nil {
 			b.Metrics.failed("slack")
 			ev.log.Warn("Slack FYI failed; it is sent again at the next evaluation", "channel", ch, "team", f.Team, "err", err)

@@ -74,7 +74,12 @@ func TestRouteIgnoresWhatItShould(t *testing.T) {
 		event, payload string
 		job, err       bool
 	}{
-		{"push", `{}`, false, false},
+		{"push", `{}`, false, true}, // a push names its repository and commit
+		{"push", `{"ref":"refs/tags/v1","after":"0123456789012345678901234567890123456789","repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
+		{"status", `{"sha":"0123456789012345678901234567890123456789","context":"contractbot: main","state":"success","sender":{"login":"contractbot[bot]"},"repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
+		{"status", `{"sha":"0123456789012345678901234567890123456789","context":"ci","state":"success","sender":{"login":"wendy"},"repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
+		{"status", `{"sha":"0123456789012345678901234567890123456789","context":"contractbot: main","state":"pending","sender":{"login":"wendy"},"repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
+		{"status", `{"sha":"0123456789012345678901234567890123456789","context":"contractbot: main","state":"success","sender":{"login":"wendy"},"repository":{"name":"r","owner":{"login":"o"}}}`, true, false},
 		{"pull_request", `{"action":"labeled","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}}}`, false, false},
 		{"pull_request", `{"action":"edited","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}},"changes":{"title":{"from":"x"}}}`, false, false},
 		{"pull_request", `{"action":"edited","pull_request":{"number":1},"repository":{"name":"r","owner":{"login":"o"}},"changes":{"base":{"ref":{"from":"dev"}}}}`, true, false},

@@ -50,11 +50,11 @@ type pushEvent struct {
 	} `json:"installation"`
 }
 
-// routePush publishes a push to the default branch.
+// routePush handles a push to a branch: the open pull requests into it are judged
+// again (what merging does to the branch changed: a consumer, a team, a freeze may
+// have been added), and a push to the default branch is published (with
+// --publish-events).
 func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
-	if b.Publishing == nil {
-		return nil, nil
-	}
 	var ev pushEvent
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return nil, fmt.Errorf("push payload: %w", err)
@@ -70,17 +70,46 @@ func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 	if err := checkRepo(d.Event, owner, repo); err != nil {
 		return nil, err
 	}
-	if ev.Repository.DefaultBranch == "" || ev.Ref != "refs/heads/"+ev.Repository.DefaultBranch || strings.Trim(ev.After, "0") == "" {
-		return nil, nil // another branch, or a deletion
+	branch, ok := strings.CutPrefix(ev.Ref, "refs/heads/")
+	if !ok || branch == "" || strings.Trim(ev.After, "0") == "" {
+		return nil, nil // a tag, or a deletion
 	}
-	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "head_sha", ev.After, "event", "push")
+	publishing := b.Publishing != nil && ev.Repository.DefaultBranch != "" && branch == ev.Repository.DefaultBranch
+	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "head_sha", ev.After, "event", "push", "branch", branch)
+	key := owner + "/" + repo + "#base:" + branch
+	if publishing {
+		key = owner + "/" + repo + "#publish"
+	}
 	pushed := pushTarget{owner: owner, repo: repo, sha: ev.After, url: ev.Repository.CloneURL, html: ev.Repository.HTMLURL, installation: ev.Installation.ID}
-	return &server.Job{Key: owner + "/" + repo + "#publish", Run: func(ctx context.Context) error {
+	return &server.Job{Key: key, Run: func(ctx context.Context) error {
+		b.judgeAgain(ctx, owner, repo, branch, ev.Installation.ID, log)
+		if !publishing {
+			return nil
+		}
 		if err := b.Publish(ctx, pushed, log); err != nil {
 			return fmt.Errorf("publish %s/%s at %s (the next push or a redelivery resumes it): %w", owner, repo, ev.After, err)
 		}
 		return nil
 	}}, nil
+}
+
+// judgeAgain queues an evaluation of every open pull request into branch, which
+// just moved: each is judged against the new tip (a consumer registered meanwhile is
+// asked). What cannot be listed or queued now, the reconcile loop catches.
+func (b *Bot) judgeAgain(ctx context.Context, owner, repo, branch string, installation int64, log *slog.Logger) {
+	gh, _, err := b.clients(ctx, owner, repo, installation)
+	if err != nil {
+		log.Warn("could not judge the pull requests into the branch again; the reconcile loop will", "err", err)
+		return
+	}
+	prs, err := gh.ListOpenPullRequests(ctx, owner, repo, branch)
+	if err != nil {
+		log.Warn("could not list the pull requests into the branch; the reconcile loop judges them again", "err", err)
+		return
+	}
+	for _, pr := range prs {
+		b.enqueue(ctx, b.evaluationJobFor(owner, repo, pr.Number, installation, evalOptions{}, log.With("pull_request", pr.Number)), log)
+	}
 }
 
 type pushTarget struct {

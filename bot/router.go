@@ -13,7 +13,7 @@ import (
 
 // Route maps a delivery to a job, or nil for an event the bot does not act on; an
 // error means the payload is malformed. Each event has its file: pull_request.go,
-// pull_request_review.go, issue_comment.go, push.go.
+// pull_request_review.go, issue_comment.go, push.go, status.go.
 func (b *Bot) Route(d server.Delivery) (*server.Job, error) {
 	switch d.Event {
 	case "pull_request":
@@ -24,6 +24,8 @@ func (b *Bot) Route(d server.Delivery) (*server.Job, error) {
 		return b.routeComment(d)
 	case "push":
 		return b.routePush(d)
+	case "status":
+		return b.routeStatus(d)
 	}
 	return nil, nil
 }
@@ -85,13 +87,31 @@ func checkRepo(event, owner, repo string) error {
 }
 
 // evaluationJob evaluates one pull request; jobs of the same pull request share a key.
-func (b *Bot) evaluationJob(d server.Delivery, ref repoRef, n int, opt evalOptions, log *slog.Logger) *server.Job {
-	owner, repo := ref.Repository.Owner.Login, ref.Repository.Name
+func (b *Bot) evaluationJob(_ server.Delivery, ref repoRef, n int, opt evalOptions, log *slog.Logger) *server.Job {
+	return b.evaluationJobFor(ref.Repository.Owner.Login, ref.Repository.Name, n, ref.Installation.ID, opt, log)
+}
+
+// evaluationJobFor evaluates owner/repo#n.
+func (b *Bot) evaluationJobFor(owner, repo string, n int, installation int64, opt evalOptions, log *slog.Logger) *server.Job {
 	key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
 	return &server.Job{Key: key, Run: func(ctx context.Context) error {
-		if err := b.evaluate(ctx, owner, repo, n, ref.Installation.ID, opt, log); err != nil {
+		if err := b.evaluate(ctx, owner, repo, n, installation, opt, log); err != nil {
 			return fmt.Errorf("evaluate pull request %s: %w", key, err)
 		}
 		return nil
-	}, Failed: b.showFailure(owner, repo, n, ref.Installation.ID, log)}
+	}, Failed: b.showFailure(owner, repo, n, installation, log)}
+}
+
+// enqueue hands a job that another job found to do (an evaluation a push or a status
+// calls for) to the queue, behind what waits for its pull request; without a queue
+// (tests, one-off runs) it runs at once, guarded. A full queue drops it: the
+// reconcile loop catches it.
+func (b *Bot) enqueue(ctx context.Context, job *server.Job, log *slog.Logger) {
+	if b.Queue == nil {
+		b.runGuarded(ctx, job, log)
+		return
+	}
+	if err := b.Queue.Submit(job); err != nil {
+		log.Warn("could not queue an evaluation; the reconcile loop runs it", "key", job.Key, "err", err)
+	}
 }

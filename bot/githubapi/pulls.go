@@ -32,6 +32,9 @@ func pullRequest(owner, repo string, p *github.PullRequest) *PullRequest {
 		Author: p.GetUser().GetLogin(), State: p.GetState(), Draft: p.GetDraft(),
 		CloneURL: p.GetBase().GetRepo().GetCloneURL(), HTMLURL: p.GetBase().GetRepo().GetHTMLURL(),
 		CreatedAt: p.GetCreatedAt().Time}
+	if p.GetState() == "open" && p.GetMergeable() {
+		pr.MergeCommitSHA = p.GetMergeCommitSHA()
+	}
 	for _, l := range p.Labels {
 		pr.Labels = append(pr.Labels, l.GetName())
 	}
@@ -74,6 +77,47 @@ func (a *Client) OpenPullRequests(ctx context.Context, owner, repo string) ([]in
 		out = append(out, p.GetNumber())
 	}
 	return out, err
+}
+
+// ListOpenPullRequests lists the open pull requests into base ("" for any), all
+// pages.
+func (a *Client) ListOpenPullRequests(ctx context.Context, owner, repo, base string) ([]PullRequest, error) {
+	opt := &github.PullRequestListOptions{State: "open", Base: base, ListOptions: github.ListOptions{PerPage: 100}}
+	all, err := listAll(ctx, a, &opt.ListOptions, func() ([]*github.PullRequest, *github.Response, error) {
+		return a.Client.PullRequests.List(ctx, owner, repo, opt)
+	})
+	return pullRequests(owner, repo, all), err
+}
+
+// PullRequestsOfCommit lists the pull requests GitHub associates with a commit
+// (those it is the head of, among others), open and closed, all pages.
+func (a *Client) PullRequestsOfCommit(ctx context.Context, owner, repo, sha string) ([]PullRequest, error) {
+	opt := &github.ListOptions{PerPage: 100}
+	all, err := listAll(ctx, a, opt, func() ([]*github.PullRequest, *github.Response, error) {
+		return a.Client.PullRequests.ListPullRequestsWithCommit(ctx, owner, repo, sha, opt)
+	})
+	return pullRequests(owner, repo, all), err
+}
+
+func pullRequests(owner, repo string, all []*github.PullRequest) []PullRequest {
+	out := make([]PullRequest, 0, len(all))
+	for _, p := range all {
+		out = append(out, *pullRequest(owner, repo, p))
+	}
+	return out
+}
+
+// BranchHead reads the commit a branch points at now.
+func (a *Client) BranchHead(ctx context.Context, owner, repo, branch string) (string, error) {
+	var b *github.Branch
+	err := a.call(ctx, func() (resp *github.Response, err error) {
+		b, resp, err = a.Client.Repositories.GetBranch(ctx, owner, repo, branch, 1)
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	return b.GetCommit().GetSHA(), nil
 }
 
 // ListReviews reads every review, all pages.

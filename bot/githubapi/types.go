@@ -19,8 +19,12 @@ type PullRequest struct {
 	HeadSHA     string
 	BaseSHA     string
 	BaseRef     string
-	Author      string
-	Labels      []string
+	// MergeCommitSHA is GitHub's test merge of the head into the base
+	// (refs/pull/N/merge) while the pull request is open and mergeable; "" when
+	// GitHub has none (a conflict, or not computed yet).
+	MergeCommitSHA string
+	Author         string
+	Labels         []string
 	// CloneURL is the repository's Git URL; HTMLURL its web address.
 	CloneURL, HTMLURL string
 	State             string // open, closed

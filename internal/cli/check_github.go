@@ -56,7 +56,7 @@ func githubRunFromEnv(token, teamsToken, apiURL string, comment bool) githubRun 
 
 // checkPullRequest evaluates the workflow's pull request with the bot's pipeline
 // (bot.EvaluateCheckout): its reviews and team members from GitHub, the sticky
-// comment and the commit status "contractbot" written back; the step summary is the
+// comment and the commit status "contractbot: <base>" written back; the step summary is the
 // comment's text. A side effect that fails is a warning: the exit status follows the
 // verdict.
 func checkPullRequest(cmd *cobra.Command, repoDir string, g githubRun, now time.Time) (*verdict.Report, error) {

@@ -103,7 +103,7 @@ func (p *actionsPR) approve(login string, at time.Time) (int, string) {
 // status is the state of the head commit's latest contractbot status.
 func (p *actionsPR) status() string {
 	for _, s := range p.gh.Statuses("acme", "contracts", p.head) { // newest first
-		if s.GetContext() == bot.VerdictContext {
+		if s.GetContext() == bot.GateName("main") {
 			return s.GetState()
 		}
 	}

@@ -301,6 +301,9 @@ func (s *Server) routes() {
 	handle("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
 	handle("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
+	// Branches and the pull requests of a commit (branches.go).
+	handle("GET /repos/{owner}/{repo}/branches/{branch}", s.getBranch)
+	handle("GET /repos/{owner}/{repo}/commits/{ref}/pulls", s.listCommitPulls)
 	// Teams (teams.go).
 	handle("GET /repos/{owner}/{repo}/issues/{number}/timeline", s.listTimeline)
 	handle("GET /orgs/{org}/teams/{slug}/members", s.listTeamMembers)

@@ -21,6 +21,7 @@ type repo struct {
 	comments    []*comment
 	checkRuns   []*checkRun
 	statuses    []*status
+	branches    map[string]string // branch name -> head SHA (branches.go)
 }
 
 // pull is a pull request and the issue that carries its comments and labels.
@@ -94,6 +95,11 @@ func (s *Server) AddPullRequest(owner, name string, p PullRequest) int {
 	}
 	rp.nextNumber = max(rp.nextNumber, n)
 	headRef, baseRef := p.HeadRef, p.BaseRef
+	defer func() { // the base branch exists on GitHub: at BaseSHA unless set before
+		if _, ok := rp.branches[baseRef]; !ok && p.BaseSHA != "" {
+			s.setBranch(rp, baseRef, p.BaseSHA)
+		}
+	}()
 	if headRef == "" {
 		headRef = "feature"
 	}
