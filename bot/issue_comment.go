@@ -106,12 +106,27 @@ func (b *Bot) routeComment(d server.Delivery) (*server.Job, error) {
 	}
 	author := ev.Comment.User.Login
 	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "pull_request", n, "command", cmd.Name, "by", author)
-	return &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Run: func(ctx context.Context) error {
+	show := b.showFailure(owner, repo, n, ev.Installation.ID, log)
+	// A command is a job the queue never drops for a newer event of the pull
+	// request: it is carried out, or, when every attempt failed, answered.
+	return &server.Job{Key: fmt.Sprintf("%s/%s#%d", owner, repo, n), Command: true, Run: func(ctx context.Context) error {
 		if err := b.runCommand(ctx, owner, repo, n, ev.Installation.ID, cmd, author, ev.Comment.ID, log); err != nil {
 			return fmt.Errorf("run /contractbot %s on %s/%s#%d: %w", cmd.Name, owner, repo, n, err)
 		}
 		return nil
-	}, Failed: b.showFailure(owner, repo, n, ev.Installation.ID, log)}, nil
+	}, Failed: func(ctx context.Context, err error, final bool) {
+		show(ctx, err, final)
+		if !final {
+			return
+		}
+		gh, _, cerr := b.clients(ctx, owner, repo, ev.Installation.ID)
+		if cerr == nil {
+			cerr = reply(ctx, gh, owner, repo, n, fmt.Sprintf("@%s contractbot could not carry out `/contractbot %s` (a failure of the bot or of a service it needs, logged for its operators); write the command again to retry.", author, strings.ReplaceAll(cmd.Name, "`", "")))
+		}
+		if cerr != nil {
+			log.Error("could not answer the command that failed", "err", cerr)
+		}
+	}}, nil
 }
 
 // runCommand carries out a command.

@@ -112,7 +112,9 @@ func (b *Bot) overrideGone(ctx context.Context, ev *evaluation, o *verdict.Overr
 }
 
 // waivedBy fingerprints what an override lets through: each required team's sign-off
-// fingerprint, and the change itself.
+// fingerprint, and the change itself (subjects, findings, field changes, governance,
+// policy findings, state effects, data rules and data-contract changes, lint errors,
+// calendar needs and freezes).
 func waivedBy(r *verdict.Report) map[string]string {
 	out := map[string]string{}
 	for _, so := range r.SignOffs {
@@ -130,12 +132,30 @@ func waivedBy(r *verdict.Report) map[string]string {
 		for _, g := range s.Governance {
 			fmt.Fprintf(h, "governance %s\n", g)
 		}
+		// What the change does beyond the schema, as facts (rule names, fields,
+		// kinds), never the sentences: a new policy finding, state effect, broken
+		// data rule or data-contract change is something the override never saw.
+		for _, p := range s.Policy {
+			fmt.Fprintf(h, "policy %s %s %s %s\n", p.Rule, p.Path, p.Policy, p.Class)
+		}
+		for _, e := range s.State {
+			fmt.Fprintf(h, "state %s %s %s %t\n", e.Consumer, e.Field, e.Change, e.Migratable)
+		}
+		for _, d := range s.DataRules {
+			fmt.Fprintf(h, "data-rule %s %s %s\n", d.Rule, d.Field, d.Change)
+		}
+		for _, c := range s.DataContract {
+			fmt.Fprintf(h, "data-contract %s %s %s %s %s %s %s\n", c.What, c.Rule, c.Kind, c.Mode, c.OnFailure, c.Field, c.Tag)
+		}
 	}
 	for _, d := range r.Lint {
 		fmt.Fprintf(h, "lint %s %s\n", d.File, d.Code)
 	}
 	for _, c := range r.Calendar {
 		fmt.Fprintf(h, "calendar %s %t %s\n", c.Subject, c.Required, c.Entry)
+		if c.Freeze != "" {
+			fmt.Fprintf(h, "freeze %s %s\n", c.Subject, c.Freeze)
+		}
 	}
 	out[changeKey] = hex.EncodeToString(h.Sum(nil))[:16]
 	return out

@@ -15,14 +15,24 @@ import (
 // ErrQueueFull is returned by Submit when the queue holds its maximum of pending jobs.
 var ErrQueueFull = errors.New("queue full")
 
+// MaxCommandsPerKey bounds the commands that wait for one key; Submit answers one more
+// with ErrQueueFull (the webhook answers 503, and GitHub delivers it again later).
+const MaxCommandsPerKey = 16
+
 // errQueueClosed is returned by Submit after Drain.
 var errQueueClosed = errors.New("queue closed")
 
 // Job is one piece of work for one key (a pull request). A newer job for the same key
 // replaces an older one that has not started: only the latest state of a pull
-// request matters.
+// request matters. A command is never replaced (see Command).
 type Job struct {
 	Key string
+	// Command marks a job that answers a person (a /contractbot command): no newer
+	// job of its key replaces it. A plain job submitted while a command of its key
+	// waits adds nothing (the command's run reads the pull request as it is then)
+	// and is dropped; a plain job waiting when a command comes is replaced by it;
+	// commands of one key wait in order, up to MaxCommandsPerKey.
+	Command bool
 	// Run does the work. An error or a panic is a failed attempt: it is logged,
 	// counted, told to Failed and retried with backoff up to the queue's attempts.
 	Run func(ctx context.Context) error
@@ -62,13 +72,14 @@ const (
 )
 
 // Queue runs jobs on a bounded pool of workers. Jobs of one key run in order, one at a
-// time; a job submitted while another of its key waits replaces the waiting one. A
+// time; a job submitted while another of its key waits replaces the waiting one,
+// unless that one is a command (Job.Command), which is never dropped. A
 // failed job is retried later without holding a worker, so it never blocks other keys.
 type Queue struct {
 	cfg      QueueConfig
 	mu       sync.Mutex
-	pending  map[string]*entry // waiting, at most one per key
-	order    []string          // keys with a pending job, oldest first
+	pending  map[string][]*entry // waiting, in order: commands, then at most one plain job
+	order    []string            // keys with a pending job, oldest first
 	running  map[string]bool
 	retries  map[*time.Timer]bool // scheduled retries
 	wake     chan struct{}
@@ -103,7 +114,7 @@ func NewQueue(ctx context.Context, cfg QueueConfig) *Queue {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	q := &Queue{cfg: cfg, pending: map[string]*entry{}, running: map[string]bool{},
+	q := &Queue{cfg: cfg, pending: map[string][]*entry{}, running: map[string]bool{},
 		retries: map[*time.Timer]bool{}, wake: make(chan struct{}, 1),
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "contractbot_evaluations_total",
@@ -141,17 +152,29 @@ func (q *Queue) Submit(j *Job) error {
 		return errQueueClosed
 	}
 	e := &entry{job: j, attempt: 1}
-	if _, waiting := q.pending[j.Key]; waiting {
-		q.pending[j.Key] = e // the waiting one's place in line and in flight
+	if waiting := q.pending[j.Key]; len(waiting) > 0 {
+		last := waiting[len(waiting)-1]
+		switch {
+		case !last.job.Command: // replaced: its place in line and in flight
+			waiting[len(waiting)-1] = e
+			q.superseded.Inc()
+		case !j.Command: // a command waits and evaluates what this would
+			q.superseded.Inc()
+		case len(waiting) >= MaxCommandsPerKey:
+			q.mu.Unlock()
+			return ErrQueueFull
+		default:
+			q.pending[j.Key] = append(waiting, e)
+			q.inFlight.Add(1)
+		}
 		q.mu.Unlock()
-		q.superseded.Inc()
 		return nil
 	}
 	if len(q.pending) >= q.cfg.MaxPending {
 		q.mu.Unlock()
 		return ErrQueueFull
 	}
-	q.pending[j.Key] = e
+	q.pending[j.Key] = []*entry{e}
 	q.order = append(q.order, j.Key)
 	q.inFlight.Add(1)
 	q.mu.Unlock()
@@ -160,16 +183,20 @@ func (q *Queue) Submit(j *Job) error {
 }
 
 // requeue puts a retry back in line, unless the queue closed or a newer job of its
-// key waits (that one runs instead); it reports whether the retry was queued. A
-// retry may exceed MaxPending: it was accepted before.
+// key waits (that one runs instead; a command's retry runs first, before what
+// waits); it reports whether the retry was queued. A retry may exceed MaxPending: it
+// was accepted before.
 func (q *Queue) requeue(e *entry) bool {
 	q.mu.Lock()
-	if _, waiting := q.pending[e.job.Key]; waiting || q.closed {
+	waiting := q.pending[e.job.Key]
+	if q.closed || (len(waiting) > 0 && !e.job.Command) {
 		q.mu.Unlock()
 		return false
 	}
-	q.pending[e.job.Key] = e
-	q.order = append(q.order, e.job.Key)
+	q.pending[e.job.Key] = append([]*entry{e}, waiting...)
+	if len(waiting) == 0 {
+		q.order = append(q.order, e.job.Key)
+	}
 	q.mu.Unlock()
 	q.signal()
 	return true
@@ -190,9 +217,14 @@ func (q *Queue) next() *entry {
 		if q.running[key] {
 			continue
 		}
-		e := q.pending[key]
-		delete(q.pending, key)
-		q.order = append(q.order[:i:i], q.order[i+1:]...)
+		waiting := q.pending[key]
+		e := waiting[0]
+		if len(waiting) > 1 {
+			q.pending[key] = waiting[1:] // the key keeps its place in line
+		} else {
+			delete(q.pending, key)
+			q.order = append(q.order[:i:i], q.order[i+1:]...)
+		}
 		q.running[key] = true
 		return e
 	}
@@ -324,7 +356,11 @@ func (q *Queue) failed(ctx context.Context, e *entry, err error, final bool) {
 func (q *Queue) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.pending)
+	n := 0
+	for _, waiting := range q.pending {
+		n += len(waiting)
+	}
+	return n
 }
 
 // Drain stops accepting jobs, drops the retries not yet due (a replica's reconcile

@@ -203,3 +203,44 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestQueueKeepsCommands: a command (a /contractbot override, recheck) waiting for its
+// pull request is never replaced by a newer event: plain evaluations submitted after
+// it add nothing (it evaluates when it runs), one waiting before it gives way to it,
+// and two commands both run, in order.
+func TestQueueKeepsCommands(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := NewQueue(ctx, QueueConfig{Workers: 1, MaxPending: 100})
+	var mu sync.Mutex
+	var ran []string
+	gate := make(chan struct{})
+	job := func(name string, command bool) *Job {
+		return &Job{Key: "pr-1", Command: command, Run: func(context.Context) error {
+			if name == "running" {
+				<-gate
+			}
+			mu.Lock()
+			ran = append(ran, name)
+			mu.Unlock()
+			return nil
+		}}
+	}
+	if err := q.Submit(job("running", false)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return q.Len() == 0 }) // running, holding the key
+	for _, j := range []*Job{job("push", false), job("override", true), job("review", false), job("recheck", true), job("push2", false)} {
+		if err := q.Submit(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Len() != 2 {
+		t.Fatalf("%d jobs wait, want the two commands", q.Len())
+	}
+	close(gate)
+	q.Drain()
+	if got := strings.Join(ran, ","); got != "running,override,recheck" {
+		t.Errorf("ran %s, want running,override,recheck: no command dropped", got)
+	}
+}
