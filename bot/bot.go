@@ -68,6 +68,12 @@ type Bot struct {
 	ClaimSettle time.Duration
 	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
 	Marks []time.Duration
+	// EvaluationBudget bounds one evaluation (DefaultEvaluationBudget when 0).
+	EvaluationBudget time.Duration
+	// SlackRetry is the first wait before a pull request whose Slack messages failed
+	// is evaluated again (DefaultSlackRetry when 0; slackretry.go).
+	SlackRetry   time.Duration
+	slackRetries slackRetries
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
 	// reports (a mirror, or a local path in tests).
 	CloneURL func(owner, repo string) string

@@ -60,8 +60,6 @@ func (b *Bot) EvaluateCheckout(ctx context.Context, pr *PullRequest, repo *git.R
 	}
 	ev.noComment = !opt.Comment || len(b.StateKey) == 0
 	ev.statusOnly = true
-	b.assess(ctx, ev, evalOptions{})
-	b.notify(ctx, ev, evalOptions{})
-	written := b.converge(ctx, ev)
+	written := b.run(ctx, ev, evalOptions{})
 	return &Outcome{Report: ev.report, Markdown: ev.markdown, Written: written}, nil
 }

@@ -87,12 +87,15 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		}
 	default:
 		st.WrittenAt = b.Now().UTC()
+		if st.HeadSince.IsZero() {
+			st.HeadSince = st.WrittenAt
+		}
 		c, err := b.writeComment(ctx, ev.gh, pr, st, ev.markdown)
 		if err != nil {
 			fail("comment", err)
 			errs = append(errs, fmt.Errorf("update the sticky comment: %w", err))
 		} else {
-			seal = sealOf(st.WrittenAt)
+			seal, ev.written = sealOf(st.WrittenAt), st
 		}
 		comment = c
 	}

@@ -50,6 +50,14 @@ type evaluation struct {
 	// commentDeferred: another evaluation claimed this moment's Slack messages and
 	// writes the comment once it has sent them; this one leaves the comment alone.
 	commentDeferred bool
+	// written is the state converge wrote into the comment (zero when it wrote none).
+	written State
+	// slackFailed: a Slack message failed; retryAfter is the longest wait Slack asked
+	// for (429 Retry-After).
+	slackFailures int
+	retryAfter    time.Duration
+	// installation is the GitHub App installation of the repository (0: none known).
+	installation int64
 	// noComment: converge writes no comment (EvaluateCheckout without the key or
 	// the permission); statusOnly: the verdict is a commit status, never a check run.
 	noComment, statusOnly bool
@@ -59,7 +67,12 @@ type evaluation struct {
 // prior is the verified state of the previous evaluation, or nil.
 func (ev *evaluation) prior() *State { return ev.mem.state }
 
-// evaluate runs the pipeline: load -> evaluate -> notify -> converge.
+// DefaultEvaluationBudget bounds one evaluation, from reading the pull request to the
+// last Slack message (Bot.EvaluationBudget): past it every call in flight is
+// cancelled and the evaluation fails (retried, shown as pending).
+const DefaultEvaluationBudget = 5 * time.Minute
+
+// evaluate runs the pipeline: load -> assess -> converge (GitHub) -> notify (Slack).
 func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, installation int64, opt evalOptions, log *slog.Logger) error {
 	if len(b.StateKey) == 0 {
 		return fmt.Errorf("evaluate %s/%s#%d: %w", owner, repo, number, ErrNoKey)
@@ -67,6 +80,12 @@ func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, inst
 	if b.Self == "" {
 		return fmt.Errorf("evaluate %s/%s#%d: the bot's login is unknown (Bot.Self); it cannot tell its own comments from others'", owner, repo, number)
 	}
+	budget := b.EvaluationBudget
+	if budget <= 0 {
+		budget = DefaultEvaluationBudget
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	gh, auth, err := b.clients(ctx, owner, repo, installation)
 	if err != nil {
 		return err
@@ -75,13 +94,30 @@ func (b *Bot) evaluate(ctx context.Context, owner, repo string, number int, inst
 	if err != nil || ev == nil {
 		return err
 	}
-	b.assess(ctx, ev, opt)
-	b.notify(ctx, ev, opt)
-	if err := b.converge(ctx, ev); err != nil {
+	ev.installation = installation
+	if err := b.run(ctx, ev, opt); err != nil {
 		return err
 	}
 	r := ev.report
 	ev.log.Info("evaluated", "class", r.Class, "ready", r.Ready, "signoffs", len(r.SignOffs))
+	return nil
+}
+
+// run is the pipeline after load: assess, then GitHub's side effects (converge),
+// then Slack's (notify), whose memory is written into the comment last. A Slack
+// failure never holds GitHub back; it is retried on its own schedule (slackretry.go).
+func (b *Bot) run(ctx context.Context, ev *evaluation, opt evalOptions) error {
+	b.assess(ctx, ev, opt)
+	if err := b.converge(ctx, ev); err != nil {
+		return err
+	}
+	if b.Notify == nil {
+		return nil
+	}
+	before := ev.stateToWrite()
+	b.notify(ctx, ev, opt)
+	b.keepSent(ctx, ev, before)
+	b.scheduleSlackRetry(ev)
 	return nil
 }
 
@@ -210,6 +246,7 @@ func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	ev.in.Override = b.override(ctx, ev, opt)
 	verdict.Settle(ev.in, ev.report)
 	b.sharedGate(ctx, ev)
+	ev.next = carried(ev.mem.state, ev.report)
 	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
 }
 
@@ -285,7 +322,10 @@ func (ev *evaluation) stateOf(mem State) State {
 	r := ev.report
 	st := State{HeadSHA: ev.pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
 		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim, Told: mem.Told}
-	if prev := ev.mem.state; prev != nil && !ev.mem.rebuilt && prev.HeadSHA == st.HeadSHA {
+	switch prev := ev.mem.state; {
+	case !ev.written.HeadSince.IsZero(): // this evaluation wrote the comment already
+		st.HeadSince = ev.written.HeadSince
+	case prev != nil && !ev.mem.rebuilt && prev.HeadSHA == st.HeadSHA:
 		st.HeadSince = prev.HeadSince // zero: set when written (converge.go)
 	}
 	for _, sr := range r.Subjects {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slacktest"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
@@ -193,11 +194,18 @@ func (g *gate) botComment() *github.IssueComment {
 	return nil
 }
 
-// slackRecorder is a slacktest server that keeps every message posted.
+// slackRecorder is a slacktest server that keeps every message posted, with its
+// metadata and thread, and answers conversations.history and conversations.replies
+// from them as Slack does (the history lists a channel's top-level messages, the
+// replies a thread's).
 type slackRecorder struct {
 	url   string
 	mu    sync.Mutex
 	posts []string // "channel: text"
+	msgs  []slack.Message
+	// refuse is how many more messages are refused with 429 and Retry-After: 1;
+	// refused counts them.
+	refuse, refused int
 }
 
 func newSlackRecorder(t *testing.T) *slackRecorder {
@@ -208,9 +216,24 @@ func newSlackRecorder(t *testing.T) *slackRecorder {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
+			var meta slack.SlackMetadata
+			if m := r.Form.Get("metadata"); m != "" {
+				_ = json.Unmarshal([]byte(m), &meta)
+			}
 			rec.mu.Lock()
+			if rec.refuse > 0 {
+				rec.refuse--
+				rec.refused++
+				rec.mu.Unlock()
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
 			rec.posts = append(rec.posts, r.Form.Get("channel")+": "+r.Form.Get("text"))
 			n := len(rec.posts)
+			m := slack.Message{}
+			m.Channel, m.Text, m.Timestamp, m.ThreadTimestamp, m.Metadata = r.Form.Get("channel"), r.Form.Get("text"), fmt.Sprintf("1.%d", n), r.Form.Get("thread_ts"), meta
+			rec.msgs = append(rec.msgs, m)
 			rec.mu.Unlock()
 			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1.%d"}`, r.Form.Get("channel"), n)
 		})
@@ -218,6 +241,24 @@ func newSlackRecorder(t *testing.T) *slackRecorder {
 			r.ParseForm()
 			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, r.Form.Get("channel"), r.Form.Get("ts"))
 		})
+		list := func(keep func(r *http.Request, m slack.Message) bool) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				_ = r.ParseForm()
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				out := []slack.Message{}
+				for _, m := range rec.msgs {
+					if m.Channel == r.Form.Get("channel") && keep(r, m) {
+						out = append(out, m)
+					}
+				}
+				_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "messages": out, "has_more": false})
+			}
+		}
+		c.Handle("/conversations.history", list(func(_ *http.Request, m slack.Message) bool { return m.ThreadTimestamp == "" }))
+		c.Handle("/conversations.replies", list(func(r *http.Request, m slack.Message) bool {
+			return m.Timestamp == r.Form.Get("ts") || m.ThreadTimestamp == r.Form.Get("ts")
+		}))
 	})
 	go sl.Start()
 	t.Cleanup(sl.Stop)

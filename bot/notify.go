@@ -61,11 +61,14 @@ func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders)+len(o.fy
 // is read back: only the evaluation whose token is there sends. A claim whose message
 // fails is released in the state converge writes, so the next evaluation sends it.
 func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
-	ev.next = carried(ev.mem.state, ev.report)
 	if b.Notify == nil {
 		return
 	}
 	out := b.plan(ev, opt)
+	if out.claims() { // what Slack shows sent is not sent again (sent.go)
+		b.recall(ctx, ev, out)
+		out = b.plan(ev, opt)
+	}
 	if out.claims() && !b.claim(ctx, ev, &out) {
 		out.threads, out.reminders, out.announce, out.fyis = nil, nil, false, nil
 	}
@@ -294,8 +297,10 @@ func mergeThreads(a, b map[string]SlackThread) map[string]SlackThread {
 // send posts what the outbox holds; a claimed message that fails is released.
 func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 	r, pr, base, log := ev.report, *ev.pr, ev.loaded.Base, ev.log
+	ref := commentRef(pr)
 	failed := func(err error, args ...any) {
 		b.Metrics.failed("slack")
+		ev.slackFailed(err)
 		log.Warn("Slack message failed; it is sent again at the next evaluation", append(args, "err", err)...)
 	}
 	for i, msg := range out.edits {
@@ -310,7 +315,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 	for _, so := range out.threads {
 		ch := base.Teams[so.Team].Slack
 		msg := slack.TeamMessage(pr, so)
-		ts, err := b.Notify.Post(ctx, ch, msg, "")
+		ts, err := b.post(ctx, ch, msg, "", threadKey(ref, so.Team))
 		if err != nil {
 			failed(err, "channel", ch)
 			delete(ev.next.Slack, so.Team)
@@ -331,7 +336,11 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 			if th, has := ev.next.Slack[rem.Team]; has && th.Channel == ch {
 				thread = th.TS
 			}
-			if _, err := b.Notify.Post(ctx, ch, msg, thread); err != nil {
+			key := reminderSentKey(ref, rem.Team, rem.SignOff.Fingerprint, rem.Mark)
+			if rem.Mark == "manual" {
+				key = "" // asked for: sent whenever asked
+			}
+			if _, err := b.post(ctx, ch, msg, thread, key); err != nil {
 				ok = false
 				failed(err, "channel", ch, "team", rem.Team, "mark", rem.Mark)
 			}
@@ -347,7 +356,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 	b.sendFYIs(ctx, ev, out.fyis)
 	if out.announce {
 		for _, ch := range producerChannels(base, r) {
-			if _, err := b.Notify.Post(ctx, ch, slack.AllSignedOffMessage(pr, r), ""); err != nil {
+			if _, err := b.post(ctx, ch, slack.AllSignedOffMessage(pr, r), "", announceSentKey(ref, announcementKey(r))); err != nil {
 				failed(err, "channel", ch)
 				ev.next.Announced = slices.DeleteFunc(ev.next.Announced, func(a string) bool { return a == announcementKey(r) })
 			}

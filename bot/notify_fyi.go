@@ -87,8 +87,9 @@ func mergeTold(mine, fresh map[string]string, r *verdict.Report) map[string]stri
 func (b *Bot) sendFYIs(ctx context.Context, ev *evaluation, fyis []verdict.FYI) {
 	for _, f := range fyis {
 		ch := ev.loaded.Base.Teams[f.Team].Slack
-		if _, err := b.Notify.Post(ctx, ch, slack.FYIMessage(*ev.pr, f), ""); err != nil {
+		if _, err := b.post(ctx, ch, slack.FYIMessage(*ev.pr, f), "", fyiSentKey(commentRef(*ev.pr), f)); err != nil {
 			b.Metrics.failed("slack")
+			ev.slackFailed(err)
 			ev.log.Warn("Slack FYI failed; it is sent again at the next evaluation", "channel", ch, "team", f.Team, "err", err)
 			delete(ev.next.Told, f.Team)
 			continue
