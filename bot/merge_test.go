@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,26 @@ func (g *gate) onBase(branch string, from plumbing.Hash, edit func(r *testutil.R
 	}
 	g.fake.SetBranch("acme", "contracts", branch, sha.String())
 	return sha
+}
+
+// forkHead leaves the head on no branch of the repository, under refs/pull/N/head
+// only, as a pull request from a fork is.
+func (g *gate) forkHead() {
+	g.t.Helper()
+	wt, err := g.repo.Git.Worktree()
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("master")}); err != nil {
+		g.t.Fatal(err)
+	}
+	ref := plumbing.NewHashReference(plumbing.ReferenceName(fmt.Sprintf("refs/pull/%d/head", g.n)), g.head)
+	if err := g.repo.Git.Storer.SetReference(ref); err != nil {
+		g.t.Fatal(err)
+	}
+	if err := g.repo.Git.Storer.RemoveReference(plumbing.NewBranchReferenceName("change")); err != nil {
+		g.t.Fatal(err)
+	}
 }
 
 // gateOn is the conclusion of the newest check run called name on sha.
@@ -139,14 +160,19 @@ func (g *gate) mustSignOff(team string) bool {
 // fork), and when master gets them while the pull request is open, on the push to
 // master (and on /contractbot recheck).
 func TestConsumerRegisteredOnTheBaseIsAsked(t *testing.T) {
-	t.Run("old branch point", func(t *testing.T) {
-		g := newGateOn(t, opened, withoutOrderConsumers, amountToString)
-		g.onBase("master", g.base, registerOrderConsumers(t))
-		g.evaluate(g.bot())
-		if c := g.conclusion(); c != ConclusionActionRequired || !g.mustSignOff("data-warehouse") || !g.mustSignOff("platform") {
-			t.Errorf("check %s; comment:\n%s", c, readable(g.botComment().GetBody()))
-		}
-	})
+	for _, fork := range []bool{false, true} {
+		t.Run(fmt.Sprintf("old branch point, fork %t", fork), func(t *testing.T) {
+			g := newGateOn(t, opened, withoutOrderConsumers, amountToString)
+			g.onBase("master", g.base, registerOrderConsumers(t))
+			if fork { // the head is on no branch of the repository, only refs/pull/N/head
+				g.forkHead()
+			}
+			g.evaluate(g.bot())
+			if c := g.conclusion(); c != ConclusionActionRequired || !g.mustSignOff("data-warehouse") || !g.mustSignOff("platform") {
+				t.Errorf("check %s; comment:\n%s", c, readable(g.botComment().GetBody()))
+			}
+		})
+	}
 	for _, how := range []string{"push", "recheck"} {
 		t.Run("registered while open, then "+how, func(t *testing.T) {
 			g := newGateOn(t, opened, withoutOrderConsumers, amountToString)

@@ -257,6 +257,18 @@ func (s *Server) AddCheckRunAs(owner, name, sha, runName, app, conclusion string
 	return id
 }
 
+// SetExternalID sets the external_id of check run id, as the App that created it
+// may (for a run AddCheckRunAs put there).
+func (s *Server) SetExternalID(owner, name string, id int64, externalID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.repos[key(owner, name)].checkRuns {
+		if c.run.GetID() == id {
+			c.run.ExternalID = github.String(externalID)
+		}
+	}
+}
+
 // CheckRuns returns every check run created on head SHA sha, oldest first.
 func (s *Server) CheckRuns(owner, name, sha string) []*github.CheckRun {
 	s.mu.Lock()
