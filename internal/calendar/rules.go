@@ -53,16 +53,16 @@ type Problem struct {
 
 // FindEntry returns the calendar entry that may carry a change to subject at now: one
 // that names the subject, whose window has not ended at now (a window under way
-// counts) and that overlaps no freeze in scope of the subject. Of several, the one
-// that starts first wins. When entries name the subject but none is valid, it returns
+// counts), that overlaps no freeze in scope of the subject and that is not a
+// dual-write window. Of several, the one that starts first wins. When entries name the subject but none is valid, it returns
 // nil and one problem per entry and reason, in entry order. When no entry names the
 // subject it returns nil, nil: the caller asks for one (Suggest writes it).
 func FindEntry(tree *contract.Tree, subject string, now time.Time) (*contract.Entry, []Problem) {
 	freezes := freezesFor(tree, []string{subject})
 	var problems []Problem
 	for _, e := range tree.Entries {
-		if !slices.Contains(e.Subjects, subject) {
-			continue
+		if !slices.Contains(e.Subjects, subject) || e.Kind == contract.KindDualWrite {
+			continue // a dual-version period plans no change of its own (DualWrite)
 		}
 		ps := entryProblems(e, freezes, now)
 		if len(ps) == 0 {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/contract"
 )
 
 func TestEntryRequired(t *testing.T) {
@@ -171,5 +173,24 @@ func TestMergeBlockedUntilTheLastActiveFreezeEnds(t *testing.T) {
 	w = MergeBlocked(tree, "dw.order-detail-value", at(berlin, "2026-12-12 10:00"))
 	if w == nil || w.Name != "weekend" {
 		t.Errorf("dw: got %+v", w)
+	}
+}
+
+// A dual-write window (a dual-version period, issue 33) plans no change of its own: it
+// does not carry a breaking change to its subject, and DualWrite finds it.
+func TestFindEntrySkipsDualWrite(t *testing.T) {
+	tree := &contract.Tree{Entries: []*contract.Entry{{
+		File: "calendar/2026-12-07-gmv-dual-write.yaml", Kind: contract.KindDualWrite, Subjects: []string{"s"},
+		Start: time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC), End: time.Date(2027, 1, 11, 10, 0, 0, 0, time.UTC),
+	}}}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	if e, ps := FindEntry(tree, "s", now); e != nil || ps != nil {
+		t.Errorf("FindEntry = %v, %v; want nothing", e, ps)
+	}
+	if e := DualWrite(tree, "s", now); e == nil || e.File != "calendar/2026-12-07-gmv-dual-write.yaml" {
+		t.Errorf("DualWrite = %v", e)
+	}
+	if e := DualWrite(tree, "s", time.Date(2027, 1, 12, 0, 0, 0, 0, time.UTC)); e != nil {
+		t.Errorf("DualWrite after the window = %v, want nil", e)
 	}
 }

@@ -160,3 +160,31 @@ func TestCheckOverlayJSON(t *testing.T) {
 	}
 	checkGolden(t, filepath.Join("..", "check", "userid-to-userId.txt"), out)
 }
+
+// TestCheckOverlayPlannedPaths runs the two planned paths of issue 33 over the example
+// tree: a new major version whose migration rules cover the renamed field
+// (COMPATIBLE, no registry check, both readers sign off) and a dual-version period
+// (SAFE, each reader still on the old field warned until the window ends).
+func TestCheckOverlayPlannedPaths(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code int
+		want []string
+	}{
+		{"gmv-major-version", 1, []string{"dws.gmv-1min-value: COMPATIBLE", "new compatibility group application.major.version=2: no registry check", "gmv-dashboard (analytics) on (none)"}},
+		{"gmv-dual-write", 0, []string{"dws.gmv-1min-value: SAFE", "warning: consumer gmv-dashboard (team analytics) still reads gmv_cents, which is written next to its replacement gmv only during the dual-write window"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "check", "--repo", "../..", "--overlay", "../../examples/changes/"+c.name, "--now", "2026-12-01T09:00:00Z")
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q", want)
+				}
+			}
+			checkGolden(t, filepath.Join("..", "check", c.name+".txt"), out)
+		})
+	}
+}

@@ -93,6 +93,7 @@ func (l *loader) load() (*Tree, error) {
 	slices.Sort(t.Unreadable)
 	l.crossCheck(t)
 	t.Entries, t.Freezes = l.loadCalendar(t)
+	l.checkDualWrite(t)
 	if l.sysErr != nil {
 		return nil, l.sysErr
 	}

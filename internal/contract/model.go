@@ -301,7 +301,7 @@ type Entry struct {
 }
 
 // EntryKinds lists the allowed calendar entry kinds.
-var EntryKinds = []string{"schema-change", "consumer-upgrade", "state-migration", "backfill"}
+var EntryKinds = []string{"schema-change", "consumer-upgrade", "state-migration", "backfill", KindDualWrite}
 
 // Freeze is one window of calendar/freezes.yaml in which no breaking change may land.
 type Freeze struct {

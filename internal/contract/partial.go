@@ -166,6 +166,7 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 	slices.Sort(t.Unreadable)
 	l.crossCheck(t)
 	t.Entries, t.Freezes = l.loadCalendar(t)
+	l.checkDualWrite(t)
 	if l.sysErr != nil {
 		return nil, l.sysErr
 	}

@@ -201,7 +201,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	stateEffects(b, sr)
 	dataRuleFindings(b, h, sr)
 	dataContractChanges(in.Base, b, h, sr)
-	deprecatedReads(h, sr)
+	deprecatedReads(in, h, sr)
 }
 
 // contractErrors counts the errors in s's contract.yaml that make its keys unreliable

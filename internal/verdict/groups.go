@@ -156,6 +156,7 @@ func groupChange(b, h *contract.Subject, sr *SubjectReport) {
 	sr.Group = g
 	sr.Notes = append(sr.Notes, fmt.Sprintf("new compatibility group %s=%s (was %s): the registry checks it against no earlier version, as Confluent's compatibilityGroup does; publish sets the subject's compatibilityGroup to %s", g.Key, g.New, orNone(g.Old), g.Key))
 	sr.Governance = append(sr.Governance, fmt.Sprintf("a new major version (%s %s -> %s): readers on group %s get its records through the migration rules until they move to group %s (use.latest.with.metadata %s=%s)", g.Key, orNone(g.Old), g.New, orNone(g.Old), g.New, g.Key, g.New))
+	sr.governs = append(sr.governs, "group:"+g.Key+":"+g.Old+"->"+g.New) // what sign-off fingerprints hash
 }
 
 // ruleNames is what one migration rule names: the fields its expression reads and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/calendar"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/impact"
 )
@@ -122,11 +123,20 @@ func parentPath(p string) string {
 
 // deprecatedReads notes, for a changed subject, every consumer that still reads a
 // deprecated field (lint warns in the consumer's file; check says it with the change).
-func deprecatedReads(h *contract.Subject, sr *SubjectReport) {
+// While a dual-write window of the subject (a calendar entry of kind dual-write) has
+// not ended, a read of a field it replaces is a warning naming the window's end:
+// after it the field is removed as any deprecated field.
+func deprecatedReads(in Input, h *contract.Subject, sr *SubjectReport) {
+	dual := calendar.DualWrite(in.Head, h.Subject, in.Now)
 	for _, c := range h.Consumers {
 		for _, r := range c.Reads {
 			field, d := h.DeprecationOf(r)
-			if d == nil {
+			switch {
+			case d == nil:
+				continue
+			case dual != nil && d.Replacement != "":
+				sr.Warnings = append(sr.Warnings, fmt.Sprintf("consumer %s (team %s) still reads %s, which is written next to its replacement %s only during the dual-write window %s (until %s); it should read %s before then",
+					c.Name, c.Owner, field, d.Replacement, dual.File, dual.End.UTC().Format("2006-01-02 15:04 UTC"), d.Replacement))
 				continue
 			}
 			n := fmt.Sprintf("consumer %s (team %s) still reads %s, deprecated since %s", c.Name, c.Owner, field, d.Since.Format("2006-01-02"))
