@@ -63,11 +63,12 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	bin := filepath.Join(tmp, "contractbot")
 	cmd := exec.Command("go", "build", "-buildvcs=true", "-ldflags=-s -w", "-o", bin, "./cmd/contractbot")
 	cmd.Dir = o.Source
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+o.Arch, "GOFLAGS=")
+	// GOWORK=off: the binary is built with the product's own go.mod, as `go install` builds it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+o.Arch, "GOFLAGS=", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build contractbot in %s: %w\n%s", o.Source, err, out)
 	}
@@ -92,7 +93,11 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the CA certificates (install Debian's ca-certificates, or name a PEM bundle): %w", err)
 	}
-	zoneinfo, err := os.ReadFile(filepath.Join(goroot(), "lib", "time", "zoneinfo.zip"))
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOROOT: %w", err)
+	}
+	zoneinfo, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "time", "zoneinfo.zip"))
 	if err != nil {
 		return nil, fmt.Errorf("the time-zone database of the Go toolchain: %w", err)
 	}
@@ -218,12 +223,4 @@ func Write(img v1.Image, dir, tarPath, ref string) error {
 		return fmt.Errorf("image name %q: %w", ref, err)
 	}
 	return tarball.WriteToFile(tarPath, tag, img)
-}
-
-func goroot() string {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return runtime.GOROOT()
-	}
-	return strings.TrimSpace(string(out))
 }
