@@ -15,6 +15,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/lineage"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -202,7 +203,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
 		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(), HeadSHA: pr.HeadSHA,
-		AdminTeam: b.AdminTeam,
+		AdminTeam: b.AdminTeam, SQLBreaks: lineage.SQLBreaks(loaded.Base, loaded.Head),
 	}
 	if len(conflicts) > 0 {
 		ev.in.Notices = append(ev.in.Notices, conflictNotice(pr.BaseRef, conflicts))

@@ -14,6 +14,7 @@ import (
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/lineage"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -187,7 +188,8 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 
 // evaluateLoaded evaluates a loaded change as the bot would at its first evaluation.
 func evaluateLoaded(l *change.Loaded, now time.Time) *verdict.Report {
-	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now})
+	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now,
+		SQLBreaks: lineage.SQLBreaks(l.Base, l.Head)})
 }
 
 // gitSources opens the head (the working tree, or rev) and the base (against, or the

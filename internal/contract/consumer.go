@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -47,7 +48,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	if o == nil {
 		return nil
 	}
-	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff", "openlineage", "group"})
+	o.expect("a consumer file", []string{"name", "owner", "kind", "reads"}, []string{"system", "description", "produces", "state", "signoff", "openlineage", "group", "sql"})
 	c := &Consumer{File: f.path, Subject: s.Subject, KeyPos: o.keys, Name: stem}
 	if v, ok := o.str("name"); ok {
 		switch {
@@ -85,6 +86,7 @@ func (l *loader) loadConsumer(f *file, s *Subject, stem string) *Consumer {
 	l.loadProduces(f, o, s, c, paths)
 	c.State = jobState(f, o, s)
 	c.OpenLineage = openLineageJob(f, o)
+	l.jobSQL(f, o, c)
 	if v, ok := o.str("signoff"); ok && o.oneOfValue("signoff", v, []string{SignoffRequired}) {
 		c.Signoff = v
 	}
@@ -123,5 +125,35 @@ func (l *loader) loadProduces(f *file, o *object, s *Subject, c *Consumer, paths
 		l.mu.Lock()
 		l.produces = append(l.produces, pending)
 		l.mu.Unlock()
+	}
+}
+
+// MaxSQLBytes bounds one Flink SQL script a consumer file's sql: names.
+const MaxSQLBytes = 1 << 20
+
+// jobSQL reads sql:, the job's Flink SQL scripts (paths from the repository root, in
+// the order the job runs them), and their text: a schema change is then also judged
+// against their DDL (lineage check).
+func (l *loader) jobSQL(f *file, o *object, c *Consumer) {
+	paths, ok := o.strList("sql")
+	if !ok {
+		return
+	}
+	for _, p := range paths {
+		clean := path.Clean(p.val)
+		switch {
+		case p.val == "" || path.IsAbs(p.val) || clean != p.val || strings.HasPrefix(clean, "../") || !strings.HasSuffix(clean, ".sql"):
+			f.report(p.pos, CodeInvalidValue, "sql names %q; give the path of a .sql file from the repository root, e.g. jobs/flink/%s.sql.", p.val, c.Name)
+			continue
+		}
+		data, found, ok := l.read(f, clean, MaxSQLBytes)
+		if !found {
+			f.report(p.pos, CodeMissingFile, "sql names %s, which does not exist; correct the path or remove it.", clean)
+		}
+		if !ok {
+			continue
+		}
+		c.SQL = append(c.SQL, clean)
+		c.SQLText = append(c.SQLText, string(data))
 	}
 }

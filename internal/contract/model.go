@@ -275,6 +275,10 @@ type Consumer struct {
 	// OpenLineage names the OpenLineage job whose events are this consumer's, nil
 	// when the job is named as the consumer.
 	OpenLineage *OpenLineageJob `json:"openlineage,omitempty"`
+	// SQL lists the job's Flink SQL scripts (sql:), from the repository root, in the
+	// order they run; SQLText holds their text, in the same order.
+	SQL     []string `json:"sql,omitempty"`
+	SQLText []string `json:"-"`
 	// Subject is the registry name of the subject this consumer reads.
 	Subject string `json:"subject"`
 	// ReadPos locates each entry of reads, in order.

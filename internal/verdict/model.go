@@ -161,7 +161,22 @@ type Input struct {
 	// Notices are sentences the report shows under its verdict (an override that
 	// lapsed, a memory rebuilt).
 	Notices []string
-	Now     time.Time
+	// SQLBreaks are the jobs whose Flink SQL (a consumer file's sql:) the change
+	// breaks, as the caller found them (lineage.SQLBreaks): each needs its owner's
+	// sign-off, whose reason names the file and line.
+	SQLBreaks []SQLBreak
+	Now       time.Time
+}
+
+// SQLBreak is a table of a job's Flink SQL that the change breaks.
+type SQLBreak struct {
+	Subject, Consumer, Owner string
+	File                     string
+	Line                     int
+	Message                  string
+	// Fact identifies the break for the sign-off's fingerprint (rule, table, column),
+	// never the line, which moves with unrelated edits.
+	Fact string
 }
 
 // Report is the outcome of an evaluation: what the bot posts and the CLI prints.

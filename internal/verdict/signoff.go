@@ -93,6 +93,14 @@ func signOffs(in Input, subjects []*SubjectReport, process []ProcessChange) ([]*
 				facts:  []string{"state:" + se.Field + ":" + string(se.Change) + ":" + se.Serializer + ":" + strconv.FormatBool(se.Migratable)},
 				legacy: reason + fingerprintSep + "state:" + se.Field + ":" + string(se.Change)})
 		}
+		for _, b := range in.SQLBreaks {
+			if b.Subject == sr.Subject {
+				reason := fmt.Sprintf("the change breaks its Flink SQL: %s:%d: %s", b.File, b.Line, b.Message)
+				required[b.Consumer] = true
+				need(b.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: b.Consumer, Effect: checker.Breaks, Reason: reason,
+					facts: []string{"sql:" + b.Fact}, legacy: reason})
+			}
+		}
 		dataContractSignOffs(in, sr, required, need)
 		if len(sr.Governance) == 0 {
 			continue
