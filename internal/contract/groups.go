@@ -87,7 +87,7 @@ func consumerGroup(f *file, o *object, s *Subject) string {
 		f.report(o.valuePos("group"), CodeInvalidValue, "group %q is not a group value; use letters, digits, '.', '_' and '-', such as \"1\" (quote it).", v)
 		return ""
 	case s.Group == nil && s.Subject != "":
-		f.report(o.valuePos("group"), CodeInvalidValue, "group %q names a compatibility group, but %s declares none (compatibility_group: in its contract.yaml); remove group:.", v, s.Subject)
+		f.report(o.valuePos("group"), CodeInvalidValue, "group %q names a compatibility group, but %s declares no valid one (compatibility_group: {key, value} in its contract.yaml); correct that, or remove group:.", v, s.Subject)
 		return ""
 	}
 	return v
