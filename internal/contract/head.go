@@ -18,6 +18,8 @@ type Head struct {
 	// DataContract identifies the data contract the file declares (DataContractKey);
 	// set by DecodeHead only.
 	DataContract string
+	// Rules is set when the file declares data rules (`rules:`); by DecodeHead only.
+	Rules bool
 }
 
 // DecodeHead reads the head keys of the contract.yaml at path
@@ -42,7 +44,8 @@ func DecodeHead(path string, data []byte) (Head, Diagnostics) {
 		domain, name = parts[1], parts[2]
 	}
 	h := decodeHead(o, domain, name)
-	h.DataContract = DataContractKey(dataContractOf(o))
+	dc := dataContractOf(o)
+	h.DataContract, h.Rules = DataContractKey(dc), len(dc.Rules) > 0
 	return h, ds
 }
 

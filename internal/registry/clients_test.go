@@ -127,6 +127,13 @@ var orderV2 = map[string]string{
 `,
 }
 
+// The order's version 3: its UPGRADE rule is another, the schema untouched (a version,
+// and an id, of its own).
+var orderV3 = map[string]string{
+	"contracts/shop/order/contract.yaml": strings.Replace(strings.Replace(orderV2["contracts/shop/order/contract.yaml"],
+		"order-id-v2", "order-id-v3", 1), "'v2-' + value", "value + '-v3'", 1),
+}
+
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, text := range files {
@@ -151,6 +158,8 @@ func clientsRepo(t *testing.T) (string, *git.Repository) {
 	commitAll(t, repo, "shop: money, payment, order, event", 0)
 	writeFiles(t, dir, orderV2)
 	commitAll(t, repo, "order: note, READ and UPGRADE rules", 1)
+	writeFiles(t, dir, orderV3)
+	commitAll(t, repo, "order: an UPGRADE rule, nothing else", 2)
 	return dir, repo
 }
 
@@ -177,7 +186,7 @@ func TestRealClients(t *testing.T) {
 		"event_schema": clientFiles["contracts/shop/event/event.json"],
 		"ids": map[string]int{
 			"money": id("shop.money-value", 1), "payment": id("shop.payment-value", 1),
-			"order1": id("shop.order-value", 1), "order2": id("shop.order-value", 2),
+			"order1": id("shop.order-value", 1), "order2": id("shop.order-value", 2), "order3": id("shop.order-value", 3),
 			"event": id("shop.event-value", 1),
 		},
 	}

@@ -186,10 +186,9 @@ func hasProperties(props, want map[string]string) bool {
 
 // getByGUID answers GET /schemas/guids/{guid} (and .../ids) with Confluent's "schema
 // not found": the
-// registry assigns no GUIDs. Confluent derives a schema's GUID from an MD5 of its
-// stored text, references, metadata and rules; these versions share the id of their
-// canonical form whatever their metadata (docs/registry.md), so a GUID would name no
-// one schema here, and a wrong one would be worse than none.
+// registry assigns no GUIDs. Confluent derives a schema's GUID from an MD5 of the text
+// it stores (its own print of the schema), references, metadata and rules, which
+// cannot be reproduced byte for byte here, and a wrong GUID would be worse than none.
 func (s *Server) getByGUID(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, CodeSchemaNotFound, fmt.Sprintf("Schema %s not found: this registry assigns no GUIDs (it serves the contract repository); look the schema up by id (GET /schemas/ids/{id}) or by subject and version.", r.PathValue("guid")))
 }

@@ -311,7 +311,8 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	// as Confluent's look-up searches from the latest version.
 	var hit *versionEntry
 	refs := snap.pinned(req.References)
-	for _, c := range se.lookup[key] {
+	cands := withContract(se.lookup[key], req)
+	for _, c := range cands {
 		if c.typ != typ || (len(refs) > 0 && !sameReferences(refs, c.refs)) {
 			continue
 		}
@@ -324,6 +325,26 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answer(w, r, hit)
+}
+
+// withContract narrows the versions of one form to those whose metadata and rules are
+// the request's, when it has either and some version has them: a deserializer looks
+// its writer's version up with the data contract it read by id (Confluent's look-up
+// compares them too), so versions that differ only in rules are told apart.
+func withContract(vs []*versionEntry, req schemaRequest) []*versionEntry {
+	if req.Metadata == nil && req.RuleSet == nil {
+		return vs
+	}
+	var out []*versionEntry
+	for _, ve := range vs {
+		if len(contractDifferences(req.Metadata, ve.meta, req.RuleSet, ve.rules)) == 0 {
+			out = append(out, ve)
+		}
+	}
+	if len(out) == 0 {
+		return vs
+	}
+	return out
 }
 
 // pinned is a request's references with version -1 (Confluent's "latest") read as

@@ -204,8 +204,9 @@ func (s *Server) lookUpDescriptor(w http.ResponseWriter, r *http.Request, snap *
 	}
 	key := descriptorKey(sc.DescriptorProto())
 	refs := snap.pinned(req.References)
-	for i := len(se.versions) - 1; i >= 0; i-- {
-		c := se.versions[i]
+	cands := withContract(se.versions, req)
+	for i := len(cands) - 1; i >= 0; i-- {
+		c := cands[i]
 		if c.typ != Protobuf || (len(refs) > 0 && !sameReferences(refs, c.refs)) {
 			continue
 		}

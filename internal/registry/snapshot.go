@@ -238,7 +238,11 @@ func (b *builder) dataContract(v versions.Version) (*Metadata, *RuleSet, string)
 		return nil, nil, ""
 	}
 	s := contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data)
-	return MetadataOf(s), RuleSetOf(s), GroupOf(s)
+	rules := RuleSetOf(s)
+	if rules == nil && strings.HasSuffix(v.DataContract, versions.EmptiedRuleSet) {
+		rules = &RuleSet{} // registered with an empty ruleSet, so that the latest's rules are not carried over
+	}
+	return MetadataOf(s), rules, GroupOf(s)
 }
 
 // reusable returns the previous snapshot's entry for subject when nothing of it

@@ -67,7 +67,7 @@ func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (
 		return nf, "contract.yaml is not a regular file", nil
 	}
 	if old != nil && !old.Broken && old.ContractBlob == nf.ContractBlob {
-		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract = old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract, nf.Rules = old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract, old.Rules
 	} else {
 		data, err := gitrepo.ReadBlob(w.s, cy.Hash, contract.MaxYAMLBytes)
 		if errors.Is(err, gitrepo.ErrTooLarge) {
@@ -80,7 +80,7 @@ func (w *walker) evalFolder(path string, tree plumbing.Hash, old *FolderState) (
 		if h.Subject == "" || h.Schema == "" {
 			return nf, problem(ds), nil
 		}
-		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract = h.Subject, h.Schema, h.Format, h.Compatibility, h.DataContract
+		nf.Subject, nf.Schema, nf.Format, nf.Compatibility, nf.DataContract, nf.Rules = h.Subject, h.Schema, h.Format, h.Compatibility, h.DataContract, h.Rules
 	}
 	e, ok := files[nf.Schema]
 	if !ok {
@@ -138,8 +138,8 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 			// Skip the folder at this commit: keep what was known of it before.
 			kept := &FolderState{Tree: nf.Tree, ContractBlob: nf.ContractBlob, Broken: true}
 			if old != nil {
-				kept.Subject, kept.Schema, kept.Format, kept.Compatibility, kept.DataContract, kept.SchemaBlob =
-					old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract, old.SchemaBlob
+				kept.Subject, kept.Schema, kept.Format, kept.Compatibility, kept.DataContract, kept.Rules, kept.SchemaBlob =
+					old.Subject, old.Schema, old.Format, old.Compatibility, old.DataContract, old.Rules, old.SchemaBlob
 			}
 			nf = kept
 		}
@@ -193,8 +193,16 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew boo
 	if err != nil {
 		return false, fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
 	}
+	dc := f.DataContract
+	if n := len(h.Versions); !f.Rules && n > 0 && h.Versions[n-1].Rules {
+		// Rules removed while the latest version has some: publish registers an
+		// empty ruleSet (an absent one would carry the latest's rules over), which
+		// Confluent stores as a version of its own, even when the pair was an earlier
+		// version's; so is it here.
+		dc += EmptiedRuleSet
+	}
 	for _, v := range h.Versions {
-		if v.Canonical == key && v.DataContract == f.DataContract {
+		if v.Canonical == key && v.DataContract == dc {
 			h.Current = v.Version
 			return false, nil
 		}
@@ -204,7 +212,8 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew boo
 		Version:       len(h.Versions) + 1,
 		Blob:          f.SchemaBlob,
 		Canonical:     key,
-		DataContract:  f.DataContract,
+		DataContract:  dc,
+		Rules:         f.Rules,
 		Path:          folders[0] + "/" + f.Schema,
 		Format:        f.Format,
 		Compatibility: f.Compatibility,

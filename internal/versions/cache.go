@@ -25,7 +25,9 @@ import (
 // rewritten; raise it whenever Index or the file's header changes shape or meaning.
 //
 // 2: versions carry their references, and ids are keyed by form and references.
-const CacheFormat = 2
+// 3: ids are keyed by data contract too; a version records whether it has rules, and
+// one that removes the latest's rules is a version of its own (EmptiedRuleSet).
+const CacheFormat = 3
 
 // cacheMagic opens every cache file, so a file that is not one is told at once.
 const cacheMagic = "contractbot versions index\n"

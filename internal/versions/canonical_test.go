@@ -80,10 +80,12 @@ func TestSameCanonicalFormSharesID(t *testing.T) {
 }
 
 // A change of the data contract alone (contract.yaml's owner, tier, topic, pii fields
-// or rules, with the same schema) is a new version with the schema's id, as a
-// Confluent registry makes a new version when a schema is registered again with other
-// metadata or rules; a change of anything else in contract.yaml (doc, level) is not;
-// returning to an earlier pair is the earlier version.
+// or rules, with the same schema) is a new version with an id of its own, as a
+// Confluent registry makes a new version, and a new id, when a schema is registered
+// again with other metadata or rules; a change of anything else in contract.yaml (doc,
+// level) is not. Removing the latest version's rules is a new version even when the
+// pair returns to an earlier one (publish registers an empty ruleSet there); returning
+// to an earlier pair otherwise is the earlier version.
 func TestDataContractChangeIsAVersion(t *testing.T) {
 	r := newTestRepo(t)
 	const subj, cy = "a.one-value", "contracts/a/one/contract.yaml"
@@ -93,26 +95,37 @@ func TestDataContractChangeIsAVersion(t *testing.T) {
 		return m
 	}
 	same := func(s string) string { return s }
+	billing := func(s string) string { return strings.Replace(s, "owner: orders", "owner: billing", 1) }
+	rule := func(s string) string {
+		return billing(s) + "rules:\n  - {name: r, kind: CONDITION, type: CEL, mode: WRITE, expr: \"message.a != ''\"}\n"
+	}
 	c1 := r.commit(files(same))
 	c2 := r.commit(files(func(s string) string { return s + "description: the orders\n" }), c1)
-	c3 := r.commit(files(func(s string) string { return strings.Replace(s, "owner: orders", "owner: billing", 1) }), c2)
-	c4 := r.commit(files(func(s string) string {
-		return strings.Replace(s, "owner: orders", "owner: billing", 1) + "rules:\n  - {name: r, kind: CONDITION, type: CEL, mode: WRITE, expr: \"message.a != ''\"}\n"
-	}), c3)
+	c3 := r.commit(files(billing), c2)
+	c4 := r.commit(files(rule), c3)
 	c5 := r.commit(files(same), c4)
 	ix := build(t, r, c5)
 	vs := ix.Versions(subj)
-	if got := versionNums(vs); !reflect.DeepEqual(got, [][2]int{{1, 1}, {2, 1}, {3, 1}}) {
-		t.Fatalf("versions %v, want 3 versions of id 1", got)
+	if got := versionNums(vs); !reflect.DeepEqual(got, [][2]int{{1, 1}, {2, 2}, {3, 3}, {4, 4}}) {
+		t.Fatalf("versions %v, want 4 versions with ids 1 to 4", got)
 	}
-	if vs[1].Commit != c3.String() || vs[2].Commit != c4.String() {
-		t.Errorf("versions 2 and 3 appeared at %s and %s, want the owner's and the rule's commits", vs[1].Commit, vs[2].Commit)
+	if vs[1].Commit != c3.String() || vs[2].Commit != c4.String() || vs[3].Commit != c5.String() {
+		t.Errorf("versions 2 to 4 appeared at %s, %s and %s, want the owner's, the rule's and its removal's commits", vs[1].Commit, vs[2].Commit, vs[3].Commit)
 	}
-	if cur, _ := ix.Current(subj); cur.Version != 1 {
-		t.Errorf("current %d after returning to the first data contract, want 1", cur.Version)
+	if !vs[2].Rules || vs[3].Rules || !strings.HasSuffix(vs[3].DataContract, EmptiedRuleSet) || vs[0].DataContract+EmptiedRuleSet != vs[3].DataContract {
+		t.Errorf("version 4 (the rule removed) is not version 1's data contract with an emptied ruleSet: %+v", vs[3])
 	}
-	if uses := ix.Schemas[0].Uses; len(uses) != 3 {
-		t.Errorf("id 1 is used by %v, want the 3 versions", uses)
+	if cur, _ := ix.Current(subj); cur.Version != 4 {
+		t.Errorf("current %d after the rule's removal, want 4", cur.Version)
+	}
+	// The rule back: the pair is version 3's again, and no version is made.
+	c6 := r.commit(files(rule), c5)
+	ix = build(t, r, c6)
+	if n := len(ix.Versions(subj)); n != 4 {
+		t.Errorf("the rule back made %d versions, want 4", n)
+	}
+	if cur, _ := ix.Current(subj); cur.Version != 3 {
+		t.Errorf("current %d with the rule back, want 3", cur.Version)
 	}
 	if extended := build(t, r, c2); len(extended.Versions(subj)) != 1 {
 		t.Errorf("a description alone made a version")

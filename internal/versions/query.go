@@ -91,7 +91,7 @@ func (ix *Index) idOf(key string) (int, bool) {
 	if ix.keyID == nil {
 		ix.keyID = make(map[string]int, len(ix.Schemas))
 		for _, e := range ix.Schemas {
-			ix.keyID[idKey(e.Canonical, e.References)] = e.ID
+			ix.keyID[idKey(e.Canonical, e.References)+"\x00"+e.DataContract] = e.ID
 		}
 	}
 	id, ok := ix.keyID[key]

@@ -90,11 +90,11 @@ func (ix *Index) assignID(subject string) {
 	h := ix.BySubject[subject]
 	v := &h.Versions[len(h.Versions)-1]
 	v.References = ix.references(*v)
-	key := idKey(v.Canonical, v.References)
+	key := idKey(v.Canonical, v.References) + "\x00" + v.DataContract
 	id, ok := ix.idOf(key)
 	if !ok {
 		id = len(ix.Schemas) + 1
-		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: v.Blob, Canonical: v.Canonical, References: slices.Clone(v.References)})
+		ix.Schemas = append(ix.Schemas, SchemaEntry{ID: id, Blob: v.Blob, Canonical: v.Canonical, References: slices.Clone(v.References), DataContract: v.DataContract})
 		ix.keyID[key] = id
 	}
 	v.ID = id

@@ -28,9 +28,12 @@
 //     commit, in subject-name order, once every subject of the commit is resolved.
 //     The same form with the same references under two subjects shares one id (as in
 //     a Confluent registry); the same text importing other versions has its own id.
-//     The versions of one form with different data contracts share one id (Confluent
-//     gives those a new id: its ids hash metadata and rules; here they do not, so
-//     that no id assigned before moves). Ids never change once assigned.
+//     Ids are keyed by data contract too, as Confluent's ids hash metadata and rules:
+//     versions of one form with different data contracts have ids of their own. Ids
+//     never change once assigned.
+//   - A version that removes the rules of the subject's latest version is a new
+//     version (its DataContract ends with EmptiedRuleSet), even when its pair was an
+//     earlier version's: publish registers an empty ruleSet there.
 //   - Only the first parent of each commit is followed: changes made on a side branch
 //     appear at the merge commit that brings them in.
 //   - contract.yaml is read by contract.DecodeHead, the loader's own decoder, so the
@@ -65,6 +68,11 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 )
 
+// EmptiedRuleSet ends the DataContract of a version that has no rules while the
+// subject's latest version before it had some: it is registered with an empty ruleSet
+// ({}), which Confluent tells apart from none (see publish).
+const EmptiedRuleSet = "+emptied-ruleset"
+
 // ErrHistoryRewritten is returned by Extend when the indexed head is not a first-parent
 // ancestor of the new head: the default branch was rewritten and the bot refuses to act.
 var ErrHistoryRewritten = errors.New("versions: history rewritten: indexed head is not a first-parent ancestor of the new head")
@@ -79,7 +87,8 @@ type Version struct {
 	ID            int       `json:"id"`                // global schema id, 1-based
 	Blob          string    `json:"blob"`              // Git blob hash of the schema text where the version first appeared
 	Canonical     string    `json:"canonical"`         // checker.CanonicalKey of its canonical form (or "blob:<hash>" when it does not parse)
-	DataContract  string    `json:"data_contract"`     // contract.DataContractKey of its contract.yaml
+	DataContract  string    `json:"data_contract"`     // contract.DataContractKey of its contract.yaml (+EmptiedRuleSet)
+	Rules         bool      `json:"rules,omitempty"`   // its contract.yaml declares rules
 	Path          string    `json:"path"`              // schema file path where it first appeared
 	Format        string    `json:"format"`            // contract.yaml `format:` at that commit
 	Compatibility string    `json:"compatibility"`     // contract.yaml `compatibility:` at that commit
@@ -119,11 +128,12 @@ type SubjectVersion struct {
 
 // SchemaEntry is one global schema id: its content and every subject version using it.
 type SchemaEntry struct {
-	ID         int              `json:"id"`
-	Blob       string           `json:"blob"`
-	Canonical  string           `json:"canonical"`
-	References []Reference      `json:"references,omitempty"` // with Canonical, what the id stands for
-	Uses       []SubjectVersion `json:"uses"`
+	ID           int              `json:"id"`
+	Blob         string           `json:"blob"`
+	Canonical    string           `json:"canonical"`
+	References   []Reference      `json:"references,omitempty"` // with Canonical, what the id stands for
+	DataContract string           `json:"data_contract,omitempty"`
+	Uses         []SubjectVersion `json:"uses"`
 }
 
 // FolderState is what the index remembers of one contract folder at Head, so that
@@ -136,6 +146,7 @@ type FolderState struct {
 	Format        string `json:"format,omitempty"`
 	Compatibility string `json:"compatibility,omitempty"`
 	DataContract  string `json:"data_contract,omitempty"`
+	Rules         bool   `json:"rules,omitempty"`
 	SchemaBlob    string `json:"schema_blob,omitempty"`
 	Broken        bool   `json:"broken,omitempty"`
 }

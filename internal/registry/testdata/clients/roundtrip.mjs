@@ -42,13 +42,15 @@ async function refused(fn, what) {
 }
 const idOf = (buf) => buf.readUInt32BE(1);
 
-// Avro: orders carry a WRITE rule (amount > 0) and, in version 2, a READ rule (note
-// reads "checked") and an UPGRADE rule (order ids written with version 1 get "v2-").
+// Avro: orders carry a WRITE rule (amount > 0) and, from version 2, a READ rule (note
+// reads "checked") and an UPGRADE rule (order ids written with version 1 get "v2-");
+// version 3 changes the UPGRADE rule alone (order ids get "-v3"), a version and an id
+// of its own.
 const avroTopic = 'shop.order';
 await test('avro: latest version, WRITE rule, READ rule by id', async () => {
   const ser = new AvroSerializer(client, SerdeType.VALUE, { useLatestVersion: true });
   const bytes = await ser.serialize(avroTopic, { order_id: 'o-1', amount: 5, note: 'hi' });
-  eq(idOf(bytes), cfg.ids.order2, 'schema id');
+  eq(idOf(bytes), cfg.ids.order3, 'schema id');
   await refused(() => ser.serialize(avroTopic, { order_id: 'o-2', amount: 0, note: '' }), 'amount 0');
   const de = new AvroDeserializer(fresh(), SerdeType.VALUE, {});
   const msg = await de.deserialize(avroTopic, bytes);
@@ -66,7 +68,15 @@ await test('avro: UPGRADE rule from version 1 to the latest', async () => {
   eq(idOf(bytes), cfg.ids.order1, 'schema id');
   const de = new AvroDeserializer(fresh(), SerdeType.VALUE, { useLatestVersion: true });
   const msg = await de.deserialize(avroTopic, bytes);
-  eq([msg.order_id, msg.amount], ['v2-o-5', 3], 'upgraded');
+  eq([msg.order_id, msg.amount], ['v2-o-5-v3', 3], 'upgraded');
+});
+await test('avro: UPGRADE rule added without a schema change', async () => {
+  const ser = new AvroSerializer(fresh(), SerdeType.VALUE, { useSchemaId: cfg.ids.order2 });
+  const bytes = await ser.serialize(avroTopic, { order_id: 'o-6', amount: 2, note: '' });
+  eq(idOf(bytes), cfg.ids.order2, 'schema id');
+  const de = new AvroDeserializer(fresh(), SerdeType.VALUE, { useLatestVersion: true });
+  const msg = await de.deserialize(avroTopic, bytes);
+  eq(msg.order_id, 'o-6-v3', 'upgraded by version 3');
 });
 
 // Protobuf: payments import shop/money/money.proto (a reference) and the well-known
