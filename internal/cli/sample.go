@@ -135,7 +135,7 @@ func runSample(ctx context.Context, f sampleFlags) (*sample.Result, error) {
 		return sampleFile(s, f)
 	}
 	f.kafka.Brokers = strings.Split(f.brokers, ",")
-	f.kafka.SASLPassword = os.Getenv("CONTRACTBOT_SASL_PASSWORD")
+	f.kafka.SASLPassword = envSASLPassword()
 	f.kafka.MaxMessages, f.kafka.MaxBytes = f.maxMessages, f.maxBytes
 	rd, err := sample.ReadKafka(ctx, f.kafka, s.Topics(), len(f.topics) == 0, func(r sample.Record) { s.Add(r) })
 	if err != nil {

@@ -55,6 +55,7 @@ func newServeCmd() *cobra.Command {
 		driftEvery               time.Duration
 		digestRepo               string
 		publicURL                string
+		sampling                 serveSampleFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -181,6 +182,18 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if mount, err = withLineage(mount, lineageEvents, cmp.Or(lineageToken, os.Getenv("CONTRACTBOT_LINEAGE_TOKEN")), pages, log); err != nil {
 				return err
 			}
+			var sampleNotify bot.MarkedNotifier
+			if tok != "" {
+				sampleNotify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
+			}
+			sampler, err := sampling.watch(repoDir, tree.Branch, sampleNotify, log)
+			if err != nil {
+				return err
+			}
+			if sampler != nil {
+				inner := mount
+				mount = func(mux *http.ServeMux) { inner(mux); mux.Handle("GET /sample.json", sampleHandler(sampler)) }
+			}
 			if tok != "" {
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
 				n := botslack.New(tok, slackAPIURL, botslack.WithLog(log))
@@ -225,6 +238,12 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if err := reg.RegisterMetrics(srv.Metrics()); err != nil {
 				return err
 			}
+			if sampler != nil {
+				if err := sampler.RegisterMetrics(srv.Metrics()); err != nil {
+					return err
+				}
+				go sampler.Every(ctx, sampling.interval)
+			}
 			if b != nil {
 				b.Metrics = bot.NewMetrics(srv.Metrics())
 				b.Queue = srv.Queue()
@@ -266,6 +285,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			return srv.Serve(ctx, l, 30*time.Second)
 		},
 	}
+	sampling.add(cmd)
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (e.g. https://contracts.example.com): the calendar feeds' events link to their week there; without it they carry no link (a request's Host header is never used)")
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")

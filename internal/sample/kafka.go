@@ -47,6 +47,13 @@ type UnusableError struct{ Err error }
 func (e *UnusableError) Error() string { return e.Err.Error() }
 func (e *UnusableError) Unwrap() error { return e.Err }
 
+// Validate reports settings that cannot work (no broker, an unknown SASL mechanism,
+// unreadable TLS files), before any connection.
+func (k Kafka) Validate() error {
+	_, err := k.options()
+	return err
+}
+
 // options turns the settings into franz-go's client options.
 func (k Kafka) options() ([]kgo.Opt, error) {
 	if len(k.Brokers) == 0 {

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/sample"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// serveSampleFlags are serve's flags of the topic sampler (off without
+// --sample-brokers).
+type serveSampleFlags struct {
+	brokers     string
+	interval    time.Duration
+	maxMessages int
+	kafka       sample.Kafka
+}
+
+func (f *serveSampleFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.brokers, "sample-brokers", "", "sample the contracts' topics on these Kafka brokers every --sample-interval (off when empty): results at /sample.json, metrics contractbot_sample_*, and one Slack alert per new problem to the owner and the teams that read the field (needs SLACK_BOT_TOKEN for the alerts)")
+	fl.DurationVar(&f.interval, "sample-interval", 15*time.Minute, "how often the topics are sampled")
+	fl.IntVar(&f.maxMessages, "sample-max-messages", 100, "the most recent messages read per partition in each round")
+	fl.StringVar(&f.kafka.SASLMechanism, "sample-sasl-mechanism", "", "SASL mechanism for --sample-brokers: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from CONTRACTBOT_SASL_PASSWORD)")
+	fl.StringVar(&f.kafka.SASLUser, "sample-sasl-username", "", "SASL user name for --sample-brokers")
+	fl.BoolVar(&f.kafka.TLS, "sample-tls", false, "connect to --sample-brokers with TLS")
+	fl.StringVar(&f.kafka.CAFile, "sample-tls-ca", "", "PEM file of the CA that signed the brokers' certificates")
+}
+
+// watch returns the sampler of serve, or nil when --sample-brokers is empty. It reads
+// its own handle of the repository: the tree with its schemas at the branch's head
+// (the pages load theirs without) and a versions index extended as the branch moves.
+func (f *serveSampleFlags) watch(repoDir, branch string, notify bot.MarkedNotifier, log *slog.Logger) (*sample.Watch, error) {
+	if f.brokers == "" {
+		return nil, nil
+	}
+	repo, err := gitrepo.Open(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	k := f.kafka
+	k.Brokers = strings.Split(f.brokers, ",")
+	k.SASLPassword = envSASLPassword()
+	k.MaxMessages = f.maxMessages
+	if err := k.Validate(); err != nil {
+		return nil, fmt.Errorf("--sample-brokers: %w", err)
+	}
+	w := &sample.Watch{Kafka: k, Timeout: min(f.interval, 5*time.Minute), Log: log, Contract: (&contractAtHead{repo: repo, branch: branch}).load}
+	if notify != nil {
+		w.Alert = (&bot.SampleAlerts{Notify: notify, Log: log}).Alert
+	}
+	return w, nil
+}
+
+// contractAtHead loads the tree and the versions index at the branch's head, again
+// only when the head moved.
+type contractAtHead struct {
+	repo   *gitrepo.Repo
+	branch string
+
+	mu   sync.Mutex
+	head plumbing.Hash
+	c    sample.Contract
+}
+
+func (c *contractAtHead) load() (sample.Contract, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	head, err := gitrepo.ResolveBranch(c.repo.Repository, c.branch)
+	if err != nil {
+		return sample.Contract{}, err
+	}
+	if head == c.head {
+		return c.c, nil
+	}
+	src, err := contract.NewGitSource(c.repo.Repository, head.String())
+	if err != nil {
+		return sample.Contract{}, err
+	}
+	tree, err := contract.Load(src)
+	if err != nil {
+		return sample.Contract{}, err
+	}
+	ix := c.c.Index
+	if ix == nil || ix.Extend(c.repo.Repository, head) != nil {
+		if ix, err = versions.Build(c.repo.Repository, head); err != nil {
+			return sample.Contract{}, err
+		}
+	}
+	repo := c.repo.Repository
+	c.head, c.c = head, sample.Contract{Tree: tree, Index: ix, Read: func(v versions.Version) ([]byte, error) { return ix.Schema(repo, v) }}
+	return c.c, nil
+}
+
+// sampleHandler serves the last round's result as JSON (404 before the first).
+func sampleHandler(w *sample.Watch) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		snap := w.Latest()
+		if snap == nil {
+			http.Error(rw, "no sampling round has ended yet", http.StatusNotFound)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(struct {
+			At    time.Time `json:"at"`
+			Error string    `json:"error,omitempty"`
+			*sample.Result
+		}{snap.At, snap.Err, snap.Result})
+	})
+}
+
+// envSASLPassword is the SASL password of sample and serve's sampler: from the
+// environment only, never a flag.
+func envSASLPassword() string { return os.Getenv("CONTRACTBOT_SASL_PASSWORD") }
