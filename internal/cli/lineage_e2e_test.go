@@ -35,7 +35,7 @@ func TestLineageEndToEnd(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "")
 	dir, _ := exampleRepo(t)
 	events := filepath.Join(t.TempDir(), "events.jsonl")
-	base := startServe(t, "--repo", dir, "--lineage-events", events)
+	base := startServe(t, "--repo", dir, "--lineage-events", events, "--insecure-lineage-without-token")
 
 	if code, page := httpDo(t, http.MethodGet, base+"/lineage", ""); code != http.StatusOK || !strings.Contains(page, "No OpenLineage event received yet") {
 		t.Fatalf("the lineage page before any event: %d\n%s", code, page)
@@ -80,7 +80,7 @@ func TestLineageEndToEnd(t *testing.T) {
 	}
 
 	// A restart on the same file shows the same drift.
-	again := startServe(t, "--repo", dir, "--lineage-events", events)
+	again := startServe(t, "--repo", dir, "--lineage-events", events, "--insecure-lineage-without-token")
 	if out2, _, _ := runCLI(t, "lineage", "verify", "--repo", dir, "--url", again); out2 != out {
 		t.Errorf("after a restart lineage verify says:\n%s\nwant\n%s", out2, out)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -11,13 +12,16 @@ import (
 // withLineage adds the OpenLineage endpoint (POST and GET /api/v1/lineage) to what
 // serve mounts, keeping events in the file when one is given, and shows what they say
 // on the lineage page of pages (when not nil). A POST must carry token as a bearer
-// token when token is not empty.
-func withLineage(mount func(*http.ServeMux), file, token string, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
+// token; without one, POSTs are refused unless anyone says to take them from anyone.
+func withLineage(mount func(*http.ServeMux), file, token string, anyone bool, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
+	if token != "" && anyone {
+		return nil, errors.New("--insecure-lineage-without-token and a lineage token exclude each other: keep the token")
+	}
 	store, err := olstore.Open(file, log)
 	if err != nil {
 		return nil, err
 	}
-	store.Token = token
+	store.Token, store.Anyone = token, anyone
 	if pages != nil {
 		pages.Observed = store
 	}

@@ -48,7 +48,7 @@ func TestLineageVerifyRefusesBadEvents(t *testing.T) {
 // from the file, and a restart on the same file keeps the events.
 func TestLineageServeThenVerify(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "events.jsonl")
-	srv := lineageEndpoint(t, file, "")
+	srv := lineageEndpoint(t, file, "", true)
 	data, err := os.ReadFile("testdata/lineage/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestLineageServeThenVerify(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("verify --url differs from verify --openlineage:\n%s\nwant\n%s", out, want)
 	}
-	again, err := withLineage(nil, file, "", nil, nil)
+	again, err := withLineage(nil, file, "", true, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,10 +165,11 @@ func TestLineageVerifyMatchesJobsByTheOpenLineageKey(t *testing.T) {
 	}
 }
 
-// lineageEndpoint serves what serve mounts for OpenLineage events on loopback.
-func lineageEndpoint(t *testing.T, file, token string) *httptest.Server {
+// lineageEndpoint serves what serve mounts for OpenLineage events on loopback
+// (anyone: --insecure-lineage-without-token).
+func lineageEndpoint(t *testing.T, file, token string, anyone bool) *httptest.Server {
 	t.Helper()
-	mount, err := withLineage(nil, file, token, nil, nil)
+	mount, err := withLineage(nil, file, token, anyone, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func lineageEndpoint(t *testing.T, file, token string) *httptest.Server {
 // serve's --lineage-token (or CONTRACTBOT_LINEAGE_TOKEN) reaches the endpoint: a POST
 // without it is 401 (olstore's tests try the other headers).
 func TestLineageTokenReachesTheEndpoint(t *testing.T) {
-	srv := lineageEndpoint(t, "", "s3cret")
+	srv := lineageEndpoint(t, "", "s3cret", false)
 	data, err := os.ReadFile("testdata/lineage/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -205,4 +206,26 @@ func TestLineageVerifyComparedNothing(t *testing.T) {
 		t.Fatalf("exit %d, want 3 (compared nothing)\n%s%s", code, out, errOut)
 	}
 	checkLineageGolden(t, "verify-nothing.txt", out)
+}
+
+// Without a token serve takes no OpenLineage event (403, naming the way out), unless
+// --insecure-lineage-without-token says so; the flag and a token exclude each other.
+func TestLineageEndpointIsClosedWithoutAToken(t *testing.T) {
+	srv := lineageEndpoint(t, "", "", false)
+	data, err := os.ReadFile("testdata/lineage/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(srv.URL+"/api/v1/lineage", "application/json", strings.NewReader(strings.SplitN(string(data), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "--insecure-lineage-without-token") {
+		t.Errorf("a POST to serve without a token: %d %q", resp.StatusCode, body)
+	}
+	if _, err := withLineage(nil, "", "s3cret", true, nil, nil); err == nil {
+		t.Error("a token and --insecure-lineage-without-token were both taken")
+	}
 }

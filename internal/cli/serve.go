@@ -40,6 +40,7 @@ func newServeCmd() *cobra.Command {
 		addr, metricsAddr        string
 		lineageEvents            string
 		lineageToken             string
+		lineageAnyone            bool
 		githubURL, cacheDir      string
 		workers, queue           int
 		repos                    []string
@@ -92,9 +93,10 @@ the verdict. The bot needs (from the environment):
   CONTRACTBOT_STATE_KEY       optional: the key that signs the state block of the
                               bot's comments (HMAC-SHA256); by default derived from
                               the webhook secret. Every replica needs the same one.
-  CONTRACTBOT_LINEAGE_TOKEN   optional: the bearer token POST /api/v1/lineage requires
-                              (as --lineage-token; without either, anyone who reaches
-                              serve can post OpenLineage events)
+  CONTRACTBOT_LINEAGE_TOKEN   the bearer token POST /api/v1/lineage requires (as
+                              --lineage-token); without either, POSTs are refused
+                              unless --insecure-lineage-without-token says to take
+                              OpenLineage events from anyone
   SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack
                               (calendar reminders, --drift-registry alerts and the
                               degraded-registry alert to --ops-channel also run
@@ -179,7 +181,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				return err
 			}
 			loaded.Store(tree)
-			if mount, err = withLineage(mount, lineageEvents, cmp.Or(lineageToken, os.Getenv("CONTRACTBOT_LINEAGE_TOKEN")), pages, log); err != nil {
+			if mount, err = withLineage(mount, lineageEvents, cmp.Or(lineageToken, os.Getenv("CONTRACTBOT_LINEAGE_TOKEN")), lineageAnyone, pages, log); err != nil {
 				return err
 			}
 			var sampleNotify bot.MarkedNotifier
@@ -290,6 +292,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (e.g. https://contracts.example.com): the calendar feeds' events link to their week there; without it they carry no link (a request's Host header is never used)")
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
 	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with Authorization: Bearer <this token> (others get 401); prefer CONTRACTBOT_LINEAGE_TOKEN, which ps does not show")
+	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events at POST /api/v1/lineage from anyone who reaches serve, with no token: anyone can then change what the /lineage page and lineage verify --url report (without a token, and without this flag, POSTs are refused with 403)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")

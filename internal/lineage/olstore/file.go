@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/contractbot/contractbot/internal/appendfile"
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
 
@@ -46,7 +47,7 @@ func (s *Store) load(f io.Reader, log *slog.Logger) error {
 		switch {
 		case perr != nil && !complete:
 			log.Warn(fmt.Sprintf("%s:%d: the last line is cut short (%d bytes without a newline: serve stopped, or the disk filled, in the middle of keeping an event); it is dropped, and the file is cut back to line %d before the next event is kept.", s.path, n, size, n-1), "err", perr)
-			s.cut = start
+			s.fileBytes = start // cut off before the next append
 			return nil
 		case perr != nil:
 			log.Warn(fmt.Sprintf("%s:%d: the line is not an OpenLineage run event and is skipped; remove it, or start serve with a fresh --lineage-events file.", s.path, n), "err", perr)
@@ -55,6 +56,16 @@ func (s *Store) load(f io.Reader, log *slog.Logger) error {
 		}
 		if !complete {
 			s.newline = true // the next append starts on a line of its own
+		}
+		if s.check(e) == kept {
+			// the budgets hold after a restart too: a job over its budget keeps its
+			// latest runs, and the file is compacted once most of it is let go
+			jk, run := s.runOf(e)
+			if full := s.makeRoom(jk, run, len(trimmed)); full != "" {
+				log.Warn(fmt.Sprintf("%s:%d: the event is not held: %s", s.path, n, full))
+				skipped++
+				continue
+			}
 		}
 		if s.keep(e, bytes.Clone(trimmed)) == duplicate {
 			dups++
@@ -70,45 +81,39 @@ func parseLine(line []byte) (openlineage.RunEvent, error) {
 	return openlineage.Parse(line)
 }
 
-// appendLine keeps one event at the end of the file, first cutting off a torn last
-// line found when the file was opened.
+// appendLine keeps one event at the end of the file, synced, or nothing of it: a
+// torn last line (a crash or a full disk in the middle of an append) is cut off
+// before, and a failed append cut back off (internal/appendfile).
 func (s *Store) appendLine(line []byte) error {
-	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if s.newline { // the file's last event lacks its newline: give it one first
+		if err := appendNewline(s.path); err != nil {
+			return fmt.Errorf("keep a lineage event: %w", err)
+		}
+		s.newline = false
+	}
+	f, _, err := appendfile.Open(s.path)
 	if err != nil {
 		return fmt.Errorf("keep a lineage event: %w", err)
 	}
-	if s.cut >= 0 {
-		if err := f.Truncate(s.cut); err != nil {
-			_ = f.Close() // the truncation's error is the one to report
-			return fmt.Errorf("cut the torn last line off the lineage events file: %w", err)
-		}
+	err = f.Append(append(line[:len(line):len(line)], '\n'))
+	s.fileBytes = f.Size()
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	buf := make([]byte, 0, len(line)+2)
-	if s.newline {
-		buf = append(buf, '\n')
-	}
-	buf = append(append(buf, line...), '\n')
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		_ = f.Close() // the seek's error is the one to report
+	if err != nil {
 		return fmt.Errorf("keep a lineage event: %w", err)
 	}
-	if _, err := f.Write(buf); err != nil {
-		_ = f.Close() // the write's error is the one to report
-		return fmt.Errorf("keep a lineage event: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close() // the sync's error is the one to report
-		return fmt.Errorf("keep a lineage event: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("keep a lineage event: %w", err)
-	}
-	if s.cut >= 0 {
-		s.fileBytes = s.cut
-	}
-	s.fileBytes += int64(len(buf))
-	s.cut, s.newline = -1, false
 	return nil
+}
+
+// appendNewline ends the file's last line.
+func appendNewline(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte{'\n'})
+	return errors.Join(err, f.Sync(), f.Close())
 }
 
 // wasteful reports whether most of the file is events no longer held (superseded
@@ -140,6 +145,6 @@ func (s *Store) compact() error {
 		_ = os.Remove(tmp) // the old file stays as it was
 		return fmt.Errorf("compact the lineage events file: %w", err)
 	}
-	s.fileBytes, s.cut, s.newline = n, -1, false
+	s.fileBytes, s.newline = n, false
 	return nil
 }

@@ -25,33 +25,44 @@ import (
 const Path = "/api/v1/lineage"
 
 // The store's budgets: MaxBody bounds one posted event (beyond, 413); MaxEvents and
-// MaxBytes the events held, after older runs are superseded (beyond, 503).
+// MaxBytes the events held, after older runs are superseded; MaxJobBytes the events
+// of one job, so one producer cannot starve the others. An event over a budget first
+// evicts its own job's runs begun before its run, oldest first (a job's new run
+// always has room); when that is not enough it is refused (503).
 const (
-	MaxBody   = openlineage.MaxLine
-	MaxEvents = 100_000
-	MaxBytes  = 32 << 20
+	MaxBody     = openlineage.MaxLine
+	MaxEvents   = 100_000
+	MaxBytes    = 32 << 20
+	MaxJobBytes = 4 << 20
 )
 
 // Store holds the events received. Of each job it keeps the latest run that completed
 // and the runs that began after it: a COMPLETE event supersedes the runs of its job
 // that began before its run, which is what drift needs (what the job does now).
 type Store struct {
-	// Token, when set, is the bearer token a POST must carry (Authorization: Bearer).
-	Token string
+	// Token is the bearer token a POST must carry (Authorization: Bearer). Without
+	// one every POST is refused (403) unless Anyone is set: the operator's explicit
+	// choice to take events from whoever reaches the server.
+	Token  string
+	Anyone bool
+
+	log *slog.Logger
 
 	mu     sync.Mutex
 	path   string
 	events []event
 	bytes  int // of the events held
-	seen   map[key]bool
-	runs   map[runKey]int // the order in which each run began
-	latest map[jobKey]int // the order of each job's latest completed run
+	// jobBytes is the bytes held per job.
+	jobBytes map[jobKey]int
+	budget   budget
+	seen     map[key]bool
+	runs     map[runKey]int // the order in which each run began
+	latest   map[jobKey]int // the order of each job's latest completed run
 	// gen changes whenever the events held change.
 	gen int
-	// fileBytes is the file's size; cut is where a torn last line of the file starts
-	// (-1: none); newline says the file's last line lacks its newline but is an event.
+	// fileBytes is the size of the file's whole lines; newline says the file's last
+	// line lacks its newline but is an event.
 	fileBytes int64
-	cut       int64
 	newline   bool
 	// observed is what the events of generation observedGen say, kept for Observed.
 	observed    []*openlineage.Observed
@@ -85,7 +96,16 @@ func keyOf(e openlineage.RunEvent) key {
 // loading the events already there. Lines of the file that are not events are logged
 // and skipped (see load): a damaged file never stops serve.
 func Open(path string, log *slog.Logger) (*Store, error) {
-	s := &Store{path: path, seen: map[key]bool{}, runs: map[runKey]int{}, latest: map[jobKey]int{}, cut: -1, observedGen: -1}
+	return open(path, log, budget{MaxEvents, MaxBytes, MaxJobBytes})
+}
+
+// open is Open with a budget: the file is read under it, as the events were kept.
+func open(path string, log *slog.Logger, b budget) (*Store, error) {
+	s := &Store{path: path, seen: map[key]bool{}, runs: map[runKey]int{}, latest: map[jobKey]int{}, jobBytes: map[jobKey]int{}, observedGen: -1, log: log}
+	s.budget = b
+	if log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	if path == "" {
 		return s, nil
 	}
@@ -97,10 +117,7 @@ func Open(path string, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("open the lineage events file: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read only
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if err := s.load(f, log); err != nil {
+	if err := s.load(f, s.log); err != nil {
 		return nil, err
 	}
 	if s.wasteful() {
@@ -111,6 +128,10 @@ func Open(path string, log *slog.Logger) (*Store, error) {
 	return s, nil
 }
 
+// budget is what the store may hold: MaxEvents, MaxBytes and MaxJobBytes (tests
+// make them smaller).
+type budget struct{ events, bytes, jobBytes int }
+
 // outcome is what keep did with an event.
 type outcome int
 
@@ -120,41 +141,94 @@ const (
 	superseded
 )
 
-// keep holds an event unless the same one is held or a later run of its job has
-// completed. A COMPLETE event drops the runs of its job that began before its own.
-func (s *Store) keep(e openlineage.RunEvent, line []byte) outcome {
-	k := keyOf(e)
-	if s.seen[k] {
+// runOf is the order in which e's run began (a new run's, should it be kept).
+func (s *Store) runOf(e openlineage.RunEvent) (jobKey, int) {
+	jk := jobKey{e.Job.Namespace, e.Job.Name}
+	if run, ok := s.runs[runKey{jk, e.Run.RunID}]; ok {
+		return jk, run
+	}
+	return jk, len(s.runs)
+}
+
+// check says what keep would do with e without doing it.
+func (s *Store) check(e openlineage.RunEvent) outcome {
+	if s.seen[keyOf(e)] {
 		return duplicate
 	}
-	jk := jobKey{e.Job.Namespace, e.Job.Name}
-	rk := runKey{jk, e.Run.RunID}
-	run, ok := s.runs[rk]
-	if !ok {
-		run = len(s.runs)
-		s.runs[rk] = run
-	}
+	jk, run := s.runOf(e)
 	if last, ok := s.latest[jk]; ok && run < last {
 		return superseded
 	}
+	return kept
+}
+
+// keep holds an event unless the same one is held or a later run of its job has
+// completed. A COMPLETE event drops the runs of its job that began before its own.
+func (s *Store) keep(e openlineage.RunEvent, line []byte) outcome {
+	if o := s.check(e); o != kept {
+		return o
+	}
+	k := keyOf(e)
+	jk, run := s.runOf(e)
+	s.runs[runKey{jk, e.Run.RunID}] = run
 	s.seen[k] = true
 	s.events = append(s.events, event{line, k, jk, run})
 	s.bytes += len(line)
+	s.jobBytes[jk] += len(line)
 	s.gen++
 	if e.EventType == "COMPLETE" {
 		if last, ok := s.latest[jk]; !ok || run > last {
 			s.latest[jk] = run
-			s.events = slices.DeleteFunc(s.events, func(ev event) bool {
-				if ev.job != jk || ev.run >= run {
-					return false
-				}
-				delete(s.seen, ev.key)
-				s.bytes -= len(ev.line)
-				return true
-			})
+			s.drop(func(ev event) bool { return ev.job == jk && ev.run < run })
 		}
 	}
 	return kept
+}
+
+// drop lets go of the events held that match.
+func (s *Store) drop(match func(event) bool) {
+	s.events = slices.DeleteFunc(s.events, func(ev event) bool {
+		if !match(ev) {
+			return false
+		}
+		delete(s.seen, ev.key)
+		s.bytes -= len(ev.line)
+		if s.jobBytes[ev.job] -= len(ev.line); s.jobBytes[ev.job] <= 0 {
+			delete(s.jobBytes, ev.job)
+		}
+		s.gen++
+		return true
+	})
+}
+
+// makeRoom makes room for an event of n bytes of job jk's run: while the job's
+// budget or the store's would be passed, it evicts the job's oldest run begun before
+// run. It returns the sentence to answer with when that is not enough.
+func (s *Store) makeRoom(jk jobKey, run, n int) string {
+	evictOldest := func() bool {
+		oldest := -1
+		for _, ev := range s.events {
+			if ev.job == jk && ev.run < run && (oldest < 0 || ev.run < oldest) {
+				oldest = ev.run
+			}
+		}
+		if oldest < 0 {
+			return false
+		}
+		s.drop(func(ev event) bool { return ev.job == jk && ev.run == oldest })
+		return true
+	}
+	for s.jobBytes[jk]+n > s.budget.jobBytes {
+		if !evictOldest() {
+			return fmt.Sprintf("The event was not kept: the job %s holds %d bytes of events of this run and the runs begun after it, its budget being %d bytes (MaxJobBytes); a new run of the job makes room.", jk.namespace+"/"+jk.name, s.jobBytes[jk], s.budget.jobBytes)
+		}
+	}
+	for len(s.events) >= s.budget.events || s.bytes+n > s.budget.bytes {
+		if !evictOldest() {
+			return fmt.Sprintf("The event was not kept: the store holds %d events (%d bytes) of %d jobs, its budget being %d events and %d bytes once older runs of each job are superseded by the latest completed one; a new run of a job makes room for itself, and other jobs keep theirs.", len(s.events), s.bytes, len(s.jobBytes), s.budget.events, s.budget.bytes)
+		}
+	}
+	return ""
 }
 
 // Len is the number of events held.
@@ -205,6 +279,10 @@ func (s *Store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Store) post(w http.ResponseWriter, r *http.Request) {
+	if s.Token == "" && !s.Anyone {
+		http.Error(w, "The event was not kept: this server takes OpenLineage events only with a token, and none is set; start serve with CONTRACTBOT_LINEAGE_TOKEN (or --insecure-lineage-without-token to take events from anyone who reaches it).", http.StatusForbidden)
+		return
+	}
 	if s.Token != "" && !bearer(r, s.Token) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="contractbot lineage"`)
 		http.Error(w, "The event was not kept: this server takes OpenLineage events only with its token; set the HTTP transport's auth (type api_key) to it, which sends Authorization: Bearer <token>.", http.StatusUnauthorized)
@@ -231,24 +309,26 @@ func (s *Store) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.seen[keyOf(e)] {
-		w.WriteHeader(http.StatusOK) // a client's retry: already kept
+	switch s.check(e) {
+	case duplicate, superseded:
+		w.WriteHeader(http.StatusOK) // a client's retry, or a later run of the job has completed
 		return
 	}
-	if len(s.events) >= MaxEvents || s.bytes+compact.Len() > MaxBytes {
-		http.Error(w, fmt.Sprintf("The event was not kept: the store holds %d events (%d bytes), its budget being %d events and %d bytes once older runs of each job are superseded by the latest completed one; start serve with a fresh --lineage-events file.", len(s.events), s.bytes, MaxEvents, MaxBytes), http.StatusServiceUnavailable)
+	jk, run := s.runOf(e)
+	if full := s.makeRoom(jk, run, compact.Len()); full != "" {
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, full, http.StatusServiceUnavailable)
 		return
 	}
 	if s.path != "" {
+		// 201 only once the event is in the file, synced: a restart keeps it.
 		if err := s.appendLine(compact.Bytes()); err != nil {
-			http.Error(w, "the event could not be kept; send it again", http.StatusInternalServerError)
+			s.log.Error("an OpenLineage event could not be kept in the file; the client is told to send it again", "err", err)
+			http.Error(w, "The event was not kept: it could not be written to the events file; send it again.", http.StatusInternalServerError)
 			return
 		}
 	}
-	if s.keep(e, compact.Bytes()) == superseded {
-		w.WriteHeader(http.StatusOK) // a later run of the job has completed
-		return
-	}
+	s.keep(e, compact.Bytes())
 	if s.path != "" && s.wasteful() {
 		_ = s.compact() // the events are kept either way; the next append tries again
 	}
