@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -30,5 +31,14 @@ func Write(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	// The rename is durable once the folder is synced: a caller that marks progress
+	// (publish's state) may say so only then.
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return errors.Join(dir.Sync(), dir.Close())
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/contractbot/contractbot/internal/appendfile"
 )
 
 // Sink delivers events. Send returns once the event is durably delivered (written and
@@ -19,10 +21,14 @@ type Sink interface {
 
 // File appends events to a file, one JSON object per line, and syncs the file after
 // each one. It is the embedded default: no service to run, and `tail -f` or `jq` read it.
+// The file only ever holds whole lines (internal/appendfile): an append that fails (a
+// full disk) is cut back off before the next, and a torn last line that a crash left
+// is cut off when the file is opened (that event was never acknowledged: the next run
+// sends it again).
 type File struct {
 	mu   sync.Mutex
 	path string
-	f    *os.File
+	f    *appendfile.File
 }
 
 // OpenFile opens (or creates) the JSON-lines file at path for appending, creating its
@@ -31,14 +37,15 @@ func OpenFile(path string) (*File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create the folder of event file %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, _, err := appendfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open event file: %w", err)
 	}
 	return &File{path: path, f: f}, nil
 }
 
-// Send appends e as one line and syncs the file.
+// Send appends e as one line and syncs the file; it returns nil only once the line
+// is durable, and leaves nothing of it in the file otherwise.
 func (s *File) Send(_ context.Context, e Event) error {
 	b, err := Marshal(e)
 	if err != nil {
@@ -46,11 +53,8 @@ func (s *File) Send(_ context.Context, e Event) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.f.Write(append(b, '\n')); err != nil {
+	if err := s.f.Append(append(b, '\n')); err != nil {
 		return fmt.Errorf("append event %s to %s: %w", e.ID, s.path, err)
-	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s after event %s: %w", s.path, e.ID, err)
 	}
 	return nil
 }
