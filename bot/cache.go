@@ -8,7 +8,7 @@ import "context"
 type onceGitHub struct {
 	GitHub
 	comments map[int][]Comment
-	// runs remembers the bot's check run found on a commit: the seal check (memory.go)
+	// runs remembers the bot's check run found on a commit: the seal check (bot/memory)
 	// and converge look up the same run in one evaluation. Writing a run forgets it.
 	runs map[string]checkRunFound
 }

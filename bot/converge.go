@@ -82,8 +82,8 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 	switch {
 	case ev.noComment:
 	case ev.commentDeferred:
-		if ev.mem.comment != nil {
-			comment = *ev.mem.comment
+		if ev.mem.Comment != nil {
+			comment = *ev.mem.Comment
 		}
 	default:
 		st.WrittenAt = b.Now().UTC()
@@ -179,57 +179,16 @@ func verdictStatus(base string, r *verdict.Report, comment Comment) githubapi.St
 	return st
 }
 
-// writeComment signs the state into the comment and writes it.
+// writeComment signs the state into the comment and writes it (memory.Keeper.Write).
 func (b *Bot) writeComment(ctx context.Context, gh comments, pr PullRequest, st State, markdown string) (Comment, error) {
-	if st.WrittenAt.IsZero() {
-		st.WrittenAt = b.Now().UTC()
-	}
-	if st.HeadSince.IsZero() {
-		st.HeadSince = st.WrittenAt
-	}
-	body, err := RenderComment(b.StateKey, commentRef(pr), markdown, st)
-	if err != nil {
-		return Comment{}, err
-	}
-	return upsertComment(ctx, gh, b.Self, pr, body)
-}
-
-// duplicateNote replaces the text of the bot's extra comments.
-const duplicateNote = "<!-- contractbot:duplicate -->\nThis comment is superseded by the first contractbot comment on this pull request."
-
-// upsertComment edits the bot's comment (the first with the marker written by self),
-// or creates it when there is none, and returns it. Extra copies (left by a race
-// between replicas) are edited to point at the first.
-func upsertComment(ctx context.Context, gh comments, self string, pr PullRequest, body string) (Comment, error) {
-	all, err := gh.ListComments(ctx, pr.Owner, pr.Repo, pr.Number)
-	if err != nil {
-		return Comment{}, err
-	}
-	mine := ownComments(all, self, nil)
-	if len(mine) == 0 {
-		return gh.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, body)
-	}
-	first := mine[0]
-	if first.Body != body {
-		if err := gh.EditComment(ctx, pr.Owner, pr.Repo, first.ID, body); err != nil {
-			return first, err
-		}
-	}
-	for _, dup := range mine[1:] {
-		if dup.Body != duplicateNote {
-			if err := gh.EditComment(ctx, pr.Owner, pr.Repo, dup.ID, duplicateNote); err != nil {
-				return first, err
-			}
-		}
-	}
-	return first, nil
+	return b.keeper().Write(ctx, gh, pr, st, markdown)
 }
 
 // upsertCheckRun creates or updates the check run on the head SHA, sending the
 // annotations in the batches verdict.CheckRunOutput lays out (GitHub appends them per
 // request; the run carries at most verdict.MaxCheckRunAnnotations, its summary counts
 // the rest). Only a run app created is updated (GitHub refuses the others). seal, when
-// set, becomes the run's external_id (bot/memory.go).
+// set, becomes the run's external_id (bot/memory, Seal).
 func upsertCheckRun(ctx context.Context, gh checkRuns, app string, pr PullRequest, r *verdict.Report, seal string) error {
 	out := verdict.CheckRunOutput(r)
 	name := GateName(pr.BaseRef)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/bot/memory"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"io"
 	"log/slog"
@@ -32,7 +33,7 @@ var (
 func runConverge(t *testing.T, gh *recorder, pr PullRequest, r *verdict.Report, prev *State, markdown string) error {
 	t.Helper()
 	b := &Bot{Self: botLogin, StateKey: testKey, Now: func() time.Time { return r.Now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ev := &evaluation{gh: &onceGitHub{GitHub: gh}, pr: &pr, report: r, markdown: markdown, log: b.Log, mem: memory{state: prev}}
+	ev := &evaluation{gh: &onceGitHub{GitHub: gh}, pr: &pr, report: r, markdown: markdown, log: b.Log, mem: memory.Memory{State: prev}}
 	ev.next = carried(prev, r)
 	return b.converge(context.Background(), ev)
 }

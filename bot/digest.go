@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/bot/memory"
 	"github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/guard"
@@ -156,7 +157,7 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if sent, live := standing(marks, month, now, lease); sent || len(live) > 0 {
 		return nil
 	}
-	token := newToken()
+	token := memory.NewToken()
 	if err := b.writeMark(ctx, gh, d, root, "pending", month+" claim "+token); err != nil {
 		return fmt.Errorf("monthly digest: claim %s: %w", month, err)
 	}

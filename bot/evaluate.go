@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/contractbot/contractbot/bot/memory"
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/lineage"
@@ -42,7 +43,7 @@ type evaluation struct {
 	tip      string
 	loaded   *change.Loaded
 	comments []Comment
-	mem      memory
+	mem      memory.Memory
 	in       verdict.Input
 	report   *verdict.Report
 	markdown string
@@ -66,7 +67,7 @@ type evaluation struct {
 }
 
 // prior is the verified state of the previous evaluation, or nil.
-func (ev *evaluation) prior() *State { return ev.mem.state }
+func (ev *evaluation) prior() *State { return ev.mem.State }
 
 // DefaultEvaluationBudget bounds one evaluation, from reading the pull request to the
 // last Slack message (Bot.EvaluationBudget): past it every call in flight is
@@ -169,7 +170,7 @@ func baseTip(ctx context.Context, gh pullRequests, pr *PullRequest) (plumbing.Ha
 // tip) changes, from repo, and reads its reviews and the bot's verified memory: the
 // evaluation's input. The bot's own clone and a checkout in GitHub Actions
 // (EvaluateCheckout) both come here; sealed says the bot writes its verdict as a
-// check run, whose seal the memory must match (memory.go; a checkout's verdict is a
+// check run, whose seal the memory must match (bot/memory; a checkout's verdict is a
 // commit status).
 func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *git.Repository, tip plumbing.Hash, sealed bool, log *slog.Logger) (*evaluation, error) {
 	owner, repo, number := pr.Owner, pr.Repo, pr.Number
@@ -191,14 +192,14 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	}
 	ev := &evaluation{gh: gh, pr: pr, tip: tip.String(), loaded: loaded, comments: comments, log: log}
 	if len(b.StateKey) > 0 {
-		ev.mem = readMemory(comments, b.Self, b.StateKey, *pr, log)
+		ev.mem = b.keeper().Read(comments, *pr, log)
 		if sealed {
-			if ev.mem, err = b.checkSeal(ctx, gh, *pr, ev.mem, log); err != nil {
+			if ev.mem, err = b.keeper().Sealed(ctx, gh, *pr, ev.mem, GateName(pr.BaseRef), log); err != nil {
 				return nil, err
 			}
 		}
 	} else { // EvaluateCheckout may run without a key: it can believe no memory
-		ev.mem = memory{rebuilt: true, notice: rebuiltNoKey}
+		ev.mem = memory.Unkeyed()
 	}
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
@@ -209,13 +210,13 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 		ev.in.Notices = append(ev.in.Notices, conflictNotice(pr.BaseRef, conflicts))
 	}
 	switch {
-	case ev.mem.state != nil:
-		ev.in.Prior, ev.in.PriorHead = map[string]verdict.TeamState{}, ev.mem.state.HeadSHA
-		maps.Copy(ev.in.Prior, ev.mem.state.Teams)
-	case ev.mem.rebuilt:
+	case ev.mem.State != nil:
+		ev.in.Prior, ev.in.PriorHead = map[string]verdict.TeamState{}, ev.mem.State.HeadSHA
+		maps.Copy(ev.in.Prior, ev.mem.State.Teams)
+	case ev.mem.Rebuilt:
 		ev.in.Memory = verdict.Rebuilt
 		ev.in.Requested = b.requested(ctx, gh, *pr, log)
-		ev.in.Notices = append(ev.in.Notices, ev.mem.notice)
+		ev.in.Notices = append(ev.in.Notices, ev.mem.Notice)
 	}
 	return ev, nil
 }
@@ -247,7 +248,7 @@ func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	ev.in.Override = b.override(ctx, ev, opt)
 	verdict.Settle(ev.in, ev.report)
 	b.sharedGate(ctx, ev)
-	ev.next = carried(ev.mem.state, ev.report)
+	ev.next = carried(ev.mem.State, ev.report)
 	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
 }
 
@@ -323,10 +324,10 @@ func (ev *evaluation) stateOf(mem State) State {
 	r := ev.report
 	st := State{HeadSHA: ev.pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
 		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim, Told: mem.Told}
-	switch prev := ev.mem.state; {
+	switch prev := ev.mem.State; {
 	case !ev.written.HeadSince.IsZero(): // this evaluation wrote the comment already
 		st.HeadSince = ev.written.HeadSince
-	case prev != nil && !ev.mem.rebuilt && prev.HeadSHA == st.HeadSHA:
+	case prev != nil && !ev.mem.Rebuilt && prev.HeadSHA == st.HeadSHA:
 		st.HeadSince = prev.HeadSince // zero: set when written (converge.go)
 	}
 	for _, sr := range r.Subjects {

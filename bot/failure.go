@@ -52,7 +52,7 @@ func (b *Bot) ShowFailure(ctx context.Context, owner, repo string, n int, instal
 	name := GateName(pr.BaseRef)
 	in := CheckRunInput{Name: name, HeadSHA: pr.HeadSHA, Title: title, Summary: failureSummary}
 	if prev, found, err := gh.FindCheckRun(ctx, owner, repo, pr.HeadSHA, name, b.app()); b.app() != "" && err == nil && found {
-		in.ExternalID = prev.ExternalID // the new run is the newest: it keeps the seal (memory.go)
+		in.ExternalID = prev.ExternalID // the new run is the newest: it keeps the seal (bot/memory)
 	}
 	_, checkErr := gh.CreateCheckRun(ctx, owner, repo, in)
 	if checkErr == nil {

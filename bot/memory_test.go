@@ -165,7 +165,7 @@ func TestRestoredWithinToleranceIsCaughtBySeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := readMemory(mustComments(t, g), botLogin, testKey, PullRequest{Owner: "acme", Repo: "contracts", Number: g.n}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if m.state == nil {
+	if m.State == nil {
 		t.Fatal("the times alone already refuse the restored version: the test does not reach the seal")
 	}
 	g.advance(10 * time.Second)
@@ -262,7 +262,7 @@ func assertBelieved(t *testing.T, fake *githubfake.Server, n int) {
 		t.Fatal(err)
 	}
 	m := readMemory(all, botLogin, testKey, PullRequest{Owner: "acme", Repo: "contracts", Number: n}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if m.state == nil || m.rebuilt {
+	if m.State == nil || m.Rebuilt {
 		t.Errorf("the bot's own comment is not believed: %+v", m)
 	}
 	for _, c := range all {
@@ -298,7 +298,7 @@ func TestEditToleranceBoundary(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := readMemory([]Comment{{ID: 1, Body: body, Login: botLogin, UpdatedAt: tc.updated}}, botLogin, testKey, pr, log)
-			if got := m.state != nil && !m.rebuilt; got != tc.believed {
+			if got := m.State != nil && !m.Rebuilt; got != tc.believed {
 				t.Errorf("believed %v, want %v (%+v)", got, tc.believed, m)
 			}
 		})

@@ -19,5 +19,5 @@ func MergedState(ctx context.Context, gh CommentReader, self string, key []byte,
 	if err != nil {
 		return nil, fmt.Errorf("read the comments of %s/%s#%d: %w", owner, repo, n, err)
 	}
-	return readMemory(all, self, key, PullRequest{Owner: owner, Repo: repo, Number: n}, log).state, nil
+	return readMemory(all, self, key, PullRequest{Owner: owner, Repo: repo, Number: n}, log).State, nil
 }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contractbot/contractbot/bot/memory"
 	"github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -183,11 +183,13 @@ func (b *Bot) markClaims(st *State, r *verdict.Report, out outbox) {
 func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 	// What another replica claimed since this evaluation read the comment is theirs.
 	priorClaim := ""
-	if ev.mem.state != nil {
-		priorClaim = ev.mem.state.Claim
+	if ev.mem.State != nil {
+		priorClaim = ev.mem.State.Claim
 	}
-	if m := b.reread(ctx, ev); m.state != nil {
-		fresh := m.state
+	if m, err := b.reread(ctx, ev); err != nil {
+		ev.log.Warn("could not read the comment back", "err", err)
+	} else if m.State != nil {
+		fresh := m.State
 		othersClaimed := fresh.Claim != "" && fresh.Claim != priorClaim
 		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
 		ev.next.Claim = fresh.Claim // a claim in flight stays where its evaluation reads it back
@@ -208,63 +210,45 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
 			return true
 		}
 	}
-	token := newToken()
 	claimed := ev.next
 	b.markClaims(&claimed, ev.report, *out)
-	claimed.Claim = token
-	if _, err := b.writeComment(ctx, ev.gh, *ev.pr, ev.stateOf(claimed), ev.markdown); err != nil {
-		b.Metrics.failed("comment")
-		ev.log.Warn("could not claim the Slack messages in the comment; they are sent at a later evaluation", "err", err)
-		return false
-	}
 	settle := b.ClaimSettle
 	if settle == 0 {
 		settle = DefaultClaimSettle
 	}
-	t := time.NewTimer(settle)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	won, m, err := b.keeper().Claim(ctx, ev.gh, func(ctx context.Context) (memory.Memory, error) { return b.reread(ctx, ev) },
+		*ev.pr, ev.stateOf(claimed), ev.markdown, settle, ev.log)
+	if err != nil {
+		b.Metrics.failed("comment")
+		ev.log.Warn("could not claim the Slack messages in the comment; they are sent at a later evaluation", "err", err)
 		return false
-	case <-t.C:
 	}
-	m := b.reread(ctx, ev)
-	if fresh := m.state; fresh == nil || fresh.Claim != token {
+	if !won {
 		ev.log.Info("another evaluation claimed the Slack messages; it sends them and writes the comment")
-		if fresh != nil {
+		if fresh := m.State; fresh != nil {
 			ev.next.Reminded, ev.next.Slack, ev.next.Announced, ev.next.Claim = fresh.Reminded, fresh.Slack, fresh.Announced, fresh.Claim
 			ev.next.Told = fresh.Told
 		}
 		ev.deferComment(true, m)
 		return false
 	}
+	claimed.Claim = m.State.Claim
 	ev.next = claimed
 	return true
 }
 
 // reread reads the bot's comment again, past the evaluation's cache.
-func (b *Bot) reread(ctx context.Context, ev *evaluation) memory {
+func (b *Bot) reread(ctx context.Context, ev *evaluation) (memory.Memory, error) {
 	ev.gh.forget()
-	all, err := ev.gh.ListComments(ctx, ev.pr.Owner, ev.pr.Repo, ev.pr.Number)
-	if err != nil {
-		ev.log.Warn("could not read the comment back", "err", err)
-		return memory{}
-	}
-	return readMemory(all, b.Self, b.StateKey, *ev.pr, ev.log)
+	return b.keeper().Reread(ctx, ev.gh, *ev.pr, ev.log)
 }
 
 // deferComment leaves the comment to the evaluation that claimed the Slack messages
 // (when defer is true); m is the comment as last read.
-func (ev *evaluation) deferComment(deferred bool, m memory) {
+func (ev *evaluation) deferComment(deferred bool, m memory.Memory) {
 	if deferred {
-		ev.commentDeferred, ev.mem.comment = true, m.comment
+		ev.commentDeferred, ev.mem.Comment = true, m.Comment
 	}
-}
-
-func newToken() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func mergeList(a, b []string) []string {

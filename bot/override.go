@@ -37,7 +37,7 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 		bound.Head, bound.Waived = ev.pr.HeadSHA, waived
 		return &bound
 	}
-	if ev.mem.rebuilt {
+	if ev.mem.Rebuilt {
 		for _, c := range ev.comments {
 			if cmd, ok := ParseCommand(c.Body); ok && cmd.Name == "override" && !strings.EqualFold(c.Login, b.Self) {
 				notice("A /contractbot override comment by @%s exists, but contractbot cannot tell what it waived (its memory of this pull request could not be verified), so it is not applied. An admin can override again: /contractbot override <reason>.", c.Login)
@@ -46,10 +46,10 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 		}
 		return nil
 	}
-	if ev.mem.state == nil || ev.mem.state.Override == nil {
+	if ev.mem.State == nil || ev.mem.State.Override == nil {
 		return nil
 	}
-	o := ev.mem.state.Override
+	o := ev.mem.State.Override
 	if why := b.overrideGone(ctx, ev, o); why != "" {
 		notice("The override by @%s is no longer in force: %s. An admin can override again: /contractbot override <reason>.", o.By, why)
 		ev.log.Warn("override no longer in force", "by", o.By, "why", why)
@@ -71,8 +71,8 @@ func (b *Bot) override(ctx context.Context, ev *evaluation, opt evalOptions) *ve
 // first showed its verdict on it (its created_at, GitHub's clock, against HeadSince,
 // the bot's; a few seconds of skew can only refuse an override, never widen one).
 func overrideUnseen(ev *evaluation, o *verdict.Override) string {
-	st := ev.mem.state
-	if st == nil || ev.mem.rebuilt {
+	st := ev.mem.State
+	if st == nil || ev.mem.Rebuilt {
 		return fmt.Sprintf("when it was given, contractbot had not shown a verdict on commit %s that it can vouch for", shortSHA(ev.pr.HeadSHA))
 	}
 	if st.HeadSHA != ev.pr.HeadSHA {

@@ -35,9 +35,9 @@ func (b *Bot) OpenStates(ctx context.Context, repos []Repository) ([]PullRequest
 				return nil, err
 			}
 			pr := PullRequest{Owner: r.Owner, Repo: r.Name, Number: n}
-			if m := readMemory(comments, b.Self, b.StateKey, pr, b.Log); m.state != nil {
+			if m := readMemory(comments, b.Self, b.StateKey, pr, b.Log); m.State != nil {
 				out = append(out, PullRequestState{Owner: r.Owner, Repo: r.Name, Number: n,
-					URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", r.Owner, r.Name, n), State: *m.state})
+					URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", r.Owner, r.Name, n), State: *m.State})
 			}
 		}
 	}
