@@ -161,6 +161,8 @@ type Subject struct {
 	ProtobufRules string               `json:"protobuf_rules,omitempty"` // "", WIRE, WIRE_JSON
 	Message       string               `json:"message,omitempty"`        // Protobuf record message
 	Fields        map[string]FieldMeta `json:"fields,omitempty"`
+	// FieldPos locates each key of fields: in contract.yaml.
+	FieldPos map[string]Pos `json:"-"`
 	// Policy tightens or loosens the tier's governance defaults (RemovalPolicy).
 	Policy Policy `json:"policy,omitzero"`
 	// Keys, SLA, Retention ("7d", "72h", "forever") and Partitions describe the table

@@ -172,9 +172,10 @@ func (l *loader) fieldMeta(o *object, s *Subject) []item {
 		return nil
 	}
 	var keys []item
-	s.Fields = map[string]FieldMeta{}
+	s.Fields, s.FieldPos = map[string]FieldMeta{}, map[string]Pos{}
 	for _, name := range fo.names() {
 		keys = append(keys, item{name, fo.keys[name]})
+		s.FieldPos[name] = fo.keys[name]
 		fm := fo.child(name, fmt.Sprintf("field %q", name))
 		if fm == nil {
 			continue

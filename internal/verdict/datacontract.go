@@ -98,6 +98,9 @@ func dataContractChanges(t *contract.Tree, b, h *contract.Subject, sr *SubjectRe
 			sr.Class = worst(sr.Class, Compatible)
 		}
 	}
+	if len(piiDropped(b, h, sr.Changes)) > 0 {
+		sr.Class = worst(sr.Class, Compatible) // the admin team signs off (dataContractSignOffs)
+	}
 	noProducersNote(t, h, sr)
 }
 
@@ -189,7 +192,16 @@ func dataContractSignOffs(in Input, sr *SubjectReport, required map[string]bool,
 				facts: []string{"produces", "rules:" + strings.Join(producers, ",")}, legacy: reason + fingerprintSep + "rules:" + strings.Join(producers, ",")})
 		}
 	}
-	if b := in.Base.Subject(sr.Subject); b != nil && len(readers) > 0 {
+	b, h := in.Base.Subject(sr.Subject), in.Head.Subject(sr.Subject)
+	if b != nil && h != nil {
+		admin, _ := adminTeam(in)
+		for _, f := range piiDropped(b, h, sr.Changes) {
+			need(admin, sr.Subject, ConsumerRef{Subject: sr.Subject, File: h.ContractPath(), Fields: []string{f}, Effect: checker.ChangesMeaning,
+				Reason: fmt.Sprintf("field %s is no longer marked pii: the registry drops its PII tag and the rules scoped to PII stop applying to it; the admin team (%s) must agree", f, admin),
+				facts:  []string{"pii-removed:" + f}})
+		}
+	}
+	if b != nil && len(readers) > 0 {
 		for _, c := range b.Consumers {
 			if !required[c.Name] {
 				reason := fmt.Sprintf("data rule(s) %s can reject or alter the records it reads", quoteAll(readers))

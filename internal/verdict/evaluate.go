@@ -102,7 +102,7 @@ func changedSubjects(in Input) []*SubjectReport {
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
 			sr = header(h, Moved)
-		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy:
+		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy || fieldMetaDiffers(b, h):
 			sr = header(h, Modified)
 		default:
 			continue
@@ -176,6 +176,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 	} else {
 		sr.SchemaUnchanged = true
 	}
+	fieldMetaChanges(b, h, sr)
 	sr.Affected = impact.Analyze(in.Base, sr.Subject, sr.Changes)
 	if newGroup(b, h) {
 		groupChange(b, h, sr)

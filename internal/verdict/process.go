@@ -256,15 +256,11 @@ func adminTeam(in Input) (string, []string) {
 	if a := strings.TrimPrefix(strings.TrimSpace(in.AdminTeam), "@"); a != "" {
 		return a, []string{"@" + a}
 	}
-	if t := in.Base.Teams[PlatformTeam]; t != nil {
-		return PlatformTeam, t.GitHub
+	if t := in.Base.Teams[contract.PlatformTeam]; t != nil {
+		return contract.PlatformTeam, t.GitHub
 	}
-	return PlatformTeam, nil
+	return contract.PlatformTeam, nil
 }
-
-// PlatformTeam is the id of the team that maintains the contract repository: the
-// admin team of an evaluation without Input.AdminTeam.
-const PlatformTeam = "platform"
 
 // processSignOffs asks the team of each process change to sign off.
 func processSignOffs(changes []ProcessChange, need func(team, subject string, ref ConsumerRef)) {

@@ -98,10 +98,10 @@ func TestRulesFromBaseFreeze(t *testing.T) {
 		t.Fatalf("the deleted freeze does not hold the change: %+v", r.Calendar)
 	}
 	pcs := processOf(r, FreezeRemoved)
-	if len(pcs) != 1 || pcs[0].Team != PlatformTeam {
+	if len(pcs) != 1 || pcs[0].Team != "platform" {
 		t.Fatalf("process changes: %+v", r.Process)
 	}
-	equal(t, "platform handles", signOffOf(t, r, PlatformTeam).Handles, []string{"@acme/data-platform"})
+	equal(t, "platform handles", signOffOf(t, r, "platform").Handles, []string{"@acme/data-platform"})
 
 	in.AdminTeam = "@acme/contract-admins"
 	r = Evaluate(in)
@@ -264,4 +264,63 @@ func TestFingerprintLegacyKept(t *testing.T) {
 	equal(t, "fingerprint", dw.Fingerprint, "85679d9526279501")
 	equal(t, "platform fingerprint", r.State["platform"].Fingerprint, "e555099c2f0a91b3")
 	equal(t, "platform requested", r.State["platform"].RequestedAt, openedAt)
+}
+
+// Meaning declared in contract.yaml's fields: is a field change: another unit is
+// COMPATIBLE for the field's readers, as the same change in the schema's doc is; a
+// doc that names another unit too; a doc naming the same units is harmless.
+func TestMeaningInContractYAML(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		class          Class
+		teams          map[string]Status
+	}{
+		{"unit", "    unit: cents\n", "    unit: CNY\n", Compatible, map[string]Status{"data-warehouse": Pending, "platform": Pending}},
+		{"doc-unit", "    doc: order total after discounts, before shipping\n", "    doc: order total after discounts, before shipping, in dollars\n", Compatible, map[string]Status{"data-warehouse": Pending, "platform": Pending}},
+		{"doc", "    doc: order total after discounts, before shipping\n", "    doc: the order total after discounts and before shipping\n", Safe, map[string]Status{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newScenarioRepo(t)
+			repo.replace(orderCreatedContract, amountMeta, strings.Replace(amountMeta, tc.old, tc.new, 1))
+			repo.commit("amount's meaning")
+			r := Evaluate(repo.input())
+			equal(t, "class", r.Class, tc.class)
+			equal(t, "sign-offs", statuses(r), tc.teams)
+			if tc.name == "unit" {
+				s := r.Subjects[0]
+				if len(s.Changes) != 1 || s.Changes[0].Kind != "unit_changed" || s.Changes[0].File != orderCreatedContract || s.Changes[0].Line == 0 {
+					t.Errorf("changes: %+v", s.Changes)
+				}
+				writeGoldens(t, "meaning-unit-in-contract", r)
+			}
+		})
+	}
+}
+
+// Removing a pii mark needs the admin team: the registry drops the field's PII tag
+// and the rules scoped to PII stop applying. A renamed field that keeps its mark
+// under the new name drops nothing.
+func TestPIIMarkRemoved(t *testing.T) {
+	repo := newScenarioRepo(t)
+	repo.replace(orderCreatedContract, "  user_id:\n    pii: true\n", "  user_id:\n")
+	repo.commit("user_id is not personal")
+	in := repo.input()
+	in.AdminTeam = "acme/contract-admins"
+	r := Evaluate(in)
+	equal(t, "class", r.Class, Compatible)
+	admins := signOffOf(t, r, "acme/contract-admins")
+	equal(t, "admin handles", admins.Handles, []string{"@acme/contract-admins"})
+	if len(admins.For) != 1 || admins.For[0].File != orderCreatedContract || !strings.Contains(admins.For[0].Reason, "no longer marked pii") {
+		t.Errorf("admin sign-off: %+v", admins.For)
+	}
+	writeGoldens(t, "meaning-pii-removed", r)
+
+	renamed := newScenarioRepo(t)
+	renameUserID(renamed)
+	renamed.commit("user_id is buyer_id, still pii")
+	for _, so := range Evaluate(renamed.input()).SignOffs {
+		if so.Team == "platform" && slices.ContainsFunc(so.For, func(c ConsumerRef) bool { return strings.Contains(c.Reason, "pii") }) {
+			t.Errorf("a rename that keeps the mark asks the admin team: %+v", so.For)
+		}
+	}
 }
