@@ -21,6 +21,7 @@ type facts struct {
 	subjects map[string]*verdict.SubjectReport
 	signOffs []*verdict.SignOff
 	head     *contract.Tree // the commit's tree, as loaded for the verdict
+	base     *contract.Tree // its first parent's (nil for a root commit)
 	calendar map[string]string
 	details  Details
 }
@@ -41,7 +42,7 @@ func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, err
 	for _, s := range r.Subjects {
 		f.subjects[s.Subject] = s
 	}
-	f.signOffs, f.head = r.SignOffs, l.Head
+	f.signOffs, f.head, f.base = r.SignOffs, l.Head, l.Base
 	for _, cc := range r.Calendar {
 		if cc.Entry != "" {
 			f.calendar[cc.Subject] = cc.Entry
@@ -94,6 +95,7 @@ func (f *facts) data(ix *versions.Index, c *object.Commit, v versions.Version, b
 		d.Changes = append(d.Changes, events.FieldChange{Kind: string(ch.Kind), Path: ch.Path, OldPath: ch.OldPath,
 			Old: ch.Old, New: ch.New, Effect: string(ch.Effect), Message: ch.Message})
 	}
+	d.Changes = append(d.Changes, f.contractChanges(sr)...)
 	reports := []*verdict.SubjectReport{sr}
 	// A Protobuf file's change reaches the consumers of the subjects that import it,
 	// whose own schema files (and so versions) did not change.
@@ -166,4 +168,46 @@ func PullRequestOf(message string) *events.PullRequest {
 		return &events.PullRequest{Number: n}
 	}
 	return nil
+}
+
+// contractChanges are the changes of a subject's data contract as event changes: each
+// metadata property (owner, tier, topic) that changed, then each rule and tag the
+// verdict lists (rule-added, rule-removed, rule-changed, tag-added, tag-removed). A
+// rule that can reject or alter records (a CONDITION that fails with ERROR or DLQ, a
+// TRANSFORM) means something to producers or readers; the rest is harmless.
+func (f *facts) contractChanges(sr *verdict.SubjectReport) []events.FieldChange {
+	var out []events.FieldChange
+	if f.base != nil && f.head != nil {
+		if b, h := f.base.Subject(sr.Subject), f.head.Subject(sr.Subject); b != nil && h != nil {
+			for _, p := range []struct{ name, old, new string }{{"owner", b.Owner, h.Owner}, {"tier", b.Tier, h.Tier}, {"topic", b.Topic, h.Topic}} {
+				if p.old != p.new {
+					out = append(out, events.FieldChange{Kind: "metadata-changed", Path: "metadata.properties." + p.name, Old: p.old, New: p.new,
+						Effect: "harmless", Message: fmt.Sprintf("metadata property %s changes from %q to %q", p.name, p.old, p.new)})
+				}
+			}
+		}
+	}
+	for _, c := range sr.DataContract {
+		ch := events.FieldChange{Kind: c.What, Effect: "harmless", Message: c.Message}
+		if c.Rule != "" {
+			ch.Path = "rules." + c.Rule
+			if c.What == "rule-removed" {
+				ch.Old = c.Mode + " " + c.Kind
+			} else {
+				ch.New = c.Mode + " " + c.Kind
+			}
+		} else {
+			ch.Path = c.Field
+			if c.What == "tag-removed" {
+				ch.Old = c.Tag
+			} else {
+				ch.New = c.Tag
+			}
+		}
+		if c.Producers || c.Readers {
+			ch.Effect = "meaning"
+		}
+		out = append(out, ch)
+	}
+	return out
 }

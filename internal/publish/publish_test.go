@@ -329,3 +329,34 @@ func TestPublishReusesIndex(t *testing.T) {
 		t.Fatalf("with an index ahead: %d commits, err %v", len(sums), err)
 	}
 }
+
+// TestPublishEventNamesContractChanges: a commit that changes only the data contract
+// (a rule added, the tier changed) publishes a version whose event lists each change
+// in changes, as check listed them, instead of "changes": [].
+func TestPublishEventNamesContractChanges(t *testing.T) {
+	dir, repo, head := history(t)
+	r := newRun(t)
+	if _, err := r.publish(t, repo, head, nil); err != nil {
+		t.Fatal(err)
+	}
+	cy := filepath.Join(dir, "contracts/common/money/contract.yaml")
+	edit(t, cy, "tier: core\n", "tier: standard\n")
+	edit(t, cy, "fields:\n", "rules:\n  - name: units-positive\n    kind: CONDITION\n    type: CEL\n    mode: WRITE\n    expr: message.units >= 0\nfields:\n")
+	next := commit(t, repo, "money: a rule, standard tier (#14)", 4)
+	if _, err := r.publish(t, repo, next, nil); err != nil {
+		t.Fatal(err)
+	}
+	evs := readEvents(t, r.events)
+	last := evs[len(evs)-1].Data
+	var got []string
+	for _, c := range last.Changes {
+		got = append(got, c.Kind+" "+c.Path+" "+c.Old+"->"+c.New+" "+c.Effect)
+	}
+	want := []string{
+		"metadata-changed metadata.properties.tier core->standard harmless",
+		"rule-added rules.units-positive ->WRITE CONDITION meaning",
+	}
+	if last.Subject != "common.money-value" || !slices.Equal(got, want) {
+		t.Errorf("%s changes:\n%s\nwant:\n%s", last.Subject, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
