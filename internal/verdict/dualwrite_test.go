@@ -59,6 +59,7 @@ func TestDualWriteWarnsReaders(t *testing.T) {
 		}
 	}
 	equal(t, "lint warnings", strings.Join(linted, ","), "contracts/dws/gmv-1min/consumers/doris-gmv-1min.yaml,contracts/dws/gmv-1min/consumers/gmv-dashboard.yaml")
+	writeGoldens(t, "o-dual-write", rep)
 }
 
 // A dual-write window must not outlive the old field: a remove_after before its end

@@ -59,7 +59,7 @@ func Annotations(r *Report) []Annotation {
 			add(Annotation{Path: d.File, StartLine: d.Line, StartColumn: d.Column, Level: LevelFailure, Title: "data rule " + d.Rule, Message: d.Message})
 		}
 		for _, w := range s.Warnings {
-			add(Annotation{Path: s.SchemaFile, StartLine: 1, Level: LevelWarning, Title: "schema registry: " + s.Subject, Message: w})
+			add(Annotation{Path: s.SchemaFile, StartLine: 1, Level: LevelWarning, Title: "warning: " + s.Subject, Message: w})
 		}
 		if s.Group != nil {
 			for _, g := range s.Group.Migration {
