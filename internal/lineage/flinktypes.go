@@ -57,7 +57,6 @@ var typeRules = map[string]map[string]typeRule{
 	"json": {
 		"boolean": {exact: []string{"BOOLEAN"}},
 		"integer": {exact: []string{"BIGINT", "INT", "SMALLINT", "TINYINT", "DECIMAL"}, read: []string{"FLOAT", "DOUBLE"}},
-		"number":  {exact: []string{"DOUBLE", "FLOAT", "DECIMAL"}, narrower: []string{"BIGINT", "INT", "SMALLINT", "TINYINT"}},
 		"string":  {exact: append(append([]string{}, strs...), "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "BYTES", "VARBINARY", "BINARY")},
 		"object":  {exact: []string{"ROW", "MAP"}},
 		"map":     {exact: []string{"MAP", "ROW"}},

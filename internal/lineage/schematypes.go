@@ -137,8 +137,8 @@ func protoValue(fd protoreflect.FieldDescriptor) *sType {
 }
 
 // jsonType is a JSON Schema value's type as the schema's ValueTypes give it: integer
-// (ValueInt), string, boolean, object (a record, or a map), array; a plain number is
-// not told from a union ("any").
+// (ValueInt), string, boolean, object (a record, or a map), array; a plain number,
+// which the schema's ValueTypes do not tell from a union, is "any".
 func jsonType(v checker.ValueType, recs map[string][]checker.RecordField) *sType {
 	t := &sType{Nullable: v.Nullable}
 	switch v.Kind {
@@ -146,8 +146,6 @@ func jsonType(v checker.ValueType, recs map[string][]checker.RecordField) *sType
 		t.Kind = "boolean"
 	case checker.ValueInt, checker.ValueUint:
 		t.Kind = "integer"
-	case checker.ValueDouble:
-		t.Kind = "number"
 	case checker.ValueString:
 		t.Kind = "string"
 	case checker.ValueBytes:

@@ -267,7 +267,8 @@ func (p *parser) createDatabase(pos Pos) Stmt {
 			}
 			return cd
 		default:
-			return nil // CREATE DATABASE without AS: nothing to learn
+			p.skipToSemicolon() // CREATE DATABASE without AS (Hive's LOCATION, ...): nothing to learn
+			return nil
 		}
 	}
 }

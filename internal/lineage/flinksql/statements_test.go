@@ -31,6 +31,7 @@ EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT * FROM orders;
 EXPLAIN STATEMENT SET BEGIN INSERT INTO a SELECT * FROM b; END;
 CREATE CATALOG my_catalog WITH ('type' = 'generic_in_memory');
 CREATE DATABASE IF NOT EXISTS my_db COMMENT 'mine' WITH ('k' = 'v');
+CREATE DATABASE hive_db COMMENT 'hive' LOCATION '/warehouse/hive_db' WITH DBPROPERTIES ('owner' = 'dw');
 CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS parse_ua AS 'com.example.ParseUa' LANGUAGE JAVA;
 CREATE FUNCTION f AS 'com.example.F' USING JAR '/opt/f.jar';
 CREATE MODEL sentiment INPUT (text STRING) OUTPUT (label STRING) WITH ('provider' = 'openai');
