@@ -64,6 +64,12 @@ func DigestMessage(repo, month string, r *report.Report, team *contract.Team, p 
 			shortSHA(br.Commit), day(br.Time), slackEscape(br.Level), strings.Join(against, ", ")))
 	}
 	blocks = appendSection(blocks, fmt.Sprintf("*History that broke its level (%d)*: these versions went around the bot; a registry would refuse them. Check their consumers.", len(p.Broken)), items)
+	items = nil
+	for _, d := range p.Departing {
+		items = append(items, fmt.Sprintf("• `%s` (`%s`): %d of %d sampled message(s) conform; %s", slackEscape(d.Topic), slackEscape(d.Subject),
+			d.Conforming, d.Messages, slackEscape(strings.Join(d.Kinds, ", "))))
+	}
+	blocks = appendSection(blocks, fmt.Sprintf("*Topics whose data departs from the contract (%d)*: what producers write is not what the contract says. `contractbot sample --topic T` shows each problem and what to do.", len(p.Departing)), items)
 	blocks = append(blocks, slackgo.NewContextBlock("", slackgo.NewTextBlockObject(slackgo.MarkdownType,
 		"Sent once a month by contractbot. `contractbot report` prints the whole repository's report; a team lead is set with `lead:` in contracts/teams.yaml.", false, false)))
 	return Message{Text: strings.ReplaceAll(head, "*", ""), Blocks: blocks}

@@ -28,6 +28,8 @@ func TestDigestMessageGolden(t *testing.T) {
 		BlackBoxes: []report.Consumer{{Subject: "orders.order-created-value", Name: "dwd-order-enrich", Owner: "data-warehouse", Kind: "flink-job"}},
 		Broken: []history.Break{{Subject: "dws.gmv-1min-value", Version: 2, Against: []int{1}, Level: "BACKWARD",
 			Commit: "89abcdef0123456789abcdef0123456789abcdef", Time: day("2026-11-30")}},
+		Departing: []report.Departing{{Topic: "dwd_order_detail", Subject: "dw.order-detail-value", Messages: 200, Conforming: 188,
+			Kinds: []string{"undeclared-field", "missing-field"}}},
 	}
 	golden(t, "slack-digest.json", messageJSON(t, DigestMessage("acme/contracts", "2026-12", r, team, p)))
 }

@@ -23,7 +23,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var repoDir, format, now, cacheDir, eventsFile, githubRepo, githubURL, botLogin string
+	var repoDir, format, now, cacheDir, eventsFile, githubRepo, githubURL, botLogin, sampleFile string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print the repository's health: unused subjects, lineage coverage, deprecated reads, history that broke its level",
@@ -84,6 +84,13 @@ in that folder, and the next report reads only the commits made since
 				return err
 			}
 			r.SetAutomation(a)
+			if sampleFile != "" {
+				s, err := readSampleResult(sampleFile)
+				if err != nil {
+					return err
+				}
+				r.SetSampled(s.Sampled(sampleFile))
+			}
 			_, err = fmt.Fprint(cmd.OutOrStdout(), render(r))
 			return err
 		},
@@ -95,6 +102,7 @@ in that folder, and the next report reads only the commits made since
 	cmd.Flags().StringVar(&botLogin, "bot-login", "", "with --github: the login the bot writes as (\"<app-slug>[bot]\" for an App; default: the token's user)")
 	cmd.Flags().StringVar(&eventsFile, "events", "", "the change events log (JSON lines, as --publish-events file:PATH writes it): the automation rate and the sign-off latency come from it")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the versions index (versions/, shared with serve's) and the history's audit (audit/) in this folder, and read only the commits made since the last report")
+	cmd.Flags().StringVar(&sampleFile, "sample", "", "the result of contractbot sample --format json: list the topics whose data departs from the contract")
 	cmd.Flags().StringVar(&now, "now", "", "report as of this time (RFC 3339) instead of the clock: ages depend on it")
 	// The two sources of the automation figures exclude each other: one is read, so
 	// naming both would silently ignore one.

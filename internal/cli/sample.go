@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -200,4 +202,19 @@ func registryKnows(ctx context.Context, url string) (sample.Known, error) {
 		}
 		return err == nil, err
 	}, nil
+}
+
+// readSampleResult reads what `contractbot sample --format json` wrote.
+func readSampleResult(path string) (*sample.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--sample: %w", err)
+	}
+	var r sample.Result
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("--sample %s: not the output of contractbot sample --format json: %w", path, err)
+	}
+	return &r, nil
 }

@@ -39,6 +39,18 @@ func TestSampleFromCapture(t *testing.T) {
 	out, _, _ = runCLI(t, "sample", "--repo", r.Dir, "--from", kcat, "--format", "json")
 	goldenFile(t, "testdata/sample/kcat.json", out)
 
+	// The health report lists the topics whose data departs from the contract.
+	sampled := write("sample.json", out)
+	rep, stderr, code := runCLI(t, "report", "--repo", r.Dir, "--sample", sampled, "--now", "2026-12-01T09:00:00Z")
+	if code != 0 || !strings.Contains(rep, "topics whose data departs from the contract (2 of 2 sampled):\n  sample: "+sampled+"\n"+
+		"  ods_order_events (orders.order-created-value): 0 of 1 message(s) conform; unknown-schema-id\n"+
+		"  ods_order_snapshot (orders.order-snapshot-value): 1 of 3 message(s) conform; undeclared-field, missing-field\n") {
+		t.Errorf("report --sample: exit %d %s\n%s", code, stderr, rep)
+	}
+	if _, stderr, code := runCLI(t, "report", "--repo", r.Dir, "--sample", kcat); code != 2 || !strings.Contains(stderr, "not the output of contractbot sample") {
+		t.Errorf("report --sample with a capture: exit %d %s", code, stderr)
+	}
+
 	console := write("console.txt", "CreateTime:1764000000000\tPartition:0\tOffset:5\tO-1\t"+good+"\n")
 	out, stderr, code = runCLI(t, "sample", "--repo", r.Dir, "--from", console, "--topic", "ods_order_snapshot")
 	if code != 0 {

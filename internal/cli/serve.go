@@ -281,7 +281,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				case b == nil || b.Notify == nil:
 					return fmt.Errorf("--digest needs the bot (GitHub credentials) and SLACK_BOT_TOKEN: the marks that make it once a month live on GitHub")
 				}
-				d := branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch)
+				d := branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch, sampler)
 				startup.after(ctx, func() { b.MonthlyDigestEvery(ctx, d, time.Hour) })
 			}
 			return srv.Serve(ctx, l, 30*time.Second)

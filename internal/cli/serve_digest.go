@@ -9,12 +9,13 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/report"
+	"github.com/contractbot/contractbot/internal/sample"
 )
 
 // branchDigest is the monthly digest of the branch serve serves from the clone at
 // dir, whose repository on GitHub is gh: the marks on the branch's first commit, the
 // report of its head as `contractbot report` builds it (schemas not loaded).
-func branchDigest(gh bot.Repository, dir, branch string) bot.Digest {
+func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) bot.Digest {
 	if branch == "" {
 		branch = "HEAD"
 	}
@@ -51,7 +52,13 @@ func branchDigest(gh bot.Repository, dir, branch string) bot.Digest {
 			if err != nil {
 				return nil, nil, fmt.Errorf("load the tree of %s at %s: %w", dir, head, err)
 			}
-			return report.Build(tree, ix, broken, now), tree, nil
+			r := report.Build(tree, ix, broken, now)
+			if sampler != nil {
+				if snap := sampler.Latest(); snap != nil && snap.Result != nil {
+					r.SetSampled(snap.Result.Sampled("serve's sampler, " + snap.At.Format("2006-01-02 15:04 UTC")))
+				}
+			}
+			return r, tree, nil
 		},
 	}
 }

@@ -130,6 +130,14 @@ func render(r *Report, md bool) string {
 		}
 	}
 
+	if sm := r.Sampled; sm != nil {
+		head(fmt.Sprintf("Topics whose data departs from the contract (%d of %d sampled)", len(sm.Departing), sm.Topics), 1)
+		item("sample: %s", sm.Source)
+		for _, d := range sm.Departing {
+			item("%s", departingLine(d, code))
+		}
+	}
+
 	head("Not derived here", len(r.NotDerived))
 	for _, n := range r.NotDerived {
 		item("%s", n)

@@ -31,6 +31,9 @@ type Report struct {
 	// Automation is how changes reached the branch and how long sign-offs took
 	// (SetAutomation; nil when not computed).
 	Automation *Automation `json:"automation,omitempty"`
+	// Sampled lists the topics whose data departs from the contract, from a sample
+	// of their messages (SetSampled; nil when no sample was given).
+	Sampled *Sampled `json:"sampled,omitempty"`
 	// NotDerived names the figures this report cannot compute offline, and why.
 	NotDerived []string `json:"not_derived"`
 }

@@ -21,11 +21,13 @@ type TeamPart struct {
 	BlackBoxes []Consumer `json:"black_boxes"`
 	// Broken are the versions of its subjects that broke their level.
 	Broken []history.Break `json:"history_broke_level"`
+	// Departing are its subjects' topics whose sampled data departs from the contract.
+	Departing []Departing `json:"departing_topics,omitempty"`
 }
 
 // Empty reports whether the part has nothing to say.
 func (p TeamPart) Empty() bool {
-	return len(p.Unused)+len(p.DeprecatedReads)+len(p.DeprecatedOwned)+len(p.BlackBoxes)+len(p.Broken) == 0
+	return len(p.Unused)+len(p.DeprecatedReads)+len(p.DeprecatedOwned)+len(p.BlackBoxes)+len(p.Broken)+len(p.Departing) == 0
 }
 
 // ForTeams splits the report by team (the owners in tree's teams.yaml), in team id
@@ -67,6 +69,12 @@ func ForTeams(r *Report, tree *contract.Tree) []TeamPart {
 	for _, b := range r.Broken {
 		p := part(owner[b.Subject])
 		p.Broken = append(p.Broken, b)
+	}
+	if r.Sampled != nil {
+		for _, d := range r.Sampled.Departing {
+			p := part(owner[d.Subject])
+			p.Departing = append(p.Departing, d)
+		}
 	}
 	out := make([]TeamPart, 0, len(ids))
 	for _, id := range ids {

@@ -49,3 +49,19 @@ func TestForTeams(t *testing.T) {
 		t.Errorf("accounts has nothing to hear: %+v", p)
 	}
 }
+
+// TestForTeamsDeparting: a topic whose sampled data departs from the contract lands in
+// the part of its subject's owner, and only there.
+func TestForTeamsDeparting(t *testing.T) {
+	tree, err := contract.Load(contract.MemSource(testutil.ExampleFiles(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(tree, nil, nil, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	r.SetSampled(&Sampled{Source: "s.json", Topics: 3, Departing: []Departing{{Topic: "ods_order_snapshot", Subject: "orders.order-snapshot-value", Messages: 4, Conforming: 1}}})
+	for _, p := range ForTeams(r, tree) {
+		if want := map[bool]int{true: 1, false: 0}[p.Team == "orders"]; len(p.Departing) != want || (want == 1 && p.Empty()) {
+			t.Errorf("team %s: %+v", p.Team, p.Departing)
+		}
+	}
+}

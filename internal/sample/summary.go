@@ -3,8 +3,11 @@ package sample
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/contractbot/contractbot/internal/report"
 )
 
 // Result is what one run of sample found, per topic: the JSON shape of
@@ -187,4 +190,23 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Sampled is the result as the health report and the monthly digest list it: the
+// topics whose messages do not all conform, with their kinds of problem.
+func (r *Result) Sampled(source string) *report.Sampled {
+	s := &report.Sampled{Source: source, Topics: len(r.Topics), Departing: []report.Departing{}}
+	for _, t := range r.Topics {
+		if t.Conforming == t.Messages {
+			continue
+		}
+		d := report.Departing{Topic: t.Topic, Subject: t.Subject, Messages: t.Messages, Conforming: t.Conforming}
+		for _, p := range t.Problems {
+			if !slices.Contains(d.Kinds, string(p.Kind)) {
+				d.Kinds = append(d.Kinds, string(p.Kind))
+			}
+		}
+		s.Departing = append(s.Departing, d)
+	}
+	return s
 }
