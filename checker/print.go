@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/contractbot/contractbot/internal/inert"
 )
 
 // WriteText prints a result the way a compiler prints errors: one finding a line,
@@ -14,7 +16,7 @@ func WriteText(w io.Writer, r *Result) error {
 		if f.Against > 0 {
 			against = fmt.Sprintf(" (against version %d)", f.Against)
 		}
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", f.File, f.Line, f.Column, f.Rule, f.Message, against); err != nil {
+		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", inert.Terminal(f.File), f.Line, f.Column, f.Rule, inert.Terminal(f.Message), against); err != nil {
 			return err
 		}
 	}
@@ -23,9 +25,9 @@ func WriteText(w io.Writer, r *Result) error {
 		for _, c := range r.Changes {
 			loc := ""
 			if c.Line > 0 {
-				loc = fmt.Sprintf(" (%s:%d:%d)", c.File, c.Line, c.Column)
+				loc = fmt.Sprintf(" (%s:%d:%d)", inert.Terminal(c.File), c.Line, c.Column)
 			}
-			fmt.Fprintf(w, "  %-22s %-10s %s%s\n", c.Kind, c.Effect, c.Path, loc)
+			fmt.Fprintf(w, "  %-22s %-10s %s%s\n", c.Kind, c.Effect, inert.Terminal(inert.Name(c.Path)), loc)
 		}
 	}
 	verdict := "compatible"

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	slackgo "github.com/slack-go/slack"
 
 	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/inert"
 	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -86,10 +88,43 @@ func consumerLines(refs []verdict.ConsumerRef) string {
 	return strings.Join(lines, "\n")
 }
 
-// slackEscape escapes Slack's control characters in text from contract files.
+// slackEscape makes text from contract files and schemas inert in Slack's mrkdwn:
+// &, < and > as entities (Slack's escaping: no link, mention or @channel); a
+// formatting character (*bold*, _italic_, ~strike~) at the edge of a word, and the
+// colon that opens an :emoji:, get a zero-width space beside them, so they show as
+// themselves (Slack has no backslash escape; inside a word, as in user_id, they mean
+// nothing and stay as they are); a backtick, which would end a code span, becomes ˋ;
+// the text is shortened to maxSlackText characters (Slack refuses a section over
+// 3,000).
 func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	rs := []rune(inert.Shorten(s, maxSlackText))
+	word := func(i int) bool {
+		return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i]))
+	}
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '`':
+			b.WriteRune('\u02cb')
+		case (r == '*' || r == '_' || r == '~') && !(word(i-1) && word(i+1)):
+			b.WriteString("\u200b" + string(r) + "\u200b")
+		case r == ':' && (word(i+1) || i+1 < len(rs) && strings.ContainsRune("_+-", rs[i+1])):
+			b.WriteString(":\u200b")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+// maxSlackText bounds one value in a message.
+const maxSlackText = 1000
 
 // humanDuration writes "12 h", "1 h 30 min" or "45 min".
 func humanDuration(d time.Duration) string { return report.HumanDuration(d) }

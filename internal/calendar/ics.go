@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/contractbot/contractbot/internal/contract"
@@ -166,9 +167,16 @@ func writeEvent(line func(name, value string), ev event, opt ICSOptions, seq fun
 }
 
 // escapeText escapes an iCalendar TEXT value (RFC 5545 3.3.11): backslash, semicolon,
-// comma and newline.
+// comma and newline; the other control characters, which a TEXT value may not hold
+// (3.1, CONTROL), become U+FFFD, so a title cannot break the feed or a client.
 func escapeText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\r' && r != '\t' && unicode.IsControl(r) {
+			return '\ufffd'
+		}
+		return r
+	}, s)
 	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`, "\r", `\n`).Replace(s)
 }
 

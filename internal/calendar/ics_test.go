@@ -281,6 +281,10 @@ func TestFoldAndEscape(t *testing.T) {
 	if got := escapeText("a,b;c\\d\ne\r\nf"); got != `a\,b\;c\\d\ne\nf` {
 		t.Errorf("escapeText: %s", got)
 	}
+	// a TEXT value may hold no control character (RFC 5545 3.1): a title's escapes go
+	if got := escapeText("Split\x1b[2J\x00amount\x7f"); got != "Split\ufffd[2J\ufffdamount\ufffd" {
+		t.Errorf("escapeText of control characters: %q", got)
+	}
 	long := "SUMMARY:" + strings.Repeat("é", 100) // 2 octets each
 	folded := fold(long)
 	lines := strings.Split(strings.TrimSuffix(folded, "\r\n"), "\r\n")

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/contractbot/contractbot/internal/inert"
 )
 
 // Severity of a diagnostic.
@@ -30,9 +32,12 @@ type Diagnostic struct {
 	Field string `json:"field,omitempty"`
 }
 
-// String formats the diagnostic as `file:line:col: message [code]`.
+// String formats the diagnostic as `file:line:col: message [code]` on one line: the
+// file and the message, which may quote names from the files, are inert on a terminal
+// and in a CI log (inert.Terminal: no control character, no new line, no workflow
+// command).
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.File, d.Line, d.Column, d.Severity, d.Message, d.Code)
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", inert.Terminal(d.File), d.Line, d.Column, d.Severity, inert.Terminal(d.Message), d.Code)
 }
 
 // Diagnostics is a list of problems.

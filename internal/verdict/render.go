@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/internal/impact"
+	"github.com/contractbot/contractbot/internal/inert"
 )
 
 // What every renderer shares: caps on long lists, time and change wording, and the
@@ -40,8 +41,11 @@ func some(items []string) string {
 // messages, consumer names, reasons) inert in GitHub Markdown: every character that can
 // start Markdown or HTML is backslash-escaped, @ is followed by a zero-width space so
 // no user or team is mentioned, and line breaks become spaces so the text cannot start
-// a new block (a heading, a list, a table row, a code fence).
+// a new block (a heading, a list, a table row, a code fence). Text past inert.MaxText
+// characters is shortened with an ellipsis, so no value can crowd the comment's later
+// sections out of GitHub's limit.
 func escapeMarkdown(s string) string {
+	s = inert.Shorten(s, inert.MaxText)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	for _, r := range s {
@@ -69,8 +73,9 @@ func escapeMarkdown(s string) string {
 // code renders an identifier from the tree (a field path, a consumer, a subject) as a
 // code span, inside which Markdown, HTML and mentions are inert. Text a code span
 // cannot hold safely (a backtick, a pipe that would split a table cell, a line break)
-// is escaped as prose instead.
+// is escaped as prose instead. A name past inert.MaxName characters is shortened.
 func code(s string) string {
+	s = inert.Name(s)
 	if s == "" || strings.ContainsAny(s, "`|\n\r") || strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		return escapeMarkdown(s)
 	}
