@@ -57,6 +57,7 @@ func newServeCmd() *cobra.Command {
 		digestRepo               string
 		publicURL                string
 		sampling                 serveSampleFlags
+		maxConns                 int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -222,7 +223,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				}
 			}
 			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
-				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded, NotReady: reg.NotReady}
+				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded, NotReady: reg.NotReady, MaxConns: maxConns}
 			if b != nil {
 				// The bot's wants are a degradation, not unreadiness: the read side serves.
 				cfg.Route = startup.route(b)
@@ -289,6 +290,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	}
 	sampling.add(cmd)
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().IntVar(&maxConns, "max-connections", server.DefaultMaxConns, "connections held at once; past it new ones wait in the kernel's accept queue, so a flood of idle connections cannot exhaust file descriptors (keep it well under ulimit -n)")
 	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (e.g. https://contracts.example.com): the calendar feeds' events link to their week there; without it they carry no link (a request's Host header is never used)")
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
 	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with Authorization: Bearer <this token> (others get 401); prefer CONTRACTBOT_LINEAGE_TOKEN, which ps does not show")

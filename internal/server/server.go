@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 )
 
 // MaxHeaderBytes bounds a request's header block. GitHub's deliveries send a few
@@ -48,6 +50,10 @@ type Config struct {
 	// Degraded, when set, says why the read side serves an older commit than its
 	// branch's ("" when it does not): /readyz then answers 200 "degraded: <reason>".
 	Degraded func() string
+	// MaxConns bounds the connections held at once (DefaultMaxConns when 0);
+	// BodiesPerClient the requests with a body one address has in flight
+	// (DefaultBodiesPerClient when 0).
+	MaxConns, BodiesPerClient int
 	// NotReady, when set, says why the read side cannot answer yet ("" once it can):
 	// /readyz then answers 503 "not ready: <reason>" (serve passes the embedded
 	// registry's, "indexing: ..." while it builds its first index).
@@ -110,7 +116,7 @@ func New(cfg Config) *Server {
 	if cfg.Mount != nil {
 		cfg.Mount(mux)
 	}
-	s.handler = NoSniff(mux)
+	s.handler = NoSniff(limitPerClient(mux, cmp.Or(cfg.BodiesPerClient, DefaultBodiesPerClient)))
 	return s
 }
 
@@ -150,7 +156,7 @@ func NewHTTPServer(h http.Handler) *http.Server {
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
 	srv := NewHTTPServer(s)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(netutil.LimitListener(l, cmp.Or(s.cfg.MaxConns, DefaultMaxConns))) }()
 	s.ready.Store(true)
 	s.cfg.Log.Info("serving", "addr", l.Addr().String())
 	select {
@@ -177,11 +183,15 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	return err
 }
 
+// metricsConns bounds the connections of the --metrics-addr listener: a scraper or two.
+const metricsConns = 64
+
 // ServeMetrics serves /metrics alone on l until ctx ends (for --metrics-addr).
 func (s *Server) ServeMetrics(ctx context.Context, l net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.MetricsHandler())
 	srv := NewHTTPServer(mux)
+	l = netutil.LimitListener(l, metricsConns)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
