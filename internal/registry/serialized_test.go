@@ -12,8 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 	_ "google.golang.org/protobuf/types/known/timestamppb" // google/protobuf/timestamp.proto in GlobalFiles
 )
 
@@ -170,5 +172,68 @@ func TestSerializedFormat(t *testing.T) {
 		t.Errorf("a descriptor whose imports are missing was found")
 	} else if re := (*sr.ResponseError)(nil); !errors.As(err, &re) || re.ErrorCode != CodeInvalidSchema {
 		t.Errorf("a descriptor that does not link: %v, want 42201", err)
+	}
+}
+
+// TestSerializedFormatWithFranzSerde: the serialized descriptor of a Protobuf version
+// (with its reference's) builds Go's dynamic messages, which franz-go's serde writes
+// with the version's id and message index and reads back, as a Go consumer that knows
+// no .proto file would.
+func TestSerializedFormatWithFranzSerde(t *testing.T) {
+	_, ts, _ := newTestServer(t)
+	cl, err := sr.NewClient(sr.URLs(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ser := sr.WithParams(context.Background(), sr.Format("serialized"))
+	latest, err := cl.SchemaByVersion(ser, paymentSubject, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := new(protoregistry.Files)
+	wkt, _ := protoregistry.GlobalFiles.FindFileByPath("google/protobuf/timestamp.proto")
+	if err := files.RegisterFile(wkt); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range latest.References {
+		dep, err := cl.SchemaByVersion(ser, ref.Subject, ref.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := protodesc.NewFile(decodeFDP(t, dep.Schema.Schema), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := files.RegisterFile(fd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fd, err := protodesc.NewFile(decodeFDP(t, latest.Schema.Schema), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := fd.Messages().ByName("PaymentAuthorized")
+	serde := sr.NewSerde()
+	serde.Register(latest.ID, &dynamicpb.Message{},
+		sr.EncodeFn(func(v any) ([]byte, error) { return proto.Marshal(v.(*dynamicpb.Message)) }),
+		sr.DecodeFn(func(b []byte, v any) error { return proto.Unmarshal(b, v.(*dynamicpb.Message)) }),
+		sr.Index(0))
+	msg := dynamicpb.NewMessage(md)
+	msg.Set(md.Fields().ByName("payment_id"), protoreflect.ValueOfString("p-1"))
+	amount := msg.Mutable(md.Fields().ByName("amount")).Message()
+	amount.Set(amount.Descriptor().Fields().ByName("currency_code"), protoreflect.ValueOfString("EUR"))
+	wire, err := serde.Encode(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := serde.DecodeID(wire); err != nil || id != latest.ID {
+		t.Errorf("the message carries id %d (%v), want %d", id, err, latest.ID)
+	}
+	back := dynamicpb.NewMessage(md)
+	if err := serde.Decode(wire, back); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(msg, back) {
+		t.Errorf("read back %v, wrote %v", back, msg)
 	}
 }
