@@ -154,6 +154,18 @@ func groupChange(b, h *contract.Subject, sr *SubjectReport) {
 	}
 	sr.Affected = kept
 	sr.Group = g
+	var undeclared []string
+	for _, a := range kept {
+		if a.Direct && a.Consumer != nil && a.Consumer.Group == "" && g.Old != "" {
+			undeclared = append(undeclared, a.Name)
+		}
+	}
+	if len(undeclared) > 0 {
+		// After the merge the tree holds group New's schema: a reader staying on the
+		// old group says so, or lint checks its reads against the new schema.
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s read changed fields on group %s without declaring it: until they move, each consumer file should say group: %q, or lint checks its reads against group %s's schema once this merges",
+			strings.Join(undeclared, ", "), g.Old, g.Old, g.New))
+	}
 	sr.Notes = append(sr.Notes, fmt.Sprintf("new compatibility group %s=%s (was %s): the registry checks it against no earlier version, as Confluent's compatibilityGroup does; publish sets the subject's compatibilityGroup to %s", g.Key, g.New, orNone(g.Old), g.Key))
 	sr.Governance = append(sr.Governance, fmt.Sprintf("a new major version (%s %s -> %s): readers on group %s get its records through the migration rules until they move to group %s (use.latest.with.metadata %s=%s)", g.Key, orNone(g.Old), g.New, orNone(g.Old), g.New, g.Key, g.New))
 	sr.governs = append(sr.governs, "group:"+g.Key+":"+g.Old+"->"+g.New) // what sign-off fingerprints hash
