@@ -21,7 +21,7 @@
 //	                                 -- EXPLAIN, DROP|ALTER object, ANALYZE|TRUNCATE TABLE,
 //	                                 -- CALL, UPDATE, DELETE FROM, STOP JOB, a bare query, ...;
 //	                                 -- any other first word is a located error
-//	create_table = CREATE [OR REPLACE] [TEMPORARY] [EXTERNAL | MATERIALIZED] TABLE
+//	create_table = CREATE [OR (REPLACE | ALTER)] [TEMPORARY] [EXTERNAL | MATERIALIZED] TABLE
 //	             [IF NOT EXISTS] name [ "(" element { "," element } ")" ] [COMMENT s]
 //	             [PARTITIONED BY (...)] [DISTRIBUTED (BY ... | INTO n BUCKETS)]
 //	             [WITH "(" 'k' = 'v' {, ...} ")"] [LIKE name [(...)]]

@@ -88,10 +88,11 @@ func (p *parser) set() {
 	p.sets = append(p.sets, [2]string{key, v.String()})
 }
 
-// modifiers skips OR REPLACE, TEMPORARY and SYSTEM before an object word.
+// modifiers skips OR REPLACE (Flink 2.2's OR ALTER), TEMPORARY and SYSTEM before an
+// object word.
 func (p *parser) modifiers() {
 	if p.acceptKw("OR") {
-		p.expectKw("REPLACE")
+		p.expectWord("OR", "REPLACE", "ALTER")
 	}
 	if !p.acceptKw("TEMPORARY") {
 		p.acceptKw("TEMP")

@@ -41,7 +41,8 @@ ALTER TABLE orders ADD (discount DOUBLE AFTER price);
 ALTER TABLE orders SET ('scan.startup.mode' = 'latest-offset');
 ALTER VIEW v RENAME TO v2; ALTER DATABASE d SET ('k' = 'v'); ALTER CATALOG c RESET ('k');
 ALTER TEMPORARY SYSTEM FUNCTION f AS 'com.example.G';
-ALTER MATERIALIZED TABLE m SUSPEND; ALTER MATERIALIZED TABLE m REFRESH PARTITION (ds = '2024-06-28');
+ALTER MATERIALIZED TABLE m SUSPEND;
+CREATE OR ALTER MATERIALIZED TABLE m2 AS SELECT k FROM b; ALTER MATERIALIZED TABLE m REFRESH PARTITION (ds = '2024-06-28');
 ANALYZE TABLE orders COMPUTE STATISTICS FOR ALL COLUMNS;
 TRUNCATE TABLE orders;
 CALL my_catalog.sys.compact('db.orders');
@@ -64,8 +65,8 @@ QUIT;`
 	if len(s.Errors) != 0 {
 		t.Fatalf("valid statements refused: %v", s.Errors)
 	}
-	if len(s.Stmts) != 3 {
-		t.Errorf("want the 3 INSERTs, got %d statements", len(s.Stmts))
+	if len(s.Stmts) != 4 {
+		t.Errorf("want the 3 INSERTs and the materialized table, got %d statements", len(s.Stmts))
 	}
 }
 
