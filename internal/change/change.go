@@ -123,6 +123,11 @@ func treeWide(base, src contract.Source, l *Loaded, baseFolders map[string][]str
 		return err
 	}
 	ds = append(ds, producers...)
+	owners, err := codeownersErrors(base, src, l)
+	if err != nil {
+		return err
+	}
+	ds = append(ds, owners...)
 	head.AddTreeWide(ds)
 	return nil
 }

@@ -118,6 +118,9 @@ const (
 	CodeReadsDeprecated  = "reads-deprecated"
 	CodeMissingKeys      = "missing-keys"
 	CodeMissingDoc       = "missing-doc"
+	// CodeCodeownersStale: CODEOWNERS is not what `contractbot codeowners` writes for
+	// the tree (reported by check, as `codeowners --check` fails).
+	CodeCodeownersStale = "codeowners-stale"
 )
 
 // didYouMean returns ` Did you mean "x"?` for the closest candidate within a small
