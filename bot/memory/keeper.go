@@ -260,6 +260,9 @@ func upsert(ctx context.Context, gh Comments, self string, pr PullRequest, body 
 // than settle apart, each after the other's read-back, would both win. err is a
 // failed write of the claim (nothing was claimed) or the end of ctx.
 func (k Keeper) Claim(ctx context.Context, gh Comments, fresh func(context.Context) (Memory, error), pr PullRequest, st State, markdown string, settle time.Duration, log *slog.Logger) (won bool, after Memory, err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	st.Claim = NewToken()
 	if _, err := k.Write(ctx, gh, pr, st, markdown); err != nil {
 		return false, Memory{}, fmt.Errorf("write the claim: %w", err)
