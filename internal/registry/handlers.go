@@ -184,13 +184,34 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ve *versionEntry
 }
 
 func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
-	if ve := s.version(w, r); ve != nil {
-		if numbered(r) {
-			writeImmutable(w, r, ve.textTag, ve.text())
-			return
-		}
-		write(w, ve.text())
+	ve := s.version(w, r)
+	if ve == nil {
+		return
 	}
+	text, tag, ok := s.schemaOnly(w, r, ve)
+	if !ok {
+		return
+	}
+	if numbered(r) {
+		writeImmutable(w, r, tag, text)
+		return
+	}
+	write(w, text)
+}
+
+// schemaOnly is the text the /schema endpoints answer for ve, with its ETag: the
+// schema file's text, or with ?format=serialized a Protobuf schema's base64
+// FileDescriptorProto.
+func (s *Server) schemaOnly(w http.ResponseWriter, r *http.Request, ve *versionEntry) ([]byte, string, bool) {
+	if !serialized(r) || ve.typ != Protobuf {
+		return ve.text(), ve.textTag, true
+	}
+	d, err := s.descriptor(ve)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, CodeInternal, "The schema could not be serialized: "+err.Error())
+		return nil, "", false
+	}
+	return []byte(d.serialized), etagOf([]byte(d.serialized)), true
 }
 
 func numbered(r *http.Request) bool {
@@ -228,7 +249,9 @@ func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {
 	if e := s.id(w, r); e != nil {
-		writeImmutable(w, r, e.first.textTag, e.first.text())
+		if text, tag, ok := s.schemaOnly(w, r, e.first); ok {
+			writeImmutable(w, r, tag, text)
+		}
 	}
 }
 

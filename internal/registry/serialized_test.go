@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,6 +128,17 @@ func TestSerializedFormat(t *testing.T) {
 	}
 	if byID.Schema != latest.Schema.Schema {
 		t.Errorf("by id the serialized schema differs from the version's")
+	}
+	for _, path := range []string{fmt.Sprintf("/schemas/ids/%d/schema", latest.ID), fmt.Sprintf("/subjects/%s/versions/%d/schema", paymentSubject, latest.Version)} {
+		resp, err := http.Get(ts.URL + path + "?format=serialized")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != latest.Schema.Schema || resp.Header.Get("Cache-Control") != ImmutableCacheControl {
+			t.Errorf("%s?format=serialized = %.40q (Cache-Control %q), want the version's serialized schema", path, body, resp.Header.Get("Cache-Control"))
+		}
 	}
 	text, err := cl.SchemaByID(ctx, latest.ID)
 	if err != nil {
