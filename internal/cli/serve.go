@@ -196,6 +196,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if sampler != nil {
 				inner := mount
 				mount = func(mux *http.ServeMux) { inner(mux); mux.Handle("GET /sample.json", sampleHandler(sampler)) }
+				pages.Sampled = sampledFor(sampler)
 			}
 			if tok != "" {
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.

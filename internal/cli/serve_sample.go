@@ -16,6 +16,7 @@ import (
 	"github.com/contractbot/contractbot/bot"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/sample"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -125,3 +126,15 @@ func sampleHandler(w *sample.Watch) http.Handler {
 // envSASLPassword is the SASL password of sample and serve's sampler: from the
 // environment only, never a flag.
 func envSASLPassword() string { return os.Getenv("CONTRACTBOT_SASL_PASSWORD") }
+
+// sampledFor gives the health page the sampler's last result, keyed by its round.
+func sampledFor(w *sample.Watch) func() (*report.Sampled, string) {
+	return func() (*report.Sampled, string) {
+		snap := w.Latest()
+		if snap == nil || snap.Result == nil {
+			return nil, ""
+		}
+		at := snap.At.Format("2006-01-02 15:04 UTC")
+		return snap.Result.Sampled("serve's sampler, " + at), snap.At.String()
+	}
+}

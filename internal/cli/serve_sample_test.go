@@ -73,6 +73,15 @@ func TestServeSamplesTopics(t *testing.T) {
 	if !strings.Contains(body, `"topic":"ods_order_snapshot"`) || !strings.Contains(body, `"field":"userid"`) {
 		t.Errorf("/sample.json: %s", body)
 	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, page := get("/report")
+		if strings.Contains(page, "<code>ods_order_snapshot</code>") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/report does not list the departing topic:\n%s", page)
+		}
+	}
 	if _, m := get("/metrics"); !strings.Contains(m, `contractbot_sample_problem_messages{kind="undeclared-field",topic="ods_order_snapshot"} 1`) {
 		t.Errorf("metrics lack the sample's problems")
 	}

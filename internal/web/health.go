@@ -207,7 +207,12 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	broken, auditErr, done := s.health.result()
 	// Ages count days: the page is a function of the commit, the day and whether
 	// the audit is done. Served from memory once the audit is done.
-	key := s.pageKey(r, day)
+	var sampled *report.Sampled
+	gen := ""
+	if p.Sampled != nil {
+		sampled, gen = p.Sampled()
+	}
+	key := s.pageKey(r, day+"\x00"+gen)
 	if done && p.serveCached(w, r, s, key) {
 		return
 	}
@@ -222,6 +227,9 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	s.health.mu.Lock()
 	automation := s.health.automation
 	s.health.mu.Unlock()
+	if sampled != nil {
+		d.R.SetSampled(sampled)
+	}
 	if automation != nil {
 		d.R.SetAutomation(automation)
 		d.AutomationTitle, d.AutomationLines = report.AutomationLines(automation)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/history"
+	"github.com/contractbot/contractbot/internal/report"
 )
 
 //go:embed templates/*.html
@@ -29,6 +30,10 @@ type Pages struct {
 	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
 	// the bot is not connected (the pages say so).
 	SignOffs SignOffSource
+	// Sampled gives the topic sampler's last result (serve --sample-brokers) for the
+	// health page's "topics whose data departs from the contract", and a key that
+	// changes with each round (the cached page follows it); nil without a sampler.
+	Sampled func() (*report.Sampled, string)
 	// SummaryCache, when set, is a file that keeps the catalog's summaries of the
 	// subject folders by Git tree hash, so that the first catalog page after a start
 	// reads only the folders that changed since (summaries.go).
@@ -66,9 +71,10 @@ var (
 
 func page(name string) *template.Template {
 	return template.Must(template.New("layout.html").Funcs(template.FuncMap{
-		"plural": plural,
-		"short":  func(s string) string { return s[:min(len(s), 12)] },
-		"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"plural":      plural,
+		"short":       func(s string) string { return s[:min(len(s), 12)] },
+		"date":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"subjectHref": subjectHref,
 	}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name))
 }
 

@@ -1,0 +1,49 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/report"
+)
+
+// TestHealthPageShowsSampledTopics: with serve's topic sampler, /report lists the
+// topics whose data departs from the contract, and a new round's result reaches the
+// page although the commit did not change (the cached page follows the round).
+func TestHealthPageShowsSampledTopics(t *testing.T) {
+	var round atomic.Int32
+	sampled := func() (*report.Sampled, string) {
+		if round.Load() == 0 {
+			return &report.Sampled{Source: "serve's sampler, 2026-12-01 08:45 UTC", Topics: 2, Departing: []report.Departing{
+				{Topic: "ods_order_snapshot", Subject: "orders.order-snapshot-value", Messages: 4, Conforming: 1, Kinds: []string{"undeclared-field", "missing-field"}}}}, "1"
+		}
+		return &report.Sampled{Source: "serve's sampler, 2026-12-01 09:00 UTC", Topics: 2, Departing: []report.Departing{}}, "2"
+	}
+	mux := http.NewServeMux()
+	(&Pages{Tree: &Tree{Repo: exampleRepo(t)}, Now: func() time.Time { return pagesNow },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Sampled: sampled}).Mount(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	body := ""
+	deadline := time.Now().Add(60 * time.Second)
+	for _, body = get(t, srv, "/report"); strings.Contains(body, "Being computed"); _, body = get(t, srv, "/report") {
+		if time.Now().After(deadline) {
+			t.Fatal("the history audit did not finish within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := `<li><code>ods_order_snapshot</code> (<a href="/subjects/orders.order-snapshot-value">orders.order-snapshot-value</a>): 1 of 4 messages conform; <code>undeclared-field</code>, <code>missing-field</code></li>`
+	if !strings.Contains(body, "Topics whose data departs from the contract") || !strings.Contains(body, want) {
+		t.Fatalf("the health page lacks the sampled topics:\n%s", body)
+	}
+	round.Store(1)
+	if _, body = get(t, srv, "/report"); !strings.Contains(body, "Every sampled message conforms to the contract.") {
+		t.Errorf("the next round did not reach the page")
+	}
+}
