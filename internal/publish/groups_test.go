@@ -2,6 +2,8 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -87,5 +89,26 @@ func TestPublishCompatibilityGroup(t *testing.T) {
 		if other := cl.Compatibility(ctx, "orders.order-created-value")[0]; other.Group != "" {
 			t.Errorf("%s: a subject without a group has compatibilityGroup %q", name, other.Group)
 		}
+	}
+	// A reader that stays on group 1 (use.latest.with.metadata
+	// application.major.version=1) finds group 1's latest version in the embedded
+	// registry.
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, ets.URL+"/subjects/"+subject+"/metadata?key=application.major.version&value=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v1 struct {
+		Version  int `json:"version"`
+		Metadata struct {
+			Properties map[string]string `json:"properties"`
+		} `json:"metadata"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&v1); err != nil || res.StatusCode != http.StatusOK || v1.Metadata.Properties["application.major.version"] != "1" {
+		t.Errorf("latest of group 1: status %d, %+v, %v", res.StatusCode, v1, err)
 	}
 }
