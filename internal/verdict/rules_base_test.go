@@ -324,3 +324,17 @@ func TestPIIMarkRemoved(t *testing.T) {
 		}
 	}
 }
+
+// Demoting a subject from core is a change its readers agree to: COMPATIBLE changes
+// would no longer need a calendar entry, and core freezes would no longer hold it.
+func TestRulesTierDemoted(t *testing.T) {
+	repo := newScenarioRepo(t)
+	repo.replace(orderCreatedContract, "tier: core\n", "tier: standard\n")
+	repo.commit("order-created is standard")
+	r := Evaluate(repo.input())
+	equal(t, "class", r.Class, Compatible)
+	equal(t, "readers asked", statuses(r), map[string]Status{"data-warehouse": Pending, "platform": Pending})
+	if g := r.Subjects[0].Governance; len(g) != 1 || !strings.Contains(g[0], "tier changes from core to standard") {
+		t.Errorf("governance: %q", g)
+	}
+}
