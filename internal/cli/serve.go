@@ -189,7 +189,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if tok != "" {
 				sampleNotify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
 			}
-			sampler, err := sampling.watch(repoDir, tree.Branch, sampleNotify, log)
+			sampler, err := sampling.watch(ctx, repoDir, tree.Branch, sampleNotify, log)
 			if err != nil {
 				return err
 			}

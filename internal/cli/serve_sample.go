@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,7 @@ import (
 // --sample-brokers).
 type serveSampleFlags struct {
 	brokers     string
+	registryURL string
 	interval    time.Duration
 	maxMessages int
 	kafka       sample.Kafka
@@ -34,6 +36,7 @@ func (f *serveSampleFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.brokers, "sample-brokers", "", "sample the contracts' topics on these Kafka brokers every --sample-interval (off when empty): results at /sample.json, metrics contractbot_sample_*, and one Slack alert per new problem to the owner and the teams that read the field (needs SLACK_BOT_TOKEN for the alerts)")
 	fl.DurationVar(&f.interval, "sample-interval", 15*time.Minute, "how often the topics are sampled")
+	fl.StringVar(&f.registryURL, "sample-registry", "", "a schema registry the sampler asks about ids the contract's history lacks (id-not-in-contract); credentials as for publish")
 	fl.IntVar(&f.maxMessages, "sample-max-messages", 100, "the most recent messages read per partition in each round")
 	fl.StringVar(&f.kafka.SASLMechanism, "sample-sasl-mechanism", "", "SASL mechanism for --sample-brokers: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from CONTRACTBOT_SASL_PASSWORD)")
 	fl.StringVar(&f.kafka.SASLUser, "sample-sasl-username", "", "SASL user name for --sample-brokers")
@@ -44,7 +47,7 @@ func (f *serveSampleFlags) add(cmd *cobra.Command) {
 // watch returns the sampler of serve, or nil when --sample-brokers is empty. It reads
 // its own handle of the repository: the tree with its schemas at the branch's head
 // (the pages load theirs without) and a versions index extended as the branch moves.
-func (f *serveSampleFlags) watch(repoDir, branch string, notify bot.MarkedNotifier, log *slog.Logger) (*sample.Watch, error) {
+func (f *serveSampleFlags) watch(ctx context.Context, repoDir, branch string, notify bot.MarkedNotifier, log *slog.Logger) (*sample.Watch, error) {
 	if f.brokers == "" {
 		return nil, nil
 	}
@@ -59,7 +62,12 @@ func (f *serveSampleFlags) watch(repoDir, branch string, notify bot.MarkedNotifi
 	if err := k.Validate(); err != nil {
 		return nil, fmt.Errorf("--sample-brokers: %w", err)
 	}
-	w := &sample.Watch{Kafka: k, Timeout: min(f.interval, 5*time.Minute), Log: log, Contract: (&contractAtHead{repo: repo, branch: branch}).load}
+	known, err := registryKnows(ctx, f.registryURL)
+	if err != nil {
+		return nil, fmt.Errorf("--sample-registry: %w", err)
+	}
+	w := &sample.Watch{Kafka: k, Timeout: min(f.interval, 5*time.Minute), Log: log, Known: known,
+		Contract: (&contractAtHead{repo: repo, branch: branch}).load}
 	if notify != nil {
 		w.Alert = (&bot.SampleAlerts{Notify: notify, Log: log}).Alert
 	}
