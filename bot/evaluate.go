@@ -144,7 +144,14 @@ func (b *Bot) load(ctx context.Context, gh *onceGitHub, auth transport.AuthMetho
 	if b.CloneURL != nil {
 		url = b.CloneURL(owner, repo)
 	}
-	r, err := b.Cache.Fetch(ctx, owner, repo, url, auth, plumbing.NewHash(pr.HeadSHA), tip)
+	want := []plumbing.Hash{plumbing.NewHash(pr.HeadSHA), tip}
+	if plumbing.IsHash(pr.MergeCommitSHA) { // GitHub's test merge, when it has one
+		want = append(want, plumbing.NewHash(pr.MergeCommitSHA))
+	}
+	r, err := b.Cache.Fetch(ctx, owner, repo, url, auth, want...)
+	if err != nil && len(want) > 2 { // a test merge gone stale meanwhile: apply the change
+		r, err = b.Cache.Fetch(ctx, owner, repo, url, auth, want[:2]...)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,7 @@ func (c *GitCache) Fetch(ctx context.Context, owner, repo, url string, auth tran
 			RefSpecs: []config.RefSpec{
 				"+refs/heads/*:refs/remotes/origin/*",
 				"+refs/pull/*/head:refs/remotes/origin/pull/*",
+				"+refs/pull/*/merge:refs/remotes/origin/pull-merge/*", // GitHub's test merges (bot/merge.go)
 			},
 		})
 		cut := errors.Is(context.Cause(fctx), errFetchTimeout) && ctx.Err() == nil

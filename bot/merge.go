@@ -51,7 +51,7 @@ func conflictNotice(base string, paths []string) string {
 	if len(shown) > most {
 		shown = shown[:most]
 	}
-	list := "`" + strings.Join(shown, "`, `") + "`"
+	list := strings.Join(shown, ", ") // the report escapes what it shows
 	if len(paths) > most {
 		list += fmt.Sprintf(" and %d more", len(paths)-most)
 	}

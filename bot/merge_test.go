@@ -234,3 +234,48 @@ func TestTwoPullRequestsOneHeadOneBase(t *testing.T) {
 		t.Errorf("check %s once the other pull request is closed", c)
 	}
 }
+
+// TestGitHubsTestMergeIsUsed: master and the pull request both changed teams.yaml
+// (different lines). Without GitHub's test merge the bot applies the change file by
+// file, takes the pull request's teams.yaml and says so; with it (merge_commit_sha,
+// its parents the tip and the head) the bot judges GitHub's merge, which has both.
+func TestGitHubsTestMergeIsUsed(t *testing.T) {
+	g := newGate(t, opened, func(r *testutil.Repo) {
+		amountToString(r)
+		r.Edit("contracts/teams.yaml", "teams:\n", "teams:\n# the pull request's line\n")
+	})
+	tip := g.onBase("master", g.base, func(r *testutil.Repo) { r.Edit("contracts/teams.yaml", "teams:\n", "# master's line\nteams:\n") })
+	g.evaluate(g.bot())
+	if body := g.botComment().GetBody(); !strings.Contains(body, "both changed contracts/teams.yaml") {
+		t.Fatalf("no conflict notice without GitHub's test merge:\n%s", readable(body))
+	}
+	// GitHub's merge: master's tree with both lines and the schema change.
+	merged := g.onBase("github-merge", tip, func(r *testutil.Repo) {
+		amountToString(r)
+		r.Edit("contracts/teams.yaml", "teams:\n", "teams:\n# the pull request's line\n")
+	})
+	c, err := g.repo.Git.CommitObject(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ParentHashes = []plumbing.Hash{tip, g.head}
+	obj := g.repo.Git.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		t.Fatal(err)
+	}
+	testMerge, err := g.repo.Git.Storer.SetEncodedObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.repo.Git.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(fmt.Sprintf("refs/pull/%d/merge", g.n)), testMerge)); err != nil {
+		t.Fatal(err)
+	}
+	g.fake.SetMergeCommit("acme", "contracts", g.n, testMerge.String())
+	g.advance(time.Minute)
+	b := g.bot()
+	b.Cache = &GitCache{Dir: t.TempDir()} // a clone that fetches the test merge
+	g.evaluate(b)
+	if body := g.botComment().GetBody(); strings.Contains(body, "both changed") || !g.mustSignOff("data-warehouse") {
+		t.Errorf("GitHub's test merge was not judged:\n%s", readable(body))
+	}
+}
