@@ -3,8 +3,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -13,14 +11,7 @@ import (
 
 func main() {
 	tuneGC()
-	if err := cli.New().Execute(); err != nil {
-		var exit *cli.ExitError
-		if errors.As(err, &exit) {
-			os.Exit(exit.Code)
-		}
-		fmt.Fprintln(os.Stderr, "contractbot:", err)
-		os.Exit(2)
-	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // tuneGC trades memory for speed: loading a large tree allocates many short-lived

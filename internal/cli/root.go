@@ -3,6 +3,11 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -28,5 +33,61 @@ or read docs/ in the project.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(commands()...)
+	guardGroups(root)
 	return root
+}
+
+// Main runs the command line args and returns the process exit code: 0, the code of
+// an ExitError, or 2 for any other error, which is printed to stderr followed by a
+// hint naming the help of the command that failed (as kubectl and gh do).
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := New()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintln(stderr, "contractbot:", err)
+	fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	return 2
+}
+
+// guardGroups makes every command that only groups subcommands (lineage, registry)
+// refuse an unknown subcommand the way the root does, with cobra's suggestions,
+// instead of printing its help and exiting 0.
+func guardGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		guardGroups(sub)
+	}
+	if !c.HasParent() || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return unknownSubcommand(cmd, args[0])
+	}
+}
+
+// unknownSubcommand words the error as cobra words it for the root.
+func unknownSubcommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return errors.New(msg)
 }
