@@ -33,6 +33,11 @@ type lineagePage struct {
 	Seen, Undeclared int
 	Drift            []driftGroup
 	Notes            []string
+	// ComparedNothing: no event names a topic a contract declares (lineage verify
+	// exits 3); Unmapped are the datasets the events name instead.
+	ComparedNothing bool
+	Unmapped        []string
+	MoreUnmapped    int
 }
 
 // driftGroup is the drift of one kind, with the sentence that heads it.
@@ -107,6 +112,8 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if fig.Observed {
+		d.ComparedNothing = fig.Compared == 0
+		d.Unmapped = firstRows(fig.Unmapped, &d.MoreUnmapped)
 		d.Ob = fig.Observation
 		d.Seen = percent(d.Ob.DeclaredSeen, d.Ob.DeclaredReads)
 		d.Undeclared = percent(d.Ob.Undeclared, d.Ob.ObservedReads)

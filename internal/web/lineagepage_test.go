@@ -225,3 +225,19 @@ func TestLineagePageWithoutSchemas(t *testing.T) {
 		}
 	}
 }
+
+// Events that name no topic a contract declares compare nothing: the page says so, as
+// lineage verify does (exit 3), and lists the datasets it could not map.
+func TestLineagePageComparedNothing(t *testing.T) {
+	e := adaptedEvent(t, "flink-dwd-order-detail-start.json")
+	for i := range e.Inputs {
+		e.Inputs[i].Namespace = "postgres://pg:5432"
+	}
+	obs := &fakeObserved{events: []openlineage.RunEvent{e}}
+	_, body := get(t, lineageServer(t, exampleRepo(t), obs), "/lineage")
+	for _, want := range []string{"compared nothing", "<li><code>ods_order_events (postgres://pg:5432)</code></li>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s:\n%s", want, body)
+		}
+	}
+}
