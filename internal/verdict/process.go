@@ -73,6 +73,9 @@ func processChanges(in Input) []ProcessChange {
 // each must agree (its GitHub handles, members, channels and escalation decide who is
 // asked and told on its behalf). A team added asks nobody.
 func teamChanges(base, head *contract.Tree) []ProcessChange {
+	if head.Teams == nil {
+		return nil // the head's teams.yaml does not load: a contract file error blocks it
+	}
 	var out []ProcessChange
 	for _, id := range base.TeamIDs() {
 		b, h := base.Teams[id], head.Teams[id]

@@ -338,3 +338,18 @@ func TestRulesTierDemoted(t *testing.T) {
 		t.Errorf("governance: %q", g)
 	}
 }
+
+// A teams.yaml that does not load is a contract file error, not the deletion of
+// every team.
+func TestRulesBrokenTeamsFile(t *testing.T) {
+	repo := newScenarioRepo(t)
+	repo.replace(teamsFile, "teams:\n", "teams: [\n")
+	repo.commit("broken teams.yaml")
+	r := Evaluate(repo.input())
+	if len(processOf(r, TeamRemoved)) != 0 {
+		t.Errorf("a broken teams.yaml deletes teams: %+v", r.Process)
+	}
+	if len(r.Lint) == 0 || r.Ready {
+		t.Errorf("a broken teams.yaml is not a blocking error: %+v", r.Lint)
+	}
+}
