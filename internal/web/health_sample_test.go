@@ -14,8 +14,9 @@ import (
 )
 
 // TestHealthPageShowsSampledTopics: with serve's topic sampler, /report lists the
-// topics whose data departs from the contract, and a new round's result reaches the
-// page although the commit did not change (the cached page follows the round).
+// topics whose data departs from the contract and the subject's page says so, and a
+// new round's result reaches both although the commit did not change (the cached
+// pages follow the round).
 func TestHealthPageShowsSampledTopics(t *testing.T) {
 	var round atomic.Int32
 	sampled := func() (*report.Sampled, string) {
@@ -42,8 +43,18 @@ func TestHealthPageShowsSampledTopics(t *testing.T) {
 	if !strings.Contains(body, "Topics whose data departs from the contract") || !strings.Contains(body, want) {
 		t.Fatalf("the health page lacks the sampled topics:\n%s", body)
 	}
+	_, page := get(t, srv, "/subjects/orders.order-snapshot-value")
+	if !strings.Contains(page, "The messages on <code>ods_order_snapshot</code> depart from this contract: 1 of 4 sampled messages conform") {
+		t.Errorf("the subject page does not say that its topic departs from the contract")
+	}
+	if _, other := get(t, srv, "/subjects/orders.order-created-value"); strings.Contains(other, "depart from this contract") {
+		t.Errorf("another subject's page says its topic departs")
+	}
 	round.Store(1)
 	if _, body = get(t, srv, "/report"); !strings.Contains(body, "Every sampled message conforms to the contract.") {
 		t.Errorf("the next round did not reach the page")
+	}
+	if _, page = get(t, srv, "/subjects/orders.order-snapshot-value"); strings.Contains(page, "depart from this contract") {
+		t.Errorf("the next round did not reach the subject page")
 	}
 }

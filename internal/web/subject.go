@@ -10,14 +10,19 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
 type subjectPage struct {
 	layout
-	S      *contract.Subject
-	Team   teamView
-	Schema template.HTML // the highlighter's output: escaped tokens in spans
+	S *contract.Subject
+	// Departing is the subject's topic in the topic sampler's last round, when its
+	// messages departed from the contract; Sample names the round.
+	Departing *report.Departing
+	Sample    string
+	Team      teamView
+	Schema    template.HTML // the highlighter's output: escaped tokens in spans
 	// SchemaLines counts the schema text's lines (the folded schema says it).
 	SchemaLines int
 	Fields      []fieldRow
@@ -97,9 +102,14 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	}
 	// Without the bot the page is a function of the commit, the request and the
 	// minute (planned changes that have ended drop off): served from memory.
+	var sampled *report.Sampled
+	gen := ""
+	if p.Sampled != nil {
+		sampled, gen = p.Sampled()
+	}
 	key := ""
 	if p.SignOffs == nil {
-		key = s.pageKey(r, p.Now().UTC().Format("2006-01-02T15:04"))
+		key = s.pageKey(r, p.Now().UTC().Format("2006-01-02T15:04")+"\x00"+gen)
 		if p.serveCached(w, r, s, key) {
 			return
 		}
@@ -107,6 +117,13 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	schema := p.withSchema(s, sub)
 	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
 		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, schema.SchemaText), Indexed: s.versions != nil}
+	if sampled != nil {
+		for i, dp := range sampled.Departing {
+			if dp.Subject == sub.Subject {
+				d.Departing, d.Sample = &sampled.Departing[i], sampled.Source
+			}
+		}
+	}
 	d.Fields, d.ReadsAll = fieldsTable(schema)
 	d.SchemaLines = bytes.Count(schema.SchemaText, []byte("\n")) + 1
 	vs := s.versions[sub.Subject]
