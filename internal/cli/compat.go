@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,8 @@ func newCompatCmd() *cobra.Command {
 		format, level, rules string
 		protoPaths           []string
 		asJSON, listRules    bool
+		batch                string
+		budget               time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "compat [flags] PREVIOUS... NEW",
@@ -30,6 +33,19 @@ earlier version) and NONE. It reports every incompatibility, each with file:line
 the rule, the field and what to do, then the field-level changes from the latest earlier
 version to the new one.
 
+--batch FILE (or - for standard input) checks many pairs in one process: each line of
+FILE is a JSON object
+  {"id": "orders", "format": "avro", "level": "BACKWARD",
+   "old": [{"path": "orders.v1.avsc"}], "new": {"text": "{\"type\": ...}"}}
+where each schema is {"path": FILE} (read from the current directory) or {"text":
+SCHEMA}; "old" lists earlier versions oldest first, "format" defaults to the new
+path's extension, "level" to BACKWARD, and "rules" and "proto_paths" are as the flags.
+Each input line gets one JSON line out, in order: {"id", "line", "compatible", "level",
+"findings", "changes"} (findings as --json prints them, with their rule ids), or
+{"id", "line", "error"} when the line cannot be checked (bad JSON, unreadable schema,
+over --budget, over 16 MiB); the batch goes on past it. Exit status: 0 every pair
+compatible, 1 some incompatible, 2 some line unusable.
+
 --list-rules prints every format's rule tables instead (or --format's only): each
 rule's id, as findings carry it, and its purpose.
 
@@ -39,9 +55,10 @@ standard error as file:line:column: message).`,
   contractbot compat --level FULL_TRANSITIVE v1.avsc v2.avsc v3.avsc
   contractbot compat --format protobuf --proto-path proto --rules WIRE_JSON old/order.proto order.proto
   contractbot compat --json old.avsc new.avsc
-  contractbot compat --list-rules --format protobuf`,
+  contractbot compat --list-rules --format protobuf
+  contractbot compat --batch pairs.jsonl > results.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if listRules {
+			if listRules || batch != "" {
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.MinimumNArgs(1)(cmd, args)
@@ -62,6 +79,21 @@ standard error as file:line:column: message).`,
 					engines = []checker.Engine{e}
 				}
 				return writeRules(cmd.OutOrStdout(), engines, asJSON)
+			}
+			if batch != "" {
+				if budget <= 0 {
+					return fail("--budget must be positive, e.g. --budget 10s")
+				}
+				in := cmd.InOrStdin()
+				if batch != "-" {
+					f, err := os.Open(batch)
+					if err != nil {
+						return fail("%s: cannot read the batch: %v", batch, unwrapPathError(err))
+					}
+					defer func() { _ = f.Close() }()
+					in = f
+				}
+				return runCompatBatch(in, cmd.OutOrStdout(), budget)
 			}
 			lvl, err := checker.ParseLevel(level)
 			if err != nil {
@@ -118,6 +150,8 @@ standard error as file:line:column: message).`,
 	f.StringVar(&rules, "rules", "", "protobuf only: stricter rule set, WIRE or WIRE_JSON")
 	f.StringArrayVar(&protoPaths, "proto-path", nil, "protobuf only: directory searched for imports (repeatable, in order)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&batch, "batch", "", "check the pairs of FILE (JSON lines, - for standard input) and print one JSON result line each")
+	f.DurationVar(&budget, "budget", 10*time.Second, "with --batch: time allowed to each pair")
 	f.BoolVar(&listRules, "list-rules", false, "print the rule tables of every format (or of --format) with ids and purposes, and exit")
 	return cmd
 }
