@@ -34,7 +34,49 @@ or read docs/ in the project.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(commands()...)
 	guardGroups(root)
+	walk(root, func(c *cobra.Command) {
+		if repoArgCommands[strings.TrimPrefix(c.CommandPath(), "contractbot ")] {
+			repoArg(c)
+		}
+	})
 	return root
+}
+
+// repoArgCommands take the repository as an optional argument as well as --repo:
+// every command with --repo and no positional argument of its own.
+var repoArgCommands = map[string]bool{
+	"lint": true, "check": true, "calendar": true, "codeowners": true, "publish": true,
+	"report": true, "sample": true, "serve": true, "registry serve": true,
+	"registry diff": true, "lineage verify": true,
+}
+
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, sub := range c.Commands() {
+		walk(sub, f)
+	}
+}
+
+// repoArg lets `contractbot lint DIR` mean `contractbot lint --repo DIR`; naming two
+// different repositories is an error.
+func repoArg(c *cobra.Command) {
+	c.Use += " [DIR]"
+	c.Args = cobra.MaximumNArgs(1)
+	prev := c.PreRunE
+	c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if f := cmd.Flags().Lookup("repo"); f.Changed && f.Value.String() != args[0] {
+				return fmt.Errorf("two repositories: --repo %s and the argument %s; give one", f.Value, args[0])
+			}
+			if err := cmd.Flags().Set("repo", args[0]); err != nil {
+				return err
+			}
+		}
+		if prev != nil {
+			return prev(cmd, args)
+		}
+		return nil
+	}
 }
 
 // Main runs the command line args and returns the process exit code: 0, the code of

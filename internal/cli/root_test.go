@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestUnknownSubcommand: a group command (lineage, registry) refuses an unknown
@@ -47,4 +50,42 @@ func TestGroupWithoutSubcommand(t *testing.T) {
 			t.Errorf("%s: help not printed:\n%s", g, out.String())
 		}
 	}
+}
+
+// TestRepoArgument: `lint DIR` is `lint --repo DIR`; naming two repositories is an
+// error; every command listed takes --repo.
+func TestRepoArgument(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"init", dir}, &out, &errb); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errb.String())
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(args, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	c1, o1, _ := run("lint", "--repo", dir)
+	c2, o2, e2 := run("lint", dir)
+	if c1 != c2 || o1 != o2 || c2 != 0 {
+		t.Errorf("lint DIR: exit %d, %q, %q; lint --repo DIR: exit %d, %q", c2, o2, e2, c1, o1)
+	}
+	if c, _, e := run("lint", "--repo", dir, dir); c != 0 {
+		t.Errorf("lint --repo DIR DIR: exit %d: %s", c, e)
+	}
+	c, _, e := run("lint", "--repo", "elsewhere", "other")
+	if c != 2 {
+		t.Errorf("two repositories: exit %d, want 2", c)
+	}
+	goldenFile(t, filepath.Join("testdata", "usage", "lint-two-repos.txt"), e)
+
+	walk(New(), func(c *cobra.Command) {
+		path := strings.TrimPrefix(c.CommandPath(), "contractbot ")
+		if repoArgCommands[path] && c.Flags().Lookup("repo") == nil {
+			t.Errorf("%s takes a repository argument but has no --repo", path)
+		}
+		if repoArgCommands[path] && !strings.Contains(c.Use, "[DIR]") {
+			t.Errorf("%s: usage %q does not show [DIR]", path, c.Use)
+		}
+	})
 }
