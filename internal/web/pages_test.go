@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/contractbot/contractbot/internal/inert"
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -422,5 +423,22 @@ func TestFirstCatalogPageBeforeTheTree(t *testing.T) {
 		p.Tree.tree = nil
 		p.Tree.ready.Store(nil)
 		p.Tree.mu.Unlock()
+	}
+}
+
+// TestPagesShortenLongNames: a field with a 70,000-character name is listed on the
+// subject page shortened with an ellipsis, and the page still has its later sections.
+func TestPagesShortenLongNames(t *testing.T) {
+	long := strings.Repeat("a", 70_000)
+	srv := pagesServer(t, exampleRepo(t, func(t *testing.T, dir string) {
+		edit(t, dir, "contracts/orders/order-created/order_created.avsc", `"fields": [`,
+			`"fields": [{"name": "`+long+`", "type": ["null", "string"], "default": null},`)
+	}))
+	resp, body := get(t, srv, "/subjects/orders.order-created-value")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the subject page: %d", resp.StatusCode)
+	}
+	if !strings.Contains(body, "<code>"+strings.Repeat("a", inert.MaxName-1)+"…</code>") || strings.Contains(body, "<code>"+long+"</code>") {
+		t.Errorf("the fields table does not shorten a 70,000-character name")
 	}
 }
