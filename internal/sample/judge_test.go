@@ -1,10 +1,15 @@
 package sample
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // TestJudgeJSONMappings judges unframed JSON against an Avro schema's and a Protobuf
@@ -126,5 +131,32 @@ func TestSamplerConcurrent(t *testing.T) {
 	}
 	if total != 4*len(recs) {
 		t.Errorf("counted %d records, want %d", total, 4*len(recs))
+	}
+}
+
+// TestReadKafkaSASL reads a cluster that requires SASL (kfake) with PLAIN and
+// SCRAM-SHA-256 credentials; a wrong password is unusable input.
+func TestReadKafkaSASL(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"), kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", "sampler", "secret"), kfake.Superuser("SCRAM-SHA-256", "sampler", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, mech := range []string{"PLAIN", "SCRAM-SHA-256"} {
+		k := Kafka{Brokers: c.ListenAddrs(), MaxMessages: 1, SASLMechanism: mech, SASLUser: "sampler", SASLPassword: "secret", DialTimeout: 2 * time.Second}
+		if _, err := ReadKafka(ctx, k, []string{"t"}, false, func(Record) {}); err != nil {
+			t.Errorf("%s: %v", mech, err)
+		}
+		k.SASLPassword = "wrong"
+		var ue *UnusableError
+		if _, err := ReadKafka(ctx, k, []string{"t"}, false, func(Record) {}); !errors.As(err, &ue) {
+			t.Errorf("%s with a wrong password: %v, want an UnusableError", mech, err)
+		}
+	}
+	if err := (Kafka{Brokers: []string{"x:1"}, SASLMechanism: "GSSAPI"}).Validate(); err == nil || !strings.Contains(err.Error(), "unknown SASL mechanism") {
+		t.Errorf("GSSAPI: %v", err)
 	}
 }
