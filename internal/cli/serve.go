@@ -25,6 +25,7 @@ import (
 	"github.com/contractbot/contractbot/bot"
 	botslack "github.com/contractbot/contractbot/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gctune"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/history"
@@ -325,7 +326,8 @@ See docs/operations.md for the permissions and the webhook's events.`,
 // 96 MiB would mostly hold memory (docs/performance.md, "Web pages (serve)").
 const serveObjectCache = 8 * cache.MiByte
 
-// serveMemoryLimit is serve's soft memory limit (GOMEMLIMIT overrides it).
+// serveMemoryLimit is serve's soft memory limit, raised to twice the live heap when a
+// big tree needs more (gctune; GOMEMLIMIT overrides it).
 const serveMemoryLimit = 300 << 20
 
 // serveGC tunes the collector for a process that keeps its data for hours: the
@@ -335,9 +337,7 @@ func serveGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(100)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serveMemoryLimit)
-	}
+	gctune.SoftLimit(serveMemoryLimit)
 }
 
 // cacheRoot is --cache-dir, or contractbot in the user cache folder.

@@ -1,0 +1,41 @@
+package gctune
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestLimitFor(t *testing.T) {
+	for _, c := range []struct{ live, floor, want int64 }{
+		{100, 768, 768},
+		{384, 768, 768},
+		{800, 768, 1600},
+	} {
+		if got := LimitFor(c.live, c.floor); got != c.want {
+			t.Errorf("LimitFor(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
+		}
+	}
+}
+
+// TestSoftLimitFollowsLiveHeap keeps a live heap above the floor and checks that the
+// limit rises above it after a collection: a fixed limit would stay at the floor.
+func TestSoftLimitFollowsLiveHeap(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const floor = 16 << 20
+	SoftLimit(floor)
+	live := make([][]byte, 32)
+	for i := range live {
+		live[i] = make([]byte, 1<<20) // 32 MiB live, twice the floor
+	}
+	for i := 0; i < 50 && debug.SetMemoryLimit(-1) < 48<<20; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
+	}
+	if got := debug.SetMemoryLimit(-1); got < 48<<20 {
+		t.Errorf("soft limit %d with 32 MiB live; want at least 48 MiB (about twice the live heap)", got)
+	}
+	runtime.KeepAlive(live)
+}
