@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/bot"
@@ -192,6 +194,11 @@ func evaluateLoaded(l *change.Loaded, now time.Time) *verdict.Report {
 		SQLBreaks: lineage.SQLBreaks(l.Base, l.Head)})
 }
 
+// errNoCommit says what to do in a repository with no commit, where check has no base.
+var errNoCommit = errors.New("the repository has no commit yet, so check has no base to compare with; " +
+	"commit the contracts first (git add -A && git commit -m 'Contracts'), " +
+	"or run 'contractbot lint' to check the tree as it is")
+
 // gitSources opens the head (the working tree, or rev) and the base (against, or the
 // merge base with the default branch) of a change.
 func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSource, head contract.Source, err error) {
@@ -213,6 +220,9 @@ func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSour
 	}
 	hs, err := contract.NewGitSource(repo.Repository, headRev)
 	if err != nil {
+		if _, herr := repo.Head(); rev == "" && errors.Is(herr, plumbing.ErrReferenceNotFound) {
+			return nil, nil, errNoCommit
+		}
 		return nil, nil, err
 	}
 	mb, _, err := gitrepo.MergeBase(repo.Repository, hs.Commit())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/spf13/cobra"
 )
 
@@ -88,4 +89,18 @@ func TestRepoArgument(t *testing.T) {
 			t.Errorf("%s: usage %q does not show [DIR]", path, c.Use)
 		}
 	})
+}
+
+// TestCheckWithoutCommit: check in a repository with no commit says what to do,
+// instead of `resolve revision "HEAD": reference not found`.
+func TestCheckWithoutCommit(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := git.PlainInit(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"check", dir}, &out, &errb); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	goldenFile(t, filepath.Join("testdata", "usage", "check-no-commit.txt"), errb.String())
 }
