@@ -44,7 +44,7 @@ work tree init writes nothing unless told to with --here: a contract repository 
 folder of another repository is not a repository of its own (check and serve would read
 the enclosing repository's history), so name a folder outside it instead. Replace the example subject
 with yours, set the teams' GitHub handles and Slack channels, run 'contractbot
-codeowners' after adding subjects or consumers, and 'contractbot serve' to see the pages.`,
+codeowners' after adding subjects, consumers or calendar entries, and 'contractbot serve' to see the pages.`,
 		Example: `  contractbot init contracts-repo --org acme
   cd contracts-repo && contractbot lint`,
 		Args: cobra.MaximumNArgs(1),

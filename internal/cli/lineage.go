@@ -34,7 +34,7 @@ CREATE TABLE ... AS SELECT, the sink table, the source base tables, which source
 columns flow into each sink column, and every source column the statement reads.
 What cannot be attributed is listed as unresolved. Statements that do not parse are
 reported with file:line:column and the command exits 1.`,
-		Example: `  contractbot lineage sql jobs/dwd-order-detail.sql
+		Example: `  contractbot lineage sql jobs/flink/dwd-order-detail.sql
   contractbot lineage sql --json ddl.sql job.sql`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
