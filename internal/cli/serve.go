@@ -38,6 +38,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var (
+		logs                     logFlags
 		addr, metricsAddr        string
 		lineageEvents            string
 		lineageToken             string
@@ -112,7 +113,10 @@ See docs/operations.md for the permissions and the webhook's events.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			serveGC()
-			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			log, err := logs.logger(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// The bot's settings are checked before the read side starts indexing.
@@ -121,7 +125,6 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			token := os.Getenv("GITHUB_TOKEN")
 			var b *bot.Bot
 			var startup *botStartup
-			var err error
 			var watch []bot.Repository
 			for _, r := range repos {
 				owner, name, ok := strings.Cut(r, "/")
@@ -298,6 +301,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with Authorization: Bearer <this token> (others get 401); prefer CONTRACTBOT_LINEAGE_TOKEN, which ps does not show")
 	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events at POST /api/v1/lineage from anyone who reaches serve, with no token: anyone can then change what the /lineage page and lineage verify --url report (without a token, and without this flag, POSTs are refused with 403)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
+	logs.register(cmd.Flags())
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
