@@ -97,25 +97,10 @@ func mention(h string) string {
 	return escapeMarkdown(h)
 }
 
-// plain makes text from the tree safe for a terminal: control characters (an escape
-// sequence, a carriage return) become U+FFFD and line breaks become spaces.
-func plain(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t' || r == '\u2028' || r == '\u2029':
-			b.WriteByte(' ')
-		case unicode.IsControl(r):
-			b.WriteRune('\ufffd')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// plain makes text from the tree inert in a terminal or a CI log: inert.Terminal's
+// escapes for control characters and line breaks, and a backslash before a value
+// that would start its line with a GitHub Actions workflow command ("::error::").
+func plain(s string) string { return inert.Terminal(s) }
 
 // stamp formats a time for people: "Wed 2026-12-02 08:00 UTC".
 func stamp(t time.Time) string { return t.UTC().Format("Mon 2006-01-02 15:04 UTC") }
