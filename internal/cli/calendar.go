@@ -98,7 +98,7 @@ otherwise. --format ics writes an RFC 5545 calendar to import or subscribe to.`,
 	f.StringVar(&from, "from", "", "first day of the range, yyyy-mm-dd in --tz (default: today)")
 	f.StringVar(&to, "to", "", "last day of the range, inclusive (default: 30 days after --from)")
 	f.StringVar(&team, "team", "", "only what concerns this team: its entries, its subjects and the subjects it consumes")
-	f.StringVar(&format, "format", "text", "output format: text, json or ics")
+	f.StringVarP(&format, "format", "o", "text", "output format: text, json or ics")
 	f.StringVar(&tz, "tz", "", "display time zone, an IANA name (default: the team's zone with --team, else UTC)")
 	f.StringVar(&now, "now", "", "show the calendar as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: what is ongoing, ended or ahead, and the default --from")
 	return cmd

@@ -114,7 +114,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&rev, "rev", "", "evaluate this revision instead of the working tree")
 	cmd.Flags().StringVar(&against, "against", "", "the base revision (default: the merge base with the default branch)")
 	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, json or github")
+	cmd.Flags().StringVarP(&format, "format", "o", "text", "output format: text, markdown, json or github")
 	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: sign-off deadlines (the request time plus signoff_hours), freezes and calendar windows depend on it; for reproducible output")
 	cmd.Flags().StringVar(&failOn, "fail-on", "not-ready", "when to exit 1: not-ready (the change may not merge yet) or breaking (only a BREAKING change that lacks what it needs, and contract file errors)")
 	cmd.Flags().BoolVar(&inGitHub, "github", false, "evaluate the pull request of a GitHub Actions run (the default when GITHUB_ACTIONS=true)")

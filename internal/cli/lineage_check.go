@@ -64,7 +64,7 @@ See docs/lineage.md.`,
 	}
 	cmd.Flags().StringVar(&repo, "repo", ".", "the contract repository (a directory)")
 	cmd.Flags().StringVar(&job, "job", "", "the job's name, to compare its consumer files with the SQL (default: the script's SET 'pipeline.name')")
-	cmd.Flags().StringVar(&format, "format", "text", "text, json (shape in docs/lineage.md) or github (GitHub Actions annotations)")
+	cmd.Flags().StringVarP(&format, "format", "o", "text", "text, json (shape in docs/lineage.md) or github (GitHub Actions annotations)")
 	return cmd
 }
 

@@ -93,7 +93,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 		},
 	}
 	rf.add(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github (GitHub Actions ::error lines)")
+	cmd.Flags().StringVarP(&format, "format", "o", "text", "output format: text, json or github (GitHub Actions ::error lines)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
 	cmd.Flags().StringVar(&events, "openlineage", "", "with --stats: compare the declared reads with the OpenLineage events of this JSON-lines file (serve's --lineage-events file, or a file transport's)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep what parsing each schema gave in this folder (by content hash, for this build of contractbot), so a later lint parses only the schemas that changed (about 10 MB at 10,000 subjects; safe to delete)")

@@ -96,7 +96,7 @@ in that folder, and the next report reads only the commits made since
 		},
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVarP(&format, "format", "o", "text", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&githubRepo, "github", "", "owner/name of the repository on GitHub (not with --events): the override and sign-offs of each merged pull request come from the bot's verified comment on it (GITHUB_TOKEN; CONTRACTBOT_STATE_KEY or CONTRACTBOT_WEBHOOK_SECRET)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "with --github: GitHub Enterprise API base URL")
 	cmd.Flags().StringVar(&botLogin, "bot-login", "", "with --github: the login the bot writes as (\"<app-slug>[bot]\" for an App; default: the token's user)")

@@ -104,3 +104,34 @@ func TestCheckWithoutCommit(t *testing.T) {
 	}
 	goldenFile(t, filepath.Join("testdata", "usage", "check-no-commit.txt"), errb.String())
 }
+
+// TestOutputFlag: every command that picks an output format with --format takes -o
+// too (compat's --format is the schema format and keeps --json); -o json is
+// --format json.
+func TestOutputFlag(t *testing.T) {
+	n := 0
+	walk(New(), func(c *cobra.Command) {
+		f := c.Flags().Lookup("format")
+		if f == nil || c.Name() == "compat" {
+			return
+		}
+		n++
+		if f.Shorthand != "o" {
+			t.Errorf("%s --format has no -o", c.CommandPath())
+		}
+	})
+	if n < 6 {
+		t.Errorf("%d commands with --format, want at least 6", n)
+	}
+	dir := filepath.Join(t.TempDir(), "r")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"init", dir}, &out, &errb); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errb.String())
+	}
+	var long, short bytes.Buffer
+	Main([]string{"lint", "--format", "json", dir}, &long, &errb)
+	Main([]string{"lint", "-o", "json", dir}, &short, &errb)
+	if long.String() != short.String() || !strings.HasPrefix(short.String(), "{") {
+		t.Errorf("lint -o json:\n%s\nlint --format json:\n%s\n%s", short.String(), long.String(), errb.String())
+	}
+}

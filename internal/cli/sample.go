@@ -90,7 +90,7 @@ unusable (brokers unreachable, an unknown topic, a bad flag or file).`,
 	fl.IntVar(&f.maxMessages, "max-messages", 100, "the most recent messages read per partition")
 	fl.IntVar(&f.maxBytes, "max-bytes", sample.DefaultMaxBytes, "the budget of one message's key or value in bytes: a larger one is a too-large problem")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit of the whole run (connecting, reading, asking the registry)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVarP(&f.format, "format", "o", "text", "output format: text or json")
 	fl.StringVar(&f.from, "from", "", "judge the records of a capture file instead of reading the brokers (kcat -J or kafka-console-consumer lines; - for stdin)")
 	fl.StringVar(&f.registryURL, "registry", "", "a schema registry to ask about ids the contract's history lacks (CONTRACTBOT_REGISTRY_USER/_PASSWORD or _TOKEN)")
 	fl.StringVar(&f.kafka.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
