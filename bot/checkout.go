@@ -37,7 +37,7 @@ type Outcome struct {
 // and the tip of its base branch (GitHub Actions: actions/checkout with fetch-depth: 0), with the
 // bot's own pipeline: the same memory (own comments only, signed state), reviews,
 // team members, override and sign-off rules, and the same sticky comment. The verdict
-// is the commit status "contractbot" (the workflow's job has its own check run); no
+// is the commit status "contractbot: <base>" (GateName; the workflow's job has its own check run); no
 // Slack message is sent (reminders and escalations need the bot's reconcile loop).
 func (b *Bot) EvaluateCheckout(ctx context.Context, pr *PullRequest, repo *git.Repository, opt CheckoutOptions, log *slog.Logger) (*Outcome, error) {
 	if b.Self == "" {

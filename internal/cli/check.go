@@ -53,7 +53,7 @@ through GitHub's API (GITHUB_API_URL) with GITHUB_TOKEN, the members of the team
 must sign off with CONTRACTBOT_TEAMS_TOKEN (GITHUB_TOKEN cannot list them) or from the
 members teams.yaml lists. The report goes to the job summary (GITHUB_STEP_SUMMARY), to the one sticky
 comment the bot would keep (signed with CONTRACTBOT_STATE_KEY), and to the commit
-status "contractbot" that branch protection can require. See docs/operations.md,
+status "contractbot: <base>" (one per base branch) that branch protection can require. See docs/operations.md,
 "Without the App".
 
 Exit status:
