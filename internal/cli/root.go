@@ -38,6 +38,9 @@ or read docs/ in the project.`,
 		if repoArgCommands[strings.TrimPrefix(c.CommandPath(), "contractbot ")] {
 			repoArg(c)
 		}
+		if c.Flags().Lookup("json") != nil && c.Flags().Lookup("format") == nil {
+			formatForJSON(c)
+		}
 	})
 	return root
 }
@@ -132,4 +135,30 @@ func unknownSubcommand(cmd *cobra.Command, name string) error {
 		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
 	}
 	return errors.New(msg)
+}
+
+// formatForJSON gives a command that has only --json (impact, registry diff, lineage
+// sql) the --format/-o flag of the others; --json stays as its alias.
+func formatForJSON(c *cobra.Command) {
+	c.Flags().StringP("format", "o", "text", "output format: text or json (--json is the same as --format json)")
+	prev := c.PreRunE
+	c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		fl := cmd.Flags()
+		switch v := fl.Lookup("format").Value.String(); v {
+		case "json":
+			if err := fl.Set("json", "true"); err != nil {
+				return err
+			}
+		case "text":
+			if fl.Changed("format") && fl.Changed("json") {
+				return fmt.Errorf("--format text and --json: give one")
+			}
+		default:
+			return fmt.Errorf("--format %q: use text or json", v)
+		}
+		if prev != nil {
+			return prev(cmd, args)
+		}
+		return nil
+	}
 }

@@ -135,3 +135,35 @@ func TestOutputFlag(t *testing.T) {
 		t.Errorf("lint -o json:\n%s\nlint --format json:\n%s\n%s", short.String(), long.String(), errb.String())
 	}
 }
+
+// TestFormatAliasOfJSON: the commands that had only --json (impact, registry diff,
+// lineage sql) take --format/-o json, the same output; a wrong value exits 2.
+func TestFormatAliasOfJSON(t *testing.T) {
+	sql := filepath.Join("..", "..", "jobs", "flink", "dwd-order-detail.sql")
+	var a, b, errb bytes.Buffer
+	if code := Main([]string{"lineage", "sql", "--json", sql}, &a, &errb); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errb.String())
+	}
+	if code := Main([]string{"lineage", "sql", "-o", "json", sql}, &b, &errb); code != 0 {
+		t.Fatalf("-o json: exit %d: %s", code, errb.String())
+	}
+	if a.String() != b.String() || !strings.HasPrefix(b.String(), "{") {
+		t.Errorf("-o json:\n%s\n--json:\n%s", b.String(), a.String())
+	}
+	for _, c := range []string{"impact", "registry diff", "lineage sql"} {
+		var found bool
+		walk(New(), func(cmd *cobra.Command) {
+			if cmd.CommandPath() == "contractbot "+c {
+				found = cmd.Flags().ShorthandLookup("o") != nil
+			}
+		})
+		if !found {
+			t.Errorf("%s has no -o", c)
+		}
+	}
+	errb.Reset()
+	if code := Main([]string{"lineage", "sql", "-o", "yaml", sql}, &a, &errb); code != 2 {
+		t.Errorf("-o yaml: exit %d, want 2", code)
+	}
+	goldenFile(t, filepath.Join("testdata", "usage", "format-yaml.txt"), errb.String())
+}
