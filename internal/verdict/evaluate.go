@@ -98,12 +98,13 @@ func changedSubjects(in Input) []*SubjectReport {
 		case h == nil:
 			sr = header(b, Deleted)
 		case b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
-			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules || !b.Group.Same(h.Group):
+			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules || !b.Group.Same(h.Group) ||
+			b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy || fieldMetaDiffers(b, h):
+			// Judged on what changed whether or not its folder also moved (issue 25:
+			// a move must not hide a change in the same pull request).
 			sr = header(h, Modified)
 		case b.Dir != h.Dir:
 			sr = header(h, Moved)
-		case b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy || fieldMetaDiffers(b, h):
-			sr = header(h, Modified)
 		default:
 			continue
 		}
@@ -155,6 +156,9 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 			sr.Class = Breaking
 		}
 		return
+	}
+	if sr.OldDir != "" {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the folder moved from %s to %s; the subject is judged on what else changed as if it had not moved", sr.OldDir, sr.Dir))
 	}
 	if n := contractErrors(in.Head, h); n > 0 {
 		// A mistake in contract.yaml (compatability: for compatibility) is a lint error,

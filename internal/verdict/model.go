@@ -53,7 +53,8 @@ const (
 	Added    Kind = "added"
 	Deleted  Kind = "deleted"
 	Modified Kind = "modified"
-	// Moved: the folder moved, the subject name and schema did not change.
+	// Moved: the folder moved and nothing else about the subject changed; a moved
+	// subject with any other change is Modified, with OldDir and a note.
 	Moved Kind = "moved"
 )
 
