@@ -362,10 +362,18 @@ func allApproved(r *verdict.Report) bool {
 
 // producerChannels are the Slack channels of the changed subjects' owners, as the
 // base's teams.yaml names them (the pull request never chooses where it is told).
+//
+// The owner is the base's: a pull request that re-owns a subject (owner: orders ->
+// analytics) does not choose who is told as its producer; the head's owner counts
+// only for a subject the base does not have.
 func producerChannels(base *contract.Tree, r *verdict.Report) []string {
 	var out []string
 	for _, s := range r.Subjects {
-		if owner := base.Teams[s.Owner]; owner != nil && owner.Slack != "" && !slices.Contains(out, owner.Slack) {
+		ownerID := s.Owner
+		if bs := base.Subject(s.Subject); bs != nil {
+			ownerID = bs.Owner
+		}
+		if owner := base.Teams[ownerID]; owner != nil && owner.Slack != "" && !slices.Contains(out, owner.Slack) {
 			out = append(out, owner.Slack)
 		}
 	}

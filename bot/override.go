@@ -146,6 +146,9 @@ func waivedBy(r *verdict.Report) map[string]string {
 		}
 		for _, c := range s.DataContract {
 			fmt.Fprintf(h, "data-contract %s %s %s %s %s %s %s\n", c.What, c.Rule, c.Kind, c.Mode, c.OnFailure, c.Field, c.Tag)
+			if c.Digest != "" { // the rule's expression, params, tags and actions
+				fmt.Fprintf(h, "data-contract-rule %s %s\n", c.Rule, c.Digest)
+			}
 		}
 	}
 	for _, d := range r.Lint {

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,6 +55,18 @@ func (r Rule) Same(o Rule) bool {
 	return r.Name == o.Name && r.Doc == o.Doc && r.Kind == o.Kind && r.Mode == o.Mode && r.Type == o.Type &&
 		slices.Equal(r.Tags, o.Tags) && maps.Equal(r.Params, o.Params) && r.Expr == o.Expr &&
 		r.OnSuccess == o.OnSuccess && r.OnFailure == o.OnFailure && r.Disabled == o.Disabled
+}
+
+// Digest identifies everything Same compares (expression, params, tags, actions,
+// mode, kind, type, doc, disabled): two rules of one name with the same Digest do
+// the same. A sign-off or override of a rule binds to it.
+func (r Rule) Digest() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q|%q|%q|%q|%q|%q|%q|%q|%q|%t|", r.Name, r.Doc, r.Kind, r.Mode, r.Type, r.Tags, r.Expr, r.OnSuccess, r.OnFailure, r.Disabled)
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
+		fmt.Fprintf(h, "%q=%q;", k, r.Params[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Action is the action a rule takes on failure (onFailure == true) or success when

@@ -22,6 +22,10 @@ type ContractChange struct {
 	Kind      string `json:"kind,omitempty"`
 	Mode      string `json:"mode,omitempty"`
 	OnFailure string `json:"on_failure,omitempty"`
+	// Digest identifies the rule's definition in the head (contract.Rule.Digest; the
+	// base's for a rule removed): a sign-off or override of the rule binds to its
+	// expression, params, tags and actions, not only its name.
+	Digest string `json:"digest,omitempty"`
 	// Field and Tag name a tag on a field.
 	Field string `json:"field,omitempty"`
 	Tag   string `json:"tag,omitempty"`
@@ -75,7 +79,7 @@ func dataContractChanges(t *contract.Tree, b, h *contract.Subject, sr *SubjectRe
 	}
 	for _, r := range b.Rules {
 		if _, ok := old[r.Name]; ok {
-			c := ContractChange{What: "rule-removed", Rule: r.Name, Kind: r.Kind, Mode: r.Mode, OnFailure: r.OnFailure}
+			c := ContractChange{What: "rule-removed", Rule: r.Name, Kind: r.Kind, Mode: r.Mode, OnFailure: r.OnFailure, Digest: r.Digest()}
 			c.Message = fmt.Sprintf("data rule %q (%s, mode %s) is removed: serializers no longer run it", r.Name, r.Kind, r.Mode)
 			sr.DataContract = append(sr.DataContract, c)
 		}
@@ -119,7 +123,7 @@ func noProducersNote(t *contract.Tree, h *contract.Subject, sr *SubjectReport) {
 
 // ruleChange describes a rule added or changed in the head and whom it reaches.
 func ruleChange(what string, r contract.Rule, sr *SubjectReport) ContractChange {
-	c := ContractChange{What: what, Rule: r.Name, Kind: r.Kind, Mode: r.Mode, OnFailure: r.OnFailure}
+	c := ContractChange{What: what, Rule: r.Name, Kind: r.Kind, Mode: r.Mode, OnFailure: r.OnFailure, Digest: r.Digest()}
 	verb := "is added"
 	if what == "rule-changed" {
 		verb = "changes"
@@ -174,22 +178,27 @@ func refuse(action string) string {
 // `produces:` naming it) when a rule can reject their writes, and the teams of its
 // direct consumers when a rule can reject or alter what they read.
 func dataContractSignOffs(in Input, sr *SubjectReport, required map[string]bool, need func(team, subject string, ref ConsumerRef)) {
-	var producers, readers []string
+	var producers, readers, producerDefs, readerDefs []string
 	for _, c := range sr.DataContract {
 		if c.Producers {
 			producers = append(producers, c.Rule)
+			producerDefs = append(producerDefs, "rule:"+c.Rule+":"+c.Digest)
 		}
 		if c.Readers {
 			readers = append(readers, c.Rule)
+			readerDefs = append(readerDefs, "rule:"+c.Rule+":"+c.Digest)
 		}
 	}
+	// No legacy form: earlier releases hashed the rules' names only, so a remembered
+	// fingerprint of theirs cannot tell one expression from another (an approval
+	// given then is asked again once).
 	if len(producers) > 0 {
 		// The producers of the base: a change that deletes their produces: entries
 		// still asks them.
 		for _, c := range producersOf(in.Base, sr.Subject) {
 			reason := fmt.Sprintf("it produces into %s, and data rule(s) %s can reject its writes", sr.Subject, quoteAll(producers))
 			need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning, Reason: reason,
-				facts: []string{"produces", "rules:" + strings.Join(producers, ",")}, legacy: reason + fingerprintSep + "rules:" + strings.Join(producers, ",")})
+				facts: append([]string{"produces", "rules:" + strings.Join(producers, ",")}, producerDefs...)})
 		}
 	}
 	b, h := in.Base.Subject(sr.Subject), in.Head.Subject(sr.Subject)
@@ -206,7 +215,7 @@ func dataContractSignOffs(in Input, sr *SubjectReport, required map[string]bool,
 			if !required[c.Name] {
 				reason := fmt.Sprintf("data rule(s) %s can reject or alter the records it reads", quoteAll(readers))
 				need(c.Owner, sr.Subject, ConsumerRef{Subject: sr.Subject, Consumer: c.Name, Effect: checker.ChangesMeaning, Reason: reason,
-					facts: []string{"reads", "rules:" + strings.Join(readers, ",")}, legacy: reason + fingerprintSep + "rules:" + strings.Join(readers, ",")})
+					facts: append([]string{"reads", "rules:" + strings.Join(readers, ",")}, readerDefs...)})
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -18,8 +19,9 @@ import (
 // takes effect after the merge, so it needs the sign-off of the team it takes
 // something from, whatever branch protection says.
 type ProcessChange struct {
-	// What is team-changed, team-removed, consumer-removed, consumer-reowned,
-	// consumer-narrowed, signoff-hours-lengthened, freeze-removed or freeze-changed.
+	// What is team-changed, team-removed, owner-changed, consumer-removed,
+	// consumer-reowned, consumer-narrowed, signoff-hours-lengthened, freeze-removed or
+	// freeze-changed.
 	What string `json:"what"`
 	// File is the file changed; Subject the subject, for a consumer file or
 	// contract.yaml.
@@ -39,6 +41,7 @@ type ProcessChange struct {
 const (
 	TeamChanged            = "team-changed"
 	TeamRemoved            = "team-removed"
+	OwnerChanged           = "owner-changed"
 	ConsumerRemoved        = "consumer-removed"
 	ConsumerReowned        = "consumer-reowned"
 	ConsumerNarrowed       = "consumer-narrowed"
@@ -58,7 +61,17 @@ func processChanges(in Input) []ProcessChange {
 	admin, _ := adminTeam(in)
 	for _, b := range in.Base.Subjects {
 		h := in.Head.Subject(b.Subject)
-		if h == nil || h.SignoffHours <= b.SignoffHours {
+		if h == nil {
+			continue
+		}
+		if h.Owner != b.Owner && b.Owner != "" {
+			// The owner is told as the producer and signs off its rules' changes: the
+			// team it is taken from must agree.
+			out = append(out, ProcessChange{What: OwnerChanged, File: h.ContractPath(), Subject: b.Subject, Team: b.Owner,
+				Message: fmt.Sprintf("%s gives %s from team %s to team %s: who is told as its producer and who owns its rules changes after the merge; %s must agree", h.ContractPath(), b.Subject, b.Owner, h.Owner, b.Owner),
+				fact:    "owner-changed:" + b.Subject + ":" + b.Owner + "->" + h.Owner})
+		}
+		if h.SignoffHours <= b.SignoffHours {
 			continue
 		}
 		out = append(out, ProcessChange{What: SignoffHoursLengthened, File: h.ContractPath(), Subject: b.Subject, Team: b.Owner,
@@ -85,6 +98,8 @@ func teamChanges(base, head *contract.Tree) []ProcessChange {
 			continue
 		}
 		if diff := teamDiff(b, h); len(diff) > 0 {
+			// The new values are in the fact (and the message): an approval of one
+			// edit does not carry over to another edit of the same keys.
 			out = append(out, ProcessChange{What: TeamChanged, File: contract.TeamsFile, Team: id,
 				Message: fmt.Sprintf("the entry of team %s in %s changes (%s): who is asked and told on its behalf changes; it must agree", id, contract.TeamsFile, strings.Join(diff, ", ")),
 				fact:    "team-changed:" + id + ":" + strings.Join(diff, ",")})
@@ -93,21 +108,26 @@ func teamChanges(base, head *contract.Tree) []ProcessChange {
 	return out
 }
 
-// teamDiff names the keys of a team's entry that differ.
+// teamDiff names the keys of a team's entry that differ, each with its new value as
+// JSON ("slack becomes \"#orders-new\""; null for a key the head deletes).
 func teamDiff(b, h *contract.Team) []string {
 	var out []string
-	add := func(key string, same bool) {
+	add := func(key string, same bool, now any) {
 		if !same {
-			out = append(out, key)
+			v, err := json.Marshal(now)
+			if err != nil {
+				v = []byte(fmt.Sprintf("%q", fmt.Sprint(now)))
+			}
+			out = append(out, key+" becomes "+string(v))
 		}
 	}
-	add("name", b.Name == h.Name)
-	add("github", slices.Equal(b.GitHub, h.GitHub))
-	add("slack", b.Slack == h.Slack)
-	add("escalation", reflect.DeepEqual(b.Escalation, h.Escalation))
-	add("timezone", b.Timezone == h.Timezone)
-	add("members", slices.Equal(b.Members, h.Members))
-	add("lead", reflect.DeepEqual(b.Lead, h.Lead))
+	add("name", b.Name == h.Name, h.Name)
+	add("github", slices.Equal(b.GitHub, h.GitHub), h.GitHub)
+	add("slack", b.Slack == h.Slack, h.Slack)
+	add("escalation", reflect.DeepEqual(b.Escalation, h.Escalation), h.Escalation)
+	add("timezone", b.Timezone == h.Timezone, h.Timezone)
+	add("members", slices.Equal(b.Members, h.Members), h.Members)
+	add("lead", reflect.DeepEqual(b.Lead, h.Lead), h.Lead)
 	return out
 }
 

@@ -45,7 +45,7 @@ func TestRulesFromBaseTeamEntry(t *testing.T) {
 	equal(t, "handles", dw.Handles, []string{"@acme/data-warehouse"})
 	equal(t, "status", dw.Status, Pending)
 	pcs := processOf(r, TeamChanged)
-	if len(pcs) != 1 || pcs[0].Team != "data-warehouse" || !strings.Contains(pcs[0].Message, "github, slack") {
+	if len(pcs) != 1 || pcs[0].Team != "data-warehouse" || !strings.Contains(pcs[0].Message, `github becomes ["@mallory"], slack becomes "#mallory"`) {
 		t.Fatalf("process changes: %+v", r.Process)
 	}
 	if !slices.ContainsFunc(dw.For, func(c ConsumerRef) bool { return c.File == teamsFile && c.Consumer == "" }) {
