@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/spf13/cobra"
 
-	"github.com/contractbot/contractbot/bot"
-	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/bot"
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
 )

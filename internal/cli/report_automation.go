@@ -16,8 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/contractbot/contractbot/bot"
-	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/bot"
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"

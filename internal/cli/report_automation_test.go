@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/internal/bot"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/testutil"

@@ -22,8 +22,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/spf13/cobra"
 
-	"github.com/contractbot/contractbot/bot"
-	botslack "github.com/contractbot/contractbot/bot/slack"
+	"github.com/contractbot/contractbot/internal/bot"
+	botslack "github.com/contractbot/contractbot/internal/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gctune"
 	"github.com/contractbot/contractbot/internal/gitrepo"

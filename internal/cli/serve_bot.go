@@ -13,9 +13,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/contractbot/contractbot/bot"
-	"github.com/contractbot/contractbot/bot/githubapi"
-	botslack "github.com/contractbot/contractbot/bot/slack"
+	"github.com/contractbot/contractbot/internal/bot"
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/internal/bot/slack"
 	"github.com/contractbot/contractbot/internal/server"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/contractbot/contractbot/bot"
-	"github.com/contractbot/contractbot/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/bot"
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	cbtest "github.com/contractbot/contractbot/internal/testutil"
 )

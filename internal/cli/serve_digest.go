@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/contractbot/contractbot/bot"
+	"github.com/contractbot/contractbot/internal/bot"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/report"

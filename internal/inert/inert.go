@@ -4,7 +4,7 @@
 // GitHub Actions workflow command or markup, and a name of any length is shortened
 // so that it cannot crowd out the rest of a report. One function per medium; every
 // renderer passes each value it did not write itself through its medium's function.
-// Markdown has verdict's escapeMarkdown and code, Slack mrkdwn bot/slack's escape,
+// Markdown has verdict's escapeMarkdown and code, Slack mrkdwn internal/bot/slack's escape,
 // iCalendar calendar's escapeText, HTML html/template.
 package inert
 

@@ -93,14 +93,14 @@ func TestCoreReachesNoEdge(t *testing.T) {
 // TestTheCheckCanFail shows the test sees an edge where there is one: the bot
 // reaches go-github.
 func TestTheCheckCanFail(t *testing.T) {
-	for _, p := range list(t, "./bot") {
+	for _, p := range list(t, "./internal/bot") {
 		for _, d := range p.Deps {
 			if strings.HasPrefix(d, "github.com/google/go-github/") {
 				return
 			}
 		}
 	}
-	t.Fatal("go list -deps ./bot does not show go-github: the layering test would not see an edge")
+	t.Fatal("go list -deps ./internal/bot does not show go-github: the layering test would not see an edge")
 }
 
 // TestDepguardListsTheCore keeps golangci-lint's depguard rule for the core (file by

@@ -160,7 +160,7 @@ func stateMigrationEntry(in Input, subject string) string {
 
 // FYI is a team to tell, without asking it to sign off: the owner of indirect
 // consumers a change reaches through lineage (issue 18: everyone affected hears of
-// it). The bot tells each of these teams once per change on Slack (bot/notify_fyi.go).
+// it). The bot tells each of these teams once per change on Slack (internal/bot/notify_fyi.go).
 type FYI struct {
 	Team string `json:"team"`
 	// Consumers are the team's indirect consumers the change reaches, with the

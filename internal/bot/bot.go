@@ -1,0 +1,152 @@
+// Package bot is the GitHub App: it routes webhook deliveries to jobs, evaluates a
+// pull request with the shared verdict in one pipeline (load, evaluate, notify,
+// converge) and keeps GitHub's state in line with it (one sticky comment, a check run
+// or a commit status, review requests, labels), reminds and escalates on Slack, and
+// publishes pushes to the default branch. The GitHub adapter is internal/bot/githubapi, every
+// Slack message is in internal/bot/slack; each part of this package declares the few GitHub
+// methods it calls as its own interface.
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/server"
+	"github.com/contractbot/contractbot/internal/verdict"
+)
+
+// The GitHub types the bot reads and writes, from its adapter.
+type (
+	// PullRequest is what the bot needs to know of a pull request.
+	PullRequest = githubapi.PullRequest
+	// Comment is an issue comment on a pull request.
+	Comment = githubapi.Comment
+	// CheckRunInput is a check run to create or update.
+	CheckRunInput = githubapi.CheckRunInput
+	// CheckRunRef is a check run found on a commit.
+	CheckRunRef = githubapi.CheckRunRef
+)
+
+// Bot evaluates pull requests and converges GitHub's state.
+type Bot struct {
+	// Clients gives the API and Git credentials per repository (a GitHub App's
+	// installations); when nil, GH and Auth serve every repository.
+	Clients Clients
+	GH      GitHub
+	// Self is the login the bot writes as ("<app-slug>[bot]" for a GitHub App, the
+	// token's user otherwise; see Identity): only comments written by it are read
+	// as the bot's own.
+	Self string
+	// StateKey signs the state block of the bot's comments (HMAC-SHA256); every
+	// replica must have the same (CONTRACTBOT_STATE_KEY, or DeriveStateKey of the
+	// webhook secret). A comment whose signature does not verify is not believed.
+	StateKey []byte
+	Cache    *GitCache
+	// Auth returns the credentials for fetching owner/repo (nil for none).
+	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
+	// Now is the bot's clock (time.Now in production; tests move it).
+	Now func() time.Time
+	Log *slog.Logger
+	// Metrics counts failed side effects (nil: not counted).
+	Metrics *Metrics
+	// Queue, when set, guards the evaluations the reconcile loop runs as it guards a
+	// delivery's (panics recovered, outcomes counted, failures shown): serve sets the
+	// server's queue.
+	Queue *server.Queue
+	// Notify, when set, receives the sign-off reminders and escalations (Slack).
+	Notify Notifier
+	// Publishing, when set, publishes pushes to the default branch.
+	Publishing *Publishing
+	// AdminTeam ("org/slug") may override the bot with /contractbot override.
+	AdminTeam string
+	// ClaimSettle is how long an evaluation waits after claiming Slack messages in
+	// the comment before reading the claim back (DefaultClaimSettle when 0).
+	ClaimSettle time.Duration
+	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
+	Marks []time.Duration
+	// EvaluationBudget bounds one evaluation (DefaultEvaluationBudget when 0).
+	EvaluationBudget time.Duration
+	// SlackRetry is the first wait before a pull request whose Slack messages failed
+	// is evaluated again (DefaultSlackRetry when 0; slackretry.go).
+	SlackRetry   time.Duration
+	slackRetries slackRetries
+	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
+	// reports (a mirror, or a local path in tests).
+	CloneURL func(owner, repo string) string
+}
+
+// GitHub is everything the bot's parts call, each through its own small interface:
+// the go-github adapter (githubapi.Client) has it all.
+type GitHub interface {
+	pullRequests
+	teams
+	comments
+	checkRuns
+	statuses
+	reviewRequester
+	labeler
+}
+
+// pullRequests reads pull requests and their reviews.
+type pullRequests interface {
+	GetPullRequest(ctx context.Context, owner, repo string, number int) (*PullRequest, error)
+	OpenPullRequests(ctx context.Context, owner, repo string) ([]int, error)
+	// ListOpenPullRequests lists the open pull requests into base ("" for any).
+	ListOpenPullRequests(ctx context.Context, owner, repo, base string) ([]PullRequest, error)
+	// PullRequestsOfCommit lists the pull requests GitHub associates with a commit.
+	PullRequestsOfCommit(ctx context.Context, owner, repo, sha string) ([]PullRequest, error)
+	// BranchHead reads the commit a branch points at now.
+	BranchHead(ctx context.Context, owner, repo, branch string) (string, error)
+	ListReviews(ctx context.Context, owner, repo string, number int) ([]verdict.Review, error)
+	// ReviewRequests reads the review requests of the pull request's timeline.
+	ReviewRequests(ctx context.Context, owner, repo string, number int) ([]githubapi.ReviewRequest, error)
+}
+
+// teams reads a team's members, by organisation and slug.
+type teams interface {
+	TeamMembers(ctx context.Context, org, slug string) ([]string, error)
+}
+
+// Clients gives the GitHub API and the Git credentials to use for a repository.
+type Clients interface {
+	For(ctx context.Context, owner, repo string, installation int64) (GitHub, transport.AuthMethod, error)
+}
+
+// APIClients are githubapi.AppClients and githubapi.TokenClients: the API per
+// repository, and the login the bot writes as.
+type APIClients interface {
+	For(ctx context.Context, owner, repo string, installation int64) (*githubapi.Client, transport.AuthMethod, error)
+	Identity(ctx context.Context) (string, error)
+}
+
+// ClientsOf adapts githubapi's AppClients or TokenClients to the bot.
+func ClientsOf(c APIClients) Clients { return adapted{c} }
+
+type adapted struct{ c APIClients }
+
+func (a adapted) For(ctx context.Context, owner, repo string, installation int64) (GitHub, transport.AuthMethod, error) {
+	api, auth, err := a.c.For(ctx, owner, repo, installation)
+	if err != nil {
+		return nil, nil, err
+	}
+	return api, auth, nil
+}
+
+// clients returns the API and Git credentials for a repository.
+func (b *Bot) clients(ctx context.Context, owner, repo string, installation int64) (GitHub, transport.AuthMethod, error) {
+	if b.Clients != nil {
+		return b.Clients.For(ctx, owner, repo, installation)
+	}
+	var auth transport.AuthMethod
+	if b.Auth != nil {
+		var err error
+		if auth, err = b.Auth(ctx, owner, repo); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.GH, auth, nil
+}

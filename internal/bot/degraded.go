@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/registry"
+)
+
+// DegradedAlerts tells the operations channel on Slack when the embedded registry
+// cannot follow its branch (registry.Source.OnDegraded calls Alert once per distinct
+// cause and branch head). A message is keyed by its cause and branch head, so
+// replicas, and a restarted serve, alert once per cause within a week.
+type DegradedAlerts struct {
+	Notify MarkedNotifier
+	// Channel names the channel at the time of the alert ("" when none is known: the
+	// alert is logged and not sent).
+	Channel func() string
+	Log     *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Alert sends the alert for st unless a replica sent it already. A failure is logged:
+// the registry's log line and metric still say it.
+func (a *DegradedAlerts) Alert(ctx context.Context, st registry.Status) {
+	ch := a.Channel()
+	if ch == "" {
+		a.Log.Warn("embedded registry degraded: no Slack channel for operations alerts; set --ops-channel or give the platform team a slack: channel in teams.yaml", "cause", st.Cause)
+		return
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	key := "degraded/" + st.Cause + "@" + shortHead(st.BranchHead)
+	sent, err := a.Notify.Marked(ctx, ch, key, now().AddDate(0, 0, -7))
+	if err != nil {
+		// Better twice than never: post without knowing whether a replica did.
+		a.Log.Warn("reading the operations channel's history failed; alerting anyway", "channel", ch, "err", err)
+	}
+	if sent {
+		return
+	}
+	if err := a.Notify.PostMarked(ctx, ch, slack.DegradedMessage(st), key); err != nil {
+		a.Log.Error("the degraded-registry alert could not be posted to Slack", "channel", ch, "cause", st.Cause, "err", err)
+	}
+}
+
+func shortHead(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,271 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/publish"
+	"github.com/contractbot/contractbot/internal/server"
+)
+
+// StatusContext is the commit status that marks a commit of the default branch as
+// published: the bot's memory of publishing lives in GitHub, not in a database.
+const StatusContext = "contractbot/publish"
+
+// Publishing configures what the bot does when the default branch moves.
+type Publishing struct {
+	// Registry receives levels and versions; nil registers nothing (the embedded
+	// registry serves the branch) and only sends events.
+	Registry publish.Registry
+	// Sink receives the change events.
+	Sink events.Sink
+}
+
+// pushEvent is the part of a push payload the bot reads.
+type pushEvent struct {
+	Ref        string `json:"ref"`
+	After      string `json:"after"`
+	Repository struct {
+		Name          string `json:"name"`
+		DefaultBranch string `json:"default_branch"`
+		CloneURL      string `json:"clone_url"`
+		HTMLURL       string `json:"html_url"`
+		Owner         struct {
+			Login string `json:"login"`
+			Name  string `json:"name"`
+		} `json:"owner"`
+	} `json:"repository"`
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
+}
+
+// routePush handles a push to a branch: the open pull requests into it are judged
+// again (what merging does to the branch changed: a consumer, a team, a freeze may
+// have been added), and a push to the default branch is published (with
+// --publish-events).
+func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
+	var ev pushEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return nil, fmt.Errorf("push payload: %w", err)
+	}
+	owner := ev.Repository.Owner.Login
+	if owner == "" {
+		owner = ev.Repository.Owner.Name
+	}
+	repo := ev.Repository.Name
+	if owner == "" || repo == "" || ev.After == "" {
+		return nil, fmt.Errorf("push payload without repository or commit")
+	}
+	if err := checkRepo(d.Event, owner, repo); err != nil {
+		return nil, err
+	}
+	branch, ok := strings.CutPrefix(ev.Ref, "refs/heads/")
+	if !ok || branch == "" || strings.Trim(ev.After, "0") == "" {
+		return nil, nil // a tag, or a deletion
+	}
+	publishing := b.Publishing != nil && ev.Repository.DefaultBranch != "" && branch == ev.Repository.DefaultBranch
+	log := b.Log.With("delivery", d.ID, "repository", owner+"/"+repo, "head_sha", ev.After, "event", "push", "branch", branch)
+	key := owner + "/" + repo + "#base:" + branch
+	if publishing {
+		key = owner + "/" + repo + "#publish"
+	}
+	pushed := pushTarget{owner: owner, repo: repo, sha: ev.After, url: ev.Repository.CloneURL, html: ev.Repository.HTMLURL, installation: ev.Installation.ID}
+	return &server.Job{Key: key, Run: func(ctx context.Context) error {
+		b.judgeAgain(ctx, owner, repo, branch, ev.Installation.ID, log)
+		if !publishing {
+			return nil
+		}
+		if err := b.Publish(ctx, pushed, log); err != nil {
+			return fmt.Errorf("publish %s/%s at %s (the next push or a redelivery resumes it): %w", owner, repo, ev.After, err)
+		}
+		return nil
+	}}, nil
+}
+
+// judgeAgain queues an evaluation of every open pull request into branch, which
+// just moved: each is judged against the new tip (a consumer registered meanwhile is
+// asked). What cannot be listed or queued now, the reconcile loop catches.
+func (b *Bot) judgeAgain(ctx context.Context, owner, repo, branch string, installation int64, log *slog.Logger) {
+	gh, _, err := b.clients(ctx, owner, repo, installation)
+	if err != nil {
+		log.Warn("could not judge the pull requests into the branch again; the reconcile loop will", "err", err)
+		return
+	}
+	prs, err := gh.ListOpenPullRequests(ctx, owner, repo, branch)
+	if err != nil {
+		log.Warn("could not list the pull requests into the branch; the reconcile loop judges them again", "err", err)
+		return
+	}
+	for _, pr := range prs {
+		b.enqueue(ctx, b.evaluationJobFor(owner, repo, pr.Number, installation, evalOptions{}, log.With("pull_request", pr.Number)), log)
+	}
+}
+
+type pushTarget struct {
+	owner, repo, sha, url, html string
+	installation                int64
+}
+
+// Publish publishes every commit of the default branch up to the pushed one that has
+// no success status yet: registry, change events, then the commit status, then a
+// comment with the versions and ids on the merged pull request.
+func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error {
+	gh, auth, err := b.clients(ctx, t.owner, t.repo, t.installation)
+	if err != nil {
+		return err
+	}
+	url := t.url
+	if b.CloneURL != nil {
+		url = b.CloneURL(t.owner, t.repo)
+	}
+	head := plumbing.NewHash(t.sha)
+	r, err := b.Cache.Fetch(ctx, t.owner, t.repo, url, auth, head)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sink := b.Publishing.Sink
+	if n, ok := b.Notify.(MarkedNotifier); ok {
+		headSrc, err := contract.NewGitSource(r.Repository, t.sha)
+		if err != nil {
+			return err
+		}
+		sink = &announcingSink{Sink: sink, notify: n, src: headSrc, log: log}
+	}
+	p := &publish.Publisher{
+		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: sink,
+		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo, self: b.Self},
+		Source: strings.TrimSuffix(t.html, "/"),
+		Progress: func(s publish.Summary) {
+			log.Info("published", "commit", s.Commit, "versions", len(s.Published))
+		},
+		Details: func(ctx context.Context, c *object.Commit) (publish.Details, error) {
+			var d publish.Details
+			pr := publish.PullRequestOf(c.Message)
+			if pr == nil {
+				return d, nil
+			}
+			if t.html != "" {
+				pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(t.html, "/"), pr.Number)
+			}
+			d.PullRequest = pr
+			d.SignOffs, d.Override = b.mergedSignOffs(ctx, gh, t.owner, t.repo, pr.Number, log)
+			return d, nil
+		},
+	}
+	summaries, err := p.Publish(ctx, head)
+	if err != nil {
+		return err
+	}
+	for _, s := range summaries {
+		if len(s.Published) == 0 {
+			continue
+		}
+		c, err := r.CommitObject(plumbing.NewHash(s.Commit))
+		if err != nil {
+			continue
+		}
+		if pr := publish.PullRequestOf(c.Message); pr != nil {
+			if _, err := gh.CreateComment(ctx, t.owner, t.repo, pr.Number, publishedComment(s)); err != nil {
+				log.Warn("commenting the published versions failed", "pull_request", pr.Number, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// publishedComment tells a merged pull request what its merge published.
+func publishedComment(s publish.Summary) string {
+	items := append([]publish.Item(nil), s.Published...)
+	sort.Slice(items, func(i, j int) bool { return items[i].Subject < items[j].Subject })
+	var b strings.Builder
+	fmt.Fprintf(&b, "Published by contractbot from %s:\n\n", s.Commit[:12])
+	for _, it := range items {
+		if it.LevelOnly {
+			fmt.Fprintf(&b, "- `%s`: compatibility level set to %s\n", it.Subject, it.Level)
+			continue
+		}
+		fmt.Fprintf(&b, "- `%s`: version %d, schema id %d", it.Subject, it.Version, it.ID)
+		if it.RegisteredID != 0 {
+			fmt.Fprintf(&b, " (registry id %d)", it.RegisteredID)
+		}
+		fmt.Fprintf(&b, ", event `%s`\n", it.Event)
+		if it.NotLatest != "" {
+			fmt.Fprintf(&b, "  - :warning: %s\n", it.NotLatest)
+		}
+	}
+	return b.String()
+}
+
+// statusMarker keeps the publish state of a commit in its commit status. Only a
+// status the bot itself set (self) marks a commit published: a writer who sets
+// contractbot/publish to success by hand must not make the bot skip a merge.
+type statusMarker struct {
+	ctx         context.Context
+	gh          statuses
+	owner, repo string
+	self        string
+}
+
+func (m *statusMarker) Done(commit string) (bool, error) {
+	states, err := m.gh.CommitStatuses(m.ctx, m.owner, m.repo, commit, StatusContext, m.self)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range states {
+		if s == "success" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (m *statusMarker) Mark(commit string, s publish.Summary) error {
+	var parts []string
+	for _, it := range s.Published {
+		parts = append(parts, fmt.Sprintf("%s v%d id %d", it.Subject, it.Version, it.ID))
+	}
+	desc := "published: " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		desc = "nothing to publish"
+	}
+	if len(desc) > 140 {
+		desc = desc[:137] + "..."
+	}
+	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, githubapi.Status{State: "success", Context: StatusContext, Description: desc})
+}
+
+// mergedSignOffs reads the sign-offs and the override of a merged pull request from
+// the bot's verified comment, for its change events. A comment that does not verify
+// gives none: the event says nothing rather than something unverified.
+func (b *Bot) mergedSignOffs(ctx context.Context, gh comments, owner, repo string, n int, log *slog.Logger) ([]events.SignOff, *events.Override) {
+	st, err := MergedState(ctx, gh, b.Self, b.StateKey, owner, repo, n, log)
+	if err != nil {
+		log.Warn("could not read the merged pull request's comments; its events carry no sign-offs", "pull_request", n, "err", err)
+		return nil, nil
+	}
+	if st == nil {
+		return nil, nil
+	}
+	var out []events.SignOff
+	for _, so := range st.SignOffs {
+		out = append(out, events.SignOff{Team: so.Team, Status: so.Status, ApprovedBy: so.ApprovedBy, At: so.ApprovedAt,
+			RequestedAt: st.Teams[so.Team].RequestedAt})
+	}
+	var o *events.Override
+	if so := st.Override; so != nil {
+		o = &events.Override{By: so.By, Reason: so.Reason, At: so.At}
+	}
+	return out, o
+}

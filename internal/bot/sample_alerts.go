@@ -1,0 +1,52 @@
+package bot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/sample"
+)
+
+// SampleAlerts tells the owner's and the readers' channels about each problem the
+// topic sampler finds (serve --sample-brokers), once per problem across replicas: the
+// message carries a key (topic, part, kind, field) in Slack's message metadata, and a
+// channel that holds it from the last AlertAgain is not told again. Sending is best
+// effort: a failure is logged, and the next round tries again.
+type SampleAlerts struct {
+	Notify MarkedNotifier
+	Log    *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// AlertAgain is how long a problem that persists stays told.
+const AlertAgain = 30 * 24 * time.Hour
+
+// SampleAlertKey identifies a problem in its alert's metadata.
+func SampleAlertKey(a sample.Alert) string {
+	sum := sha256.Sum256([]byte(a.Topic + "\x00" + a.Problem.Part + "\x00" + string(a.Problem.Kind) + "\x00" + a.Problem.Field))
+	return "sample/" + hex.EncodeToString(sum[:8])
+}
+
+// Alert tells each of the alert's channels, unless it was told already.
+func (s *SampleAlerts) Alert(ctx context.Context, a sample.Alert) {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	key := SampleAlertKey(a)
+	msg := slack.SampleMessage(a)
+	for _, ch := range a.Channels {
+		told, err := s.Notify.Marked(ctx, ch, key, now().Add(-AlertAgain))
+		if err == nil && !told {
+			err = s.Notify.PostMarked(ctx, ch, msg, key)
+		}
+		if err != nil && s.Log != nil {
+			s.Log.Warn("telling a channel about a topic that departs from its contract failed", "channel", ch, "topic", a.Topic, "err", err)
+		}
+	}
+}
