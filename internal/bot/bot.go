@@ -59,6 +59,9 @@ type Bot struct {
 	Queue *server.Queue
 	// Notify, when set, receives the sign-off reminders and escalations (Slack).
 	Notify Notifier
+	// Alerts, when set, is where replicas claim the messages that belong to no pull
+	// request and no push (calendar reminders) before one sends them (once.go).
+	Alerts Claims
 	// Publishing, when set, publishes pushes to the default branch.
 	Publishing *Publishing
 	// AdminTeam ("org/slug") may override the bot with /contractbot override.

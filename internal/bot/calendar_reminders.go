@@ -20,7 +20,8 @@ type MarkedNotifier interface {
 }
 
 // CalendarReminders sends the calendar reminders due now to the owner's and the
-// affected consumers' channels, each once per channel.
+// affected consumers' channels, each once per channel (across replicas through
+// b.Alerts when set: once.go).
 func (b *Bot) CalendarReminders(ctx context.Context, tree *contract.Tree, n MarkedNotifier) {
 	now := b.Now()
 	for _, rem := range calendar.DueWindowReminders(tree, now) {
@@ -32,19 +33,14 @@ func (b *Bot) CalendarReminders(ctx context.Context, tree *contract.Tree, n Mark
 				continue
 			}
 			log := b.Log.With("entry", rem.Entry.File, "mark", rem.Mark, "channel", t.Slack)
-			sent, err := n.Marked(ctx, t.Slack, rem.Key, since)
+			told, err := tell(ctx, b.Alerts, n, t.Slack, msg, rem.Key, since)
 			if err != nil {
-				log.Warn("calendar reminder: reading the channel failed; trying again later", "err", err)
-				continue
-			}
-			if sent {
-				continue
-			}
-			if err := n.PostMarked(ctx, t.Slack, msg, rem.Key); err != nil {
 				log.Warn("calendar reminder failed; trying again later", "err", err)
 				continue
 			}
-			log.Info("calendar reminder sent")
+			if told {
+				log.Debug("calendar reminder told")
+			}
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 // replicas, and a restarted serve, alert once per cause within a week.
 type DegradedAlerts struct {
 	Notify MarkedNotifier
+	// Claims, when set, is where replicas claim each alert before it is sent.
+	Claims Claims
 	// Channel names the channel at the time of the alert ("" when none is known: the
 	// alert is logged and not sent).
 	Channel func() string
@@ -36,15 +38,14 @@ func (a *DegradedAlerts) Alert(ctx context.Context, st registry.Status) {
 		now = a.Now
 	}
 	key := "degraded/" + st.Cause + "@" + shortHead(st.BranchHead)
-	sent, err := a.Notify.Marked(ctx, ch, key, now().AddDate(0, 0, -7))
-	if err != nil {
+	msg := slack.DegradedMessage(st)
+	_, err := tell(ctx, a.Claims, a.Notify, ch, msg, key, now().AddDate(0, 0, -7))
+	if err != nil && a.Claims == nil {
 		// Better twice than never: post without knowing whether a replica did.
 		a.Log.Warn("reading the operations channel's history failed; alerting anyway", "channel", ch, "err", err)
+		err = a.Notify.PostMarked(ctx, ch, msg, key)
 	}
-	if sent {
-		return
-	}
-	if err := a.Notify.PostMarked(ctx, ch, slack.DegradedMessage(st), key); err != nil {
+	if err != nil {
 		a.Log.Error("the degraded-registry alert could not be posted to Slack", "channel", ch, "cause", st.Cause, "err", err)
 	}
 }

@@ -3,18 +3,13 @@ package bot
 import (
 	"cmp"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/bot/memory"
 	"github.com/contractbot/contractbot/internal/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -49,92 +44,28 @@ type Digest struct {
 	Lease time.Duration
 }
 
-// digestStatuses reads and writes the digest's marks (githubapi.Client has them).
-type digestStatuses interface {
-	ListStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]githubapi.StatusRecord, error)
-	CreateStatus(ctx context.Context, owner, repo, sha string, st githubapi.Status) error
+// ledger is the digest's ledger of marks on root (internal/bot/memory: claims in
+// commit statuses).
+func (b *Bot) digestLedger(gh memory.Statuses, d Digest, root string) memory.Ledger {
+	return memory.Ledger{Keeper: b.keeper(), GH: gh, Owner: d.Repo.Owner, Repo: d.Repo.Name, SHA: root,
+		Context: DigestContext, Settle: cmp.Or(b.ClaimSettle, DefaultClaimSettle), Lease: cmp.Or(d.Lease, DefaultDigestLease), Log: b.Log}
 }
 
-// digestMark is one verified mark: month, kind (claim, sent, released), the token of
-// the replica that wrote it, and GitHub's time and id of the status.
-type digestMark struct {
-	ID                 int64
-	Month, Kind, Token string
-	At                 time.Time
-	State, Description string
-}
-
-// digestSignature signs a mark's text for a repository and root commit.
-func digestSignature(key []byte, repo Repository, root, text string) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("contractbot/digest/v1\n" + strings.ToLower(repo.Owner+"/"+repo.Name) + "\n" + root + "\n" + text))
-	return hex.EncodeToString(mac.Sum(nil))
-}
-
-// marks reads the verified marks of the digest, oldest first.
-func (b *Bot) digestMarks(ctx context.Context, gh digestStatuses, d Digest, root string) ([]digestMark, error) {
-	all, err := gh.ListStatuses(ctx, d.Repo.Owner, d.Repo.Name, root, DigestContext)
-	if err != nil {
-		return nil, fmt.Errorf("read the digest's marks (commit statuses %s on %s): %w", DigestContext, root, err)
+// writeMark writes a signed mark of the month ("2026-12 claim TOKEN").
+func (b *Bot) writeMark(ctx context.Context, gh memory.Statuses, d Digest, root, state, text string) error {
+	f := strings.Fields(text)
+	if len(f) < 3 {
+		return fmt.Errorf("a digest mark is month, kind and token: %q", text)
 	}
-	var out []digestMark
-	for _, s := range all {
-		f := strings.Fields(s.Description)
-		if !strings.EqualFold(s.Creator, b.Self) || len(f) < 4 {
-			continue
-		}
-		text, sig := strings.Join(f[:len(f)-1], " "), f[len(f)-1]
-		if !hmac.Equal([]byte(sig), []byte(digestSignature(b.StateKey, d.Repo, root, text))) {
-			b.Log.Warn("a digest mark does not verify; it is ignored", "status", s.ID, "creator", s.Creator)
-			continue
-		}
-		out = append(out, digestMark{ID: s.ID, Month: f[0], Kind: f[1], Token: f[2], At: s.CreatedAt, State: s.State, Description: s.Description})
-	}
-	slices.SortFunc(out, func(a, c digestMark) int { return cmp.Compare(a.ID, c.ID) })
-	return out, nil
-}
-
-// writeMark writes a signed mark of the month.
-func (b *Bot) writeMark(ctx context.Context, gh digestStatuses, d Digest, root, state, text string) error {
-	desc := text + " " + digestSignature(b.StateKey, d.Repo, root, text)
-	return gh.CreateStatus(ctx, d.Repo.Owner, d.Repo.Name, root, githubapi.Status{State: state, Context: DigestContext, Description: desc})
-}
-
-// standing says whether the month's digest is sent, and the live claims (not
-// released, younger than the lease), oldest first.
-func standing(marks []digestMark, month string, now time.Time, lease time.Duration) (sent bool, live []digestMark) {
-	released := map[string]bool{}
-	for _, m := range marks {
-		if m.Month != month {
-			continue
-		}
-		switch m.Kind {
-		case "sent":
-			sent = true
-		case "released":
-			released[m.Token] = true
-		}
-	}
-	for _, m := range marks {
-		if m.Month == month && m.Kind == "claim" && !released[m.Token] && now.Sub(m.At) < lease {
-			live = append(live, m)
-		}
-	}
-	return sent, live
+	return b.digestLedger(gh, d, root).Write(ctx, state, f[0], f[1], f[2], strings.Join(f[3:], " "))
 }
 
 // MonthlyDigest sends this month's digest unless it was sent or another replica is
-// sending it. Replicas agree through the marks: one that finds neither a "sent" mark
-// nor a live claim writes its claim, waits ClaimSettle, reads the marks again and
-// sends only if the oldest live claim is its own (GitHub numbers statuses in the
-// order it creates them, so every replica sees the same oldest claim).
+// sending it. Replicas agree through the marks of a ledger (memory.Ledger.Once): the
+// oldest live claim sends, every replica sees the same oldest claim.
 func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	now := b.Now().UTC()
 	month := now.Format("2006-01")
-	lease := d.Lease
-	if lease == 0 {
-		lease = DefaultDigestLease
-	}
 	if len(b.StateKey) == 0 || b.Self == "" {
 		return fmt.Errorf("monthly digest: %w, or the bot's login is unknown: it cannot sign or recognise its marks", ErrNoKey)
 	}
@@ -142,7 +73,7 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if err != nil {
 		return fmt.Errorf("monthly digest of %s/%s: %w", d.Repo.Owner, d.Repo.Name, err)
 	}
-	gh, ok := api.(digestStatuses)
+	gh, ok := api.(memory.Statuses)
 	if !ok {
 		return fmt.Errorf("monthly digest: the GitHub client cannot list commit statuses")
 	}
@@ -150,47 +81,23 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if err != nil {
 		return fmt.Errorf("monthly digest: find the first commit of the default branch: %w", err)
 	}
-	marks, err := b.digestMarks(ctx, gh, d, root)
-	if err != nil {
-		return err
-	}
-	if sent, live := standing(marks, month, now, lease); sent || len(live) > 0 {
-		return nil
-	}
-	token := memory.NewToken()
-	if err := b.writeMark(ctx, gh, d, root, "pending", month+" claim "+token); err != nil {
-		return fmt.Errorf("monthly digest: claim %s: %w", month, err)
-	}
-	settle := b.ClaimSettle
-	if settle == 0 {
-		settle = DefaultClaimSettle
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(settle):
-	}
-	if marks, err = b.digestMarks(ctx, gh, d, root); err != nil {
-		return err
-	}
-	if sent, live := standing(marks, month, b.Now(), lease); sent || len(live) == 0 || live[0].Token != token {
-		b.Log.Info("monthly digest: another replica claimed it first", "month", month)
-		return nil
-	}
-	n, failed, err := b.sendDigest(ctx, d, month, now)
-	if err != nil || (n == 0 && failed > 0) {
-		if werr := b.writeMark(ctx, gh, d, root, "error", month+" released "+token); werr != nil {
-			b.Log.Warn("monthly digest: releasing the claim failed; another replica claims it after the lease", "err", werr)
-		}
-		if err == nil {
+	sent, err := b.digestLedger(gh, d, root).Once(ctx, month, time.Time{}, func(ctx context.Context) (string, error) {
+		n, failed, err := b.sendDigest(ctx, d, month, now)
+		if err == nil && n == 0 && failed > 0 {
 			err = fmt.Errorf("no digest message of %s could be sent (%d failed)", month, failed)
 		}
-		return fmt.Errorf("monthly digest (released for the next round): %w", err)
+		if err != nil {
+			return "", err
+		}
+		b.Log.Info("monthly digest sent", "month", month, "messages", n, "failed", failed)
+		return fmt.Sprintf("%d/%d", n, n+failed), nil
+	})
+	if err != nil {
+		return fmt.Errorf("monthly digest: %w", err)
 	}
-	if err := b.writeMark(ctx, gh, d, root, "success", fmt.Sprintf("%s sent %s %d/%d", month, token, n, n+failed)); err != nil {
-		return fmt.Errorf("monthly digest: %d message(s) sent, but the sent mark failed (the claim stands for %s): %w", n, lease, err)
+	if !sent {
+		b.Log.Debug("monthly digest: sent already, or another replica sends it", "month", month)
 	}
-	b.Log.Info("monthly digest sent", "month", month, "messages", n, "failed", failed)
 	return nil
 }
 

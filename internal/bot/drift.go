@@ -21,12 +21,14 @@ import (
 // they drift apart (versions missing there, versions registered behind Git's back,
 // levels that differ). A drift already reported is reported again only when it
 // changes (the alert's key is a digest of the drift, kept in Slack's message
-// metadata).
+// metadata; with Claims the replicas first agree on who sends it: once.go).
 type DriftWatch struct {
 	Repo     *git.Repository
 	Branch   string
 	Registry *registry.Client
 	Notify   MarkedNotifier
+	// Claims, when set, is where replicas claim each alert before it is sent.
+	Claims Claims
 	// Channel receives the alerts (the platform team's).
 	Channel string
 	Log     *slog.Logger
@@ -65,11 +67,8 @@ func (w *DriftWatch) Check(ctx context.Context) error {
 	if w.Now != nil {
 		now = w.Now
 	}
-	sent, err := w.Notify.Marked(ctx, w.Channel, key, now().AddDate(0, 0, -7))
-	if err != nil || sent {
-		return err
-	}
-	return w.Notify.PostMarked(ctx, w.Channel, msg, key)
+	_, err = tell(ctx, w.Claims, w.Notify, w.Channel, msg, key, now().AddDate(0, 0, -7))
+	return err
 }
 
 // Every runs Check at once and then every interval until ctx ends; a check that

@@ -14,10 +14,13 @@ import (
 // SampleAlerts tells the owner's and the readers' channels about each problem the
 // topic sampler finds (serve --sample-brokers), once per problem across replicas: the
 // message carries a key (topic, part, kind, field) in Slack's message metadata, and a
-// channel that holds it from the last AlertAgain is not told again. Sending is best
-// effort: a failure is logged, and the next round tries again.
+// channel that holds it from the last AlertAgain is not told again; with Claims the
+// replicas first agree on who tells it (once.go). Sending is best effort: a failure
+// is logged, and the next round tries again.
 type SampleAlerts struct {
 	Notify MarkedNotifier
+	// Claims, when set, is where replicas claim each alert before it is sent.
+	Claims Claims
 	Log    *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -41,11 +44,7 @@ func (s *SampleAlerts) Alert(ctx context.Context, a sample.Alert) {
 	key := SampleAlertKey(a)
 	msg := slack.SampleMessage(a)
 	for _, ch := range a.Channels {
-		told, err := s.Notify.Marked(ctx, ch, key, now().Add(-AlertAgain))
-		if err == nil && !told {
-			err = s.Notify.PostMarked(ctx, ch, msg, key)
-		}
-		if err != nil && s.Log != nil {
+		if _, err := tell(ctx, s.Claims, s.Notify, ch, msg, key, now().Add(-AlertAgain)); err != nil && s.Log != nil {
 			s.Log.Warn("telling a channel about a topic that departs from its contract failed", "channel", ch, "topic", a.Topic, "err", err)
 		}
 	}

@@ -56,7 +56,7 @@ func newServeCmd() *cobra.Command {
 		driftURL, driftChannel   string
 		opsChannel               string
 		driftEvery               time.Duration
-		digestRepo               string
+		digestRepo, githubRepo   string
 		publicURL                string
 		sampling                 serveSampleFlags
 		maxConns                 int
@@ -171,10 +171,20 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			// Degraded-registry alerts go to the operations channel, read when they happen:
 			// the registry starts following the branch before the tree is loaded.
 			var loaded atomic.Pointer[web.Tree]
+			onGitHub, err := githubRepoOf(githubRepo, digestRepo, watch)
+			if err != nil {
+				return err
+			}
+			claims := newAlertClaims(b, startup, onGitHub, repoDir, func() string {
+				if t := loaded.Load(); t != nil {
+					return t.Branch
+				}
+				return ""
+			})
 			var onDegraded func(registry.Status)
 			tok := os.Getenv("SLACK_BOT_TOKEN")
 			if tok != "" {
-				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL, botslack.WithLog(log)), Log: log,
+				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL, botslack.WithLog(log)), Log: log, Claims: claims,
 					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
 				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
 			}
@@ -193,7 +203,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 			if tok != "" {
 				sampleNotify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
 			}
-			sampler, err := sampling.watch(ctx, repoDir, tree.Branch, sampleNotify, log)
+			sampler, err := sampling.watch(ctx, repoDir, tree.Branch, sampleNotify, claims, log)
 			if err != nil {
 				return err
 			}
@@ -206,7 +216,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
 				n := botslack.New(tok, slackAPIURL, botslack.WithLog(log))
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
-				go (&bot.Bot{Now: time.Now, Log: log}).CalendarRemindersEvery(ctx, current, n, every)
+				go (&bot.Bot{Now: time.Now, Log: log, Alerts: claims}).CalendarRemindersEvery(ctx, current, n, every)
 				if driftURL != "" {
 					c, err := registry.NewClient(driftURL, clientOptions(10*time.Second)...)
 					if err != nil {
@@ -223,7 +233,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 					if err != nil {
 						return err
 					}
-					w := &bot.DriftWatch{Repo: repo.Repository, Branch: tree.Branch, Registry: c, Notify: n, Channel: ch, Log: log}
+					w := &bot.DriftWatch{Repo: repo.Repository, Branch: tree.Branch, Registry: c, Notify: n, Claims: claims, Channel: ch, Log: log}
 					go w.Every(ctx, driftEvery)
 				}
 			}
@@ -318,6 +328,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
 	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
 	cmd.Flags().StringVar(&digestRepo, "digest", "", "owner/name: send the monthly health digest of --repo's branch (each team's part of contractbot report) to the team leads on Slack, once a month across replicas; owner/name is --repo's repository on GitHub, where the marks live (needs the bot and SLACK_BOT_TOKEN)")
+	cmd.Flags().StringVar(&githubRepo, "github-repo", "", "owner/name: --repo's repository on GitHub, where the replicas claim the alerts that must go out once (calendar reminders, drift, sampling and degraded-registry alerts: commit statuses on the branch's first commit; needs the bot) (default: --digest's, else the only --reconcile repository; without one each replica reads Slack before it posts, which two replicas at one instant may both do)")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
 	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")

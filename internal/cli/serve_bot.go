@@ -196,3 +196,69 @@ func (s *botStartup) route(b *bot.Bot) server.Router {
 		}}, nil
 	}
 }
+
+// alertClaims is where serve's replicas claim the messages that belong to no pull
+// request (bot.Claims: calendar reminders, drift, sampling and degraded-registry
+// alerts) once the bot knows its login: a ledger of commit statuses on the first
+// commit of the served branch, in its repository on GitHub (--github-repo). Before
+// the login is known a claim fails, and the alert waits for its next round.
+type alertClaims struct {
+	b       *bot.Bot
+	startup *botStartup
+	repo    bot.Repository
+	dir     string
+	branch  func() string
+
+	mu   sync.Mutex
+	root string
+}
+
+// newAlertClaims is nil (each replica reads Slack before it posts) without the bot
+// or a repository on GitHub.
+func newAlertClaims(b *bot.Bot, startup *botStartup, repo bot.Repository, dir string, branch func() string) bot.Claims {
+	if b == nil || repo.Owner == "" {
+		return nil
+	}
+	return &alertClaims{b: b, startup: startup, repo: repo, dir: dir, branch: branch}
+}
+
+func (c *alertClaims) Once(ctx context.Context, key string, since time.Time, send func(context.Context) (string, error)) (bool, error) {
+	if !c.startup.ready.Load() {
+		return false, fmt.Errorf("not claimed, so not sent: %s", c.startup.Missing())
+	}
+	c.mu.Lock()
+	if c.root == "" {
+		root, err := firstCommit(c.dir, c.branch())
+		if err != nil {
+			c.mu.Unlock()
+			return false, fmt.Errorf("find the first commit of the served branch (where the claims live): %w", err)
+		}
+		c.root = root
+	}
+	root := c.root
+	c.mu.Unlock()
+	l, err := c.b.AlertLedger(ctx, c.repo, root)
+	if err != nil {
+		return false, err
+	}
+	return l.Once(ctx, key, since, send)
+}
+
+// githubRepoOf is the repository on GitHub of serve's --repo: --github-repo, else
+// --digest's, else the only --reconcile repository (zero when none says).
+func githubRepoOf(flag, digest string, watch []bot.Repository) (bot.Repository, error) {
+	for _, s := range []string{flag, digest} {
+		if s == "" {
+			continue
+		}
+		owner, name, ok := strings.Cut(s, "/")
+		if !ok || owner == "" || name == "" {
+			return bot.Repository{}, fmt.Errorf("%q: write owner/name", s)
+		}
+		return bot.Repository{Owner: owner, Name: name}, nil
+	}
+	if len(watch) == 1 {
+		return watch[0], nil
+	}
+	return bot.Repository{}, nil
+}

@@ -21,19 +21,7 @@ func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) 
 	}
 	return bot.Digest{
 		Repo: gh,
-		Root: func(context.Context) (string, error) {
-			repo, err := gitrepo.Open(dir)
-			if err != nil {
-				return "", err
-			}
-			defer repo.Close()
-			head, err := gitrepo.ResolveBranch(repo.Repository, branch)
-			if err != nil {
-				return "", err
-			}
-			root, err := bot.FirstCommit(repo.Repository, head)
-			return root.String(), err
-		},
+		Root: func(context.Context) (string, error) { return firstCommit(dir, branch) },
 		Health: func(_ context.Context, now time.Time) (*report.Report, *contract.Tree, error) {
 			repo, err := gitrepo.Open(dir)
 			if err != nil {
@@ -61,4 +49,21 @@ func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) 
 			return r, tree, nil
 		},
 	}
+}
+
+// firstCommit is the first commit of branch's first-parent history in the clone at
+// dir: where the bot's ledgers of once-only messages live (the same for every
+// replica).
+func firstCommit(dir, branch string) (string, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	defer repo.Close()
+	head, err := gitrepo.ResolveBranch(repo.Repository, branch)
+	if err != nil {
+		return "", err
+	}
+	root, err := bot.FirstCommit(repo.Repository, head)
+	return root.String(), err
 }

@@ -47,7 +47,7 @@ func (f *serveSampleFlags) add(cmd *cobra.Command) {
 // watch returns the sampler of serve, or nil when --sample-brokers is empty. It reads
 // its own handle of the repository: the tree with its schemas at the branch's head
 // (the pages load theirs without) and a versions index extended as the branch moves.
-func (f *serveSampleFlags) watch(ctx context.Context, repoDir, branch string, notify bot.MarkedNotifier, log *slog.Logger) (*sample.Watch, error) {
+func (f *serveSampleFlags) watch(ctx context.Context, repoDir, branch string, notify bot.MarkedNotifier, claims bot.Claims, log *slog.Logger) (*sample.Watch, error) {
 	if f.brokers == "" {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func (f *serveSampleFlags) watch(ctx context.Context, repoDir, branch string, no
 	w := &sample.Watch{Kafka: k, Timeout: min(f.interval, 5*time.Minute), Log: log, Known: known,
 		Contract: (&contractAtHead{repo: repo, branch: branch}).load}
 	if notify != nil {
-		w.Alert = (&bot.SampleAlerts{Notify: notify, Log: log}).Alert
+		w.Alert = (&bot.SampleAlerts{Notify: notify, Claims: claims, Log: log}).Alert
 	}
 	return w, nil
 }

@@ -7,8 +7,10 @@
 // written in place (Keeper.Write); and the claim replicas make in it before they send
 // a Slack message that must go out once (Keeper.Claim). What was sent to Slack is also
 // read back from Slack itself (internal/bot/sent.go), so a deleted, edited or restored comment
-// never sends a message twice. The stages of the bot's pipeline call a Keeper; nothing
-// else in the bot parses or writes the comment's state.
+// never sends a message twice. A message that belongs to no pull request is claimed in
+// a Ledger instead (ledger.go: signed commit statuses, the oldest claim sends). The
+// stages of the bot's pipeline call a Keeper; nothing else in the bot parses or writes
+// the comment's state.
 package memory
 
 import (
