@@ -45,30 +45,44 @@ func Name(s string) string { return Shorten(s, MaxName) }
 // value that would begin its line with "::" (a GitHub Actions workflow command such
 // as ::error:: or ::add-mask::) gets a backslash before it.
 func Terminal(s string) string {
+	out := escape(s, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029'
+	})
+	if strings.HasPrefix(strings.TrimLeft(out, " \t"), "::") {
+		out = `\` + out
+	}
+	return out
+}
+
+// Visible is a name as a page shows it: every character that is not seen as itself
+// (control characters, the bidirectional controls that reorder what follows, and the
+// invisible format characters such as the zero-width space and joiners, a soft hyphen
+// or a byte-order mark) is written as a Go escape (\u202e, \u200b), so two names that
+// differ only by such a character never look alike and none can reorder a page.
+func Visible(s string) string {
+	return escape(s, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.In(r, unicode.Bidi_Control, unicode.Cf, unicode.Zl, unicode.Zp)
+	})
+}
+
+// escape writes s with each rune hidden says as a Go escape (\n, \x1b, \u202e).
+func escape(s string, hidden func(rune) bool) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
+		case r == utf8.RuneError || !hidden(r):
+			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r == utf8.RuneError:
-			b.WriteRune(r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
-			b.WriteRune(r)
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
 	}
-	out := b.String()
-	if strings.HasPrefix(strings.TrimLeft(out, " \t"), "::") {
-		out = `\` + out
-	}
-	return out
+	return b.String()
 }

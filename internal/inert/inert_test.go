@@ -37,3 +37,20 @@ func TestShorten(t *testing.T) {
 		t.Errorf("Shorten of a short text = %q", got)
 	}
 }
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"amount":                 "amount",
+		"evil\u202etxt.exe":      `evil\u202etxt.exe`,
+		"amo\u200bunt":           `amo\u200bunt`,
+		"a\u200db\u2060c\ufeff":  `a\u200db\u2060c\ufeff`,
+		"soft\u00adhyphen":       `soft\xadhyphen`,
+		"line\u2028break\nnext":  `line\u2028break\nnext`,
+		"caf\u00e9 \u65e5\u672c": "caf\u00e9 \u65e5\u672c",
+		"::error::x":             "::error::x",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -51,33 +51,33 @@ func TestCalendarPage(t *testing.T) {
 		"December 2026",
 		"(times in UTC)",
 	} {
-		if !strings.Contains(body, want) {
+		if !strings.Contains(plain(body), want) {
 			t.Errorf("month view lacks %q", want)
 		}
 	}
 	// A week view in a zone given by tz; the team's zone otherwise.
 	_, body = get(t, srv, "/calendar?view=week&date=2026-12-10&tz=Asia/Shanghai")
-	if !strings.Contains(body, "(times in Asia/Shanghai)") || !strings.Contains(body, "Thu 10 Dec 14:00–15:30") {
+	if !strings.Contains(plain(body), "(times in Asia/Shanghai)") || !strings.Contains(plain(body), "Thu 10 Dec 14:00–15:30") {
 		t.Errorf("week view in Asia/Shanghai does not show the state migration at 14:00–15:30")
 	}
 	_, body = get(t, srv, "/calendar?view=week&date=2026-12-10&team=analytics")
-	if !strings.Contains(body, "(times in America/New_York)") || !strings.Contains(body, `href="/calendar/analytics.ics"`) {
+	if !strings.Contains(plain(body), "(times in America/New_York)") || !strings.Contains(plain(body), `href="/calendar/analytics.ics"`) {
 		t.Errorf("a team's week view is not in the team's zone or lacks its feed")
 	}
 	// The year-end freeze is in force on 2027-01-01: the day is marked and lists it.
 	_, body = get(t, srv, "/calendar?date=2027-01-01")
-	if !strings.Contains(body, `<td class=" frozen"`) || !strings.Contains(body, "year-end") {
+	if !strings.Contains(plain(body), `<td class=" frozen"`) || !strings.Contains(plain(body), "year-end") {
 		t.Errorf("the year-end freeze is not shown in January")
 	}
 	// The weekly freeze is one row, "every Fri 18:00 → Mon 08:00", not one item per
 	// occurrence; the days it covers are hatched and say which freeze.
-	if n := strings.Count(body, "<strong>weekend</strong>"); n != 1 || !strings.Contains(body, "every Fri 18:00 → Mon 08:00") ||
-		!strings.Contains(body, `title="In freeze weekend"`) {
+	if n := strings.Count(body, "<strong>weekend</strong>"); n != 1 || !strings.Contains(plain(body), "every Fri 18:00 → Mon 08:00") ||
+		!strings.Contains(plain(body), `title="In freeze weekend"`) {
 		t.Errorf("the weekend freeze is listed %d times, want once as a recurring row", n)
 	}
 	// An entry in a freeze is marked.
 	_, body = get(t, srv, "/calendar?view=week&date=2026-12-21")
-	if !strings.Contains(body, `<span class="tag bad">IN FREEZE</span> <strong>Late change</strong>`) || !strings.Contains(body, "In freeze year-end") {
+	if !strings.Contains(plain(body), `<span class="tag bad">IN FREEZE</span> <strong>Late change</strong>`) || !strings.Contains(plain(body), "In freeze year-end") {
 		t.Errorf("an entry in the year-end freeze is not marked")
 	}
 	// Bad parameters: explained, not fatal; an unknown team is a 404.
@@ -87,7 +87,7 @@ func TestCalendarPage(t *testing.T) {
 		{"/calendar?view=year", "is not known"},
 	} {
 		resp, body := get(t, srv, c.path)
-		if resp.StatusCode != http.StatusOK || !strings.Contains(body, c.want) {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(plain(body), c.want) {
 			t.Errorf("GET %s: %d, want a page that says %q", c.path, resp.StatusCode, c.want)
 		}
 	}

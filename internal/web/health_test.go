@@ -55,13 +55,13 @@ func TestHealthPage(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != "" {
 		t.Fatalf("GET /report first: %d, ETag %q (a page still being computed is not cached)", resp.StatusCode, resp.Header.Get("ETag"))
 	}
-	if !strings.Contains(body, "Being computed") {
+	if !strings.Contains(plain(body), "Being computed") {
 		t.Fatalf("the first /report does not wait for the history audit, so it should say it is being computed:\n%s", body)
 	}
 	golden(t, "health-computing.html", body)
 
 	deadline := time.Now().Add(60 * time.Second)
-	for strings.Contains(body, "Being computed") {
+	for strings.Contains(plain(body), "Being computed") {
 		if time.Now().After(deadline) {
 			t.Fatal("the history audit did not finish within 60 s")
 		}
@@ -70,13 +70,13 @@ func TestHealthPage(t *testing.T) {
 	}
 	for _, want := range []string{"orders.order-cancelled-value", "dws.gmv-1min-value</a> version 3", "TYPE_MISMATCH", "clickhouse-order-detail", `aria-current="page">Health`,
 		"Automation (from the Git history): 3 commit(s) of the branch changed contracts/"} {
-		if !strings.Contains(body, want) {
+		if !strings.Contains(plain(body), want) {
 			t.Errorf("the health page lacks %q", want)
 		}
 	}
 	// the page derives from Git what contractbot report derives from Git, and says
 	// what it lacks in the automation section, not as "not derived here"
-	if strings.Contains(body, "automation rate and sign-off latency: they come from") {
+	if strings.Contains(plain(body), "automation rate and sign-off latency: they come from") {
 		t.Errorf("the finished page still says the automation is not derived here")
 	}
 	golden(t, "health.html", body)
@@ -116,7 +116,7 @@ func TestTeamDeprecatedReads(t *testing.T) {
 	srv := pagesServer(t, exampleRepo(t, deprecateUserID))
 	_, body := get(t, srv, "/teams/data-warehouse")
 	golden(t, "team-data-warehouse.html", body)
-	section := body[strings.Index(body, `id="h-deprecated"`):]
+	section := plain(body)[strings.Index(plain(body), `id="h-deprecated"`):]
 	section = section[:strings.Index(section, "</section>")]
 	// channel goes on 2026-11-30, user_id on 2027-03-01: channel first.
 	ch, uid := strings.Index(section, "<code>channel</code>"), strings.Index(section, "<code>user_id</code>")
@@ -131,7 +131,7 @@ func TestTeamDeprecatedReads(t *testing.T) {
 	if strings.Contains(section, "clickhouse-order-detail") {
 		t.Errorf("data-warehouse's page lists analytics' consumer clickhouse-order-detail")
 	}
-	if _, body := get(t, srv, "/teams/orders"); strings.Contains(body, `id="h-deprecated"`) {
+	if _, body := get(t, srv, "/teams/orders"); strings.Contains(plain(body), `id="h-deprecated"`) {
 		t.Errorf("the orders team reads no deprecated field, yet its page warns of some")
 	}
 }
@@ -144,7 +144,7 @@ func TestHealthPageCapsLongLists(t *testing.T) {
 	healthRows = 1
 	srv := pagesServer(t, exampleRepo(t, deprecateUserID))
 	_, body := get(t, srv, "/report")
-	section := body[strings.Index(body, `id="h-deprecated"`):]
+	section := plain(body)[strings.Index(plain(body), `id="h-deprecated"`):]
 	section = section[:strings.Index(section, "</section>")]
 	if !strings.Contains(section, "Deprecated fields still read (4)") || !strings.Contains(section, "3 more not shown") {
 		t.Errorf("the deprecated reads should count 4 and say that 3 are not shown:\n%s", section)
@@ -174,7 +174,7 @@ func TestHealthPageFollowsTheBranch(t *testing.T) {
 	finished := func() string {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if _, body := get(t, srv, "/report"); !strings.Contains(body, "Being computed") {
+			if _, body := get(t, srv, "/report"); !strings.Contains(plain(body), "Being computed") {
 				return body
 			}
 			if time.Now().After(deadline) {
@@ -182,7 +182,7 @@ func TestHealthPageFollowsTheBranch(t *testing.T) {
 			}
 		}
 	}
-	if body := finished(); !strings.Contains(body, "Every version on the branch passed its level") {
+	if body := finished(); !strings.Contains(plain(body), "Every version on the branch passed its level") {
 		t.Fatalf("at the first commit no version broke its level:\n%s", body)
 	}
 	p.auditing.Lock()
@@ -193,7 +193,7 @@ func TestHealthPageFollowsTheBranch(t *testing.T) {
 	}
 	head = second
 	body := finished()
-	if !strings.Contains(body, "dws.gmv-1min-value</a> version 3") || !strings.Contains(body, "TYPE_MISMATCH") {
+	if !strings.Contains(plain(body), "dws.gmv-1min-value</a> version 3") || !strings.Contains(plain(body), "TYPE_MISMATCH") {
 		t.Errorf("after the branch moved the page does not show the break the new commit made:\n%s", body)
 	}
 	// A commit beside the branch is not a descendant of the last audit.

@@ -116,6 +116,7 @@ func contains(t *testing.T, what, text string, wants ...string) {
 // consumerEntry returns the <li> of a consumer on a subject page.
 func consumerEntry(t *testing.T, body, name string) string {
 	t.Helper()
+	body = plain(body)
 	i := strings.Index(body, `<li id="consumer-`+name+`">`)
 	if i < 0 {
 		t.Fatalf("the page has no entry for consumer %s", name)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/inert"
 )
 
 // Lineage limits: how far the graph follows produces links each way, and how many
@@ -16,15 +17,15 @@ const (
 	lineageColumnMax = 12
 )
 
-// Layout of the lineage graph, in SVG user units. A graph wider than wideGraph is
-// not shrunk below that width to fit the page: it pans instead.
+// Layout of the lineage graph, in SVG user units, which the page draws one to a CSS
+// pixel (a graph wider than its frame pans): a node holds labelRunes characters of
+// 13 px monospace and a second line of 12 px text.
 const (
-	nodeW, nodeH = 196, 40
+	nodeW, nodeH = 240, 46
 	colGap       = 44
 	rowGap       = 12
 	graphPad     = 10
-	wideGraph    = 960
-	labelRunes   = 27
+	labelRunes   = 28
 )
 
 // graph is the lineage of one subject, laid out in columns: upstream subjects and the
@@ -33,10 +34,8 @@ const (
 type graph struct {
 	Width, Height int
 	NodeW, NodeH  int
-	// Wide: wider than wideGraph (the page lets it pan rather than shrink further).
-	Wide  bool
-	Nodes []node
-	Edges []edge
+	Nodes         []node
+	Edges         []edge
 	// More notes columns cut at lineageColumnMax.
 	More []string
 }
@@ -173,9 +172,9 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 			n.Col, n.Row = i, r
 			n.X = graphPad + i*(nodeW+colGap)
 			n.Y = graphPad + r*(nodeH+rowGap)
-			n.TextX, n.TextY, n.MetaY = n.X+8, n.Y+17, n.Y+32
-			n.Label = shorten(n.Label, labelRunes)
-			n.Meta = shorten(n.Meta, labelRunes+5)
+			n.TextX, n.TextY, n.MetaY = n.X+8, n.Y+19, n.Y+37
+			n.Label = inert.Shorten(inert.Visible(n.Label), labelRunes)
+			n.Meta = inert.Shorten(inert.Visible(n.Meta), labelRunes+5)
 			pos[n.Key] = *n
 			g.Nodes = append(g.Nodes, *n)
 		}
@@ -194,7 +193,6 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 	}
 	g.Width = 2*graphPad + len(keys)*nodeW + max(0, len(keys)-1)*colGap
 	g.Height = 2*graphPad + rows*nodeH + max(0, rows-1)*rowGap
-	g.Wide = g.Width > wideGraph
 	g.NodeW, g.NodeH = nodeW, nodeH
 	return g
 }
@@ -206,12 +204,4 @@ func sortedProduces(c *contract.Consumer) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/history"
-	"github.com/contractbot/contractbot/internal/inert"
 	"github.com/contractbot/contractbot/internal/report"
 )
 
@@ -74,7 +73,9 @@ func page(name string) *template.Template {
 	return template.Must(template.New("layout.html").Funcs(template.FuncMap{
 		"plural":      plural,
 		"short":       func(s string) string { return s[:min(len(s), 12)] },
-		"name":        inert.Name, // a name from the tree, shortened past 200 characters
+		"id":          ident, // names.go: what a pull request controls, shortened and inert
+		"name":        title,
+		"text":        text,
 		"date":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"subjectHref": subjectHref,
 	}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name))

@@ -438,7 +438,18 @@ func TestPagesShortenLongNames(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("the subject page: %d", resp.StatusCode)
 	}
-	if !strings.Contains(body, "<code>"+strings.Repeat("a", inert.MaxName-1)+"…</code>") || strings.Contains(body, "<code>"+long+"</code>") {
+	shown := `<code><span title="` + strings.Repeat("a", inert.MaxName-1) + `…">` + strings.Repeat("a", maxPart-1) + "…</span></code>"
+	if !strings.Contains(body, shown) || strings.Contains(outsidePre(body), strings.Repeat("a", inert.MaxName)) {
 		t.Errorf("the fields table does not shorten a 70,000-character name")
 	}
+}
+
+// plain is a page without its <wbr> tags (names.go's ident puts them inside
+// identifiers), for tests that look for a name in a page.
+func plain(body string) string { return strings.ReplaceAll(body, "<wbr>", "") }
+
+// outsidePre is a page without its preformatted blocks (a schema's text, a diff),
+// which show a file as it is written.
+func outsidePre(body string) string {
+	return regexp.MustCompile(`(?s)<pre[ >].*?</pre>`).ReplaceAllString(body, "<pre></pre>")
 }
