@@ -194,7 +194,24 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 // and `contractbot check --rev` all load a change this way. A zero base is the empty
 // tree (a root commit).
 func Between(repo *git.Repository, base, head plumbing.Hash) (*Loaded, error) {
-	c := Change{Base: contract.MemSource{}, Repo: repo}
+	src, err := contract.NewGitSource(repo, head.String())
+	if err != nil {
+		return nil, fmt.Errorf("open the head %s: %w", short(head), err)
+	}
+	l, err := From(repo, base, src)
+	if err != nil {
+		return nil, fmt.Errorf("load the change from %s to %s: %w", short(base), short(head), err)
+	}
+	return l, nil
+}
+
+// From loads the change from base, a commit of repo, to head, with the earlier
+// versions along base's first-parent history, as Between does: head is a commit
+// (Between) or a working tree checked out from one (`contractbot check`, whose
+// contract.WorkTree reads only what differs from its commit). A zero base is the
+// empty tree.
+func From(repo *git.Repository, base plumbing.Hash, head contract.Source) (*Loaded, error) {
+	c := Change{Base: contract.MemSource{}, Head: head, Repo: repo}
 	if !base.IsZero() {
 		src, err := contract.NewGitSource(repo, base.String())
 		if err != nil {
@@ -202,16 +219,7 @@ func Between(repo *git.Repository, base, head plumbing.Hash) (*Loaded, error) {
 		}
 		c.Base, c.HistoryAt = src, base
 	}
-	src, err := contract.NewGitSource(repo, head.String())
-	if err != nil {
-		return nil, fmt.Errorf("open the head %s: %w", short(head), err)
-	}
-	c.Head = src
-	l, err := Load(c)
-	if err != nil {
-		return nil, fmt.Errorf("load the change from %s to %s: %w", short(base), short(head), err)
-	}
-	return l, nil
+	return Load(c)
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }

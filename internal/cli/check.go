@@ -41,10 +41,12 @@ now plus the subject's signoff_hours, 24 by default. --now fixes the moment, so 
 output can be reproduced.
 
 Only the subjects that changed, and the subjects their lineage reaches, are loaded, so
-the time grows with the change, not with the repository. One part still reads every
-contract.yaml: the names of the subjects at the base; with --cache-dir they are kept
-per domain folder (by Git tree hash), and a later check reads only the domains that
-changed since.
+the time grows with the change, not with the repository. The working tree is compared
+with HEAD as git status compares it: by the stat data in Git's index, reading only the
+files whose stat data changed, and listing the folders for new files. One part still
+reads every contract.yaml: the names of the subjects at the base; with --cache-dir they
+are kept per domain folder (by Git tree hash), and a later check reads only the domains
+that changed since.
 
 In GitHub Actions (GITHUB_ACTIONS=true without --rev, --against or --overlay; or
 --github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a
@@ -167,13 +169,22 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 		if err != nil {
 			return nil, err
 		}
-		if hs, ok := head.(*contract.GitSource); ok && files == nil {
-			// Two commits: the same load as the bot's and the publisher's.
-			l, err := change.Between(repo.Repository, base.Commit().Hash, hs.Commit().Hash)
+		if files == nil {
+			var l *change.Loaded
+			switch h := head.(type) {
+			case *contract.GitSource:
+				// Two commits: the same load as the bot's and the publisher's.
+				l, err = change.Between(repo.Repository, base.Commit().Hash, h.Commit().Hash)
+			case *contract.WorkTree:
+				// The working tree: what differs from its commit, over that commit.
+				l, err = change.From(repo.Repository, base.Commit().Hash, h)
+			}
 			if err != nil {
 				return nil, err
 			}
-			return evaluateLoaded(l, now), nil
+			if l != nil {
+				return evaluateLoaded(l, now), nil
+			}
 		}
 		c.Base, c.Head = base, head
 		c.Repo, c.HistoryAt = repo.Repository, base.Commit().Hash
@@ -200,30 +211,36 @@ var errNoCommit = errors.New("the repository has no commit yet, so check has no 
 	"or run 'contractbot lint' to check the tree as it is")
 
 // gitSources opens the head (the working tree, or rev) and the base (against, or the
-// merge base with the default branch) of a change.
+// merge base with the default branch) of a change. The working tree is read as HEAD
+// with what differs from it (contract.WorkTree), so that what did not change is read
+// from Git's trees as a commit's is; with no commit yet, as a plain folder.
 func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSource, head contract.Source, err error) {
 	headRev := "HEAD"
 	if rev != "" {
 		headRev = rev
-		if head, err = contract.NewGitSource(repo.Repository, rev); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		if repo.Root == "" {
-			return nil, nil, fmt.Errorf("a bare repository has no working tree; name the revision to check with --rev")
-		}
+	} else if repo.Root == "" {
+		return nil, nil, fmt.Errorf("a bare repository has no working tree; name the revision to check with --rev")
+	}
+	hs, herr := contract.NewGitSource(repo.Repository, headRev)
+	switch {
+	case herr == nil && rev == "":
+		head = workTree(repo, hs)
+	case herr == nil:
+		head = hs
+	case rev != "":
+		return nil, nil, herr
+	default:
 		head = contract.NewDirSource(repo.Root)
 	}
 	if against != "" {
 		base, err = contract.NewGitSource(repo.Repository, against)
 		return base, head, err
 	}
-	hs, err := contract.NewGitSource(repo.Repository, headRev)
-	if err != nil {
-		if _, herr := repo.Head(); rev == "" && errors.Is(herr, plumbing.ErrReferenceNotFound) {
+	if herr != nil {
+		if _, err := repo.Head(); errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return nil, nil, errNoCommit
 		}
-		return nil, nil, err
+		return nil, nil, herr
 	}
 	mb, _, err := gitrepo.MergeBase(repo.Repository, hs.Commit())
 	if err != nil {
@@ -231,6 +248,18 @@ func gitSources(repo *gitrepo.Repo, rev, against string) (base *contract.GitSour
 	}
 	base, err = contract.NewGitSource(repo.Repository, mb.Hash.String())
 	return base, head, err
+}
+
+// workTree is the working tree of repo, checked out from commit: the paths that
+// differ from it are found with Git's index, as `git status` finds them. An index
+// that cannot be read (damaged, or of a kind go-git does not read) leaves the whole
+// folder to be read: slower, the same verdict.
+func workTree(repo *gitrepo.Repo, commit *contract.GitSource) contract.Source {
+	diff, err := repo.WorktreeDiff(commit.Commit().TreeHash)
+	if err != nil {
+		return contract.NewDirSource(repo.Root)
+	}
+	return contract.NewWorkTree(commit, repo.Root, diff.Paths, diff.Dirs)
 }
 
 // readOverlay reads every file under dir, keyed by its path relative to dir.

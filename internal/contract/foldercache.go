@@ -85,12 +85,19 @@ func cacheDomain(h plumbing.Hash, d domainListing, used bool) {
 }
 
 // subtrees returns the Git tree hash of each folder in dir of a Git source, read from
-// dir's own tree (the folders' trees are not read); nil for other sources.
+// dir's own tree (the folders' trees are not read); for a working tree, those of its
+// commit that it has unchanged; nil for other sources.
 func subtrees(src Source, dir string) map[string]plumbing.Hash {
-	g, isGit := src.(*GitSource)
-	if !isGit {
-		return nil
+	switch s := src.(type) {
+	case *GitSource:
+		return s.subtrees(dir)
+	case *WorkTree:
+		return s.subtrees(dir)
 	}
+	return nil
+}
+
+func (g *GitSource) subtrees(dir string) map[string]plumbing.Hash {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	t, err := g.tree(dir)

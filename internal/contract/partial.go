@@ -181,8 +181,11 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 // otherwise it compares file contents.
 func ChangedDirs(base, head Source) ([]string, error) {
 	if bg, ok := base.(*GitSource); ok {
-		if hg, ok := head.(*GitSource); ok {
-			return changedGitDirs(bg, hg)
+		switch h := head.(type) {
+		case *GitSource:
+			return changedGitDirs(bg, h)
+		case *WorkTree:
+			return changedWorkTreeDirs(bg, h)
 		}
 	}
 	bd, err := SubjectDirs(base)
@@ -233,6 +236,30 @@ func changedGitDirs(base, head *GitSource) ([]string, error) {
 		out[i] = c.Path
 	}
 	slices.Sort(out) // Git orders "a-b" before "a/"; callers want path order
+	return out, nil
+}
+
+// changedWorkTreeDirs compares a revision with a working tree: the folders that differ
+// between the revision and the working tree's commit (by tree hash) and those the
+// working tree changed are compared file by file, as ChangedDirs compares other
+// sources, and no other folder is read.
+func changedWorkTreeDirs(base *GitSource, head *WorkTree) ([]string, error) {
+	dirs, err := changedGitDirs(base, head.commit)
+	if err != nil {
+		return nil, err
+	}
+	dirs = append(dirs, head.changedSubjectDirs()...)
+	slices.Sort(dirs)
+	var out []string
+	for _, dir := range slices.Compact(dirs) {
+		same, err := sameContent(base, head, dir)
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			out = append(out, dir)
+		}
+	}
 	return out, nil
 }
 

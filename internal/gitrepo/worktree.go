@@ -1,0 +1,403 @@
+package gitrepo
+
+import (
+	"crypto/sha1" //nolint:gosec // Git's object names are SHA-1
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// WorktreeDiff is what differs between a working tree and a commit, found as `git
+// status` finds it: the index's stat data says which files may have changed since
+// they were staged (only those are hashed), the index's tree is compared with the
+// commit's by tree hash (only the trees that differ are read), and the folders are
+// listed for files the index does not know.
+type WorktreeDiff struct {
+	// Paths are the slash-separated paths, sorted, whose content or kind differs
+	// between the working tree and the commit: files edited, added (staged or not,
+	// ignored ones too), deleted, turned into links or folders, and whatever the
+	// index holds in a merge conflict or as intent-to-add.
+	Paths []string
+	// Dirs are the folders, sorted, that are new or gone as a whole: folders of the
+	// working tree that hold nothing the index tracks (empty ones too, and the Git
+	// folder itself), links or files where the index has a folder, and folders of
+	// the commit the index no longer has.
+	Dirs []string
+	// Hashed counts the files read because their stat data did not show them clean.
+	Hashed int
+}
+
+// maxHashed is the size above which a file whose stat data changed counts as changed
+// without being read: no reader of a contract tree reads files that large.
+const maxHashed = 64 << 20
+
+// WorktreeDiff compares r's working tree with the commit whose root tree is tree
+// (usually HEAD's). It reads the index but never writes it: a file whose stat data
+// is stale is hashed at every call until Git refreshes the index (`git status`).
+func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
+	if r.Root == "" {
+		return nil, errors.New("a bare repository has no working tree")
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read the Git index: %w", err)
+	}
+	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), indexTime: idx.ModTime,
+		paths: map[string]bool{}, dirs: map[string]bool{}}
+	// Entries the index holds at stage 0 and not as intent-to-add, in path order: the
+	// tree the next commit would have.
+	entries := make([]*index.Entry, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if e.Stage != 0 || e.IntentToAdd {
+			w.paths[e.Name] = true
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if !slices.IsSortedFunc(entries, byName) {
+		slices.SortStableFunc(entries, byName)
+	}
+	for _, e := range entries {
+		if err := w.stat(e); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.compareTree("", entries, tree); err != nil {
+		return nil, err
+	}
+	if err := w.walk("", entries); err != nil {
+		return nil, err
+	}
+	out := &WorktreeDiff{Hashed: w.hashed}
+	for p := range w.paths {
+		out.Paths = append(out.Paths, p)
+	}
+	for d := range w.dirs {
+		out.Dirs = append(out.Dirs, d)
+	}
+	slices.Sort(out.Paths)
+	slices.Sort(out.Dirs)
+	return out, nil
+}
+
+func byName(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) }
+
+type worktreeDiffer struct {
+	root      string
+	trees     *Trees
+	indexTime time.Time
+	paths     map[string]bool
+	dirs      map[string]bool
+	hashed    int
+}
+
+// stat compares one entry of the index with the working tree's file: the same stat
+// data means the same content, unless the file was written in the same instant as the
+// index (racy Git: then it is hashed, as Git hashes it).
+func (w *worktreeDiffer) stat(e *index.Entry) error {
+	name := filepath.Join(w.root, filepath.FromSlash(e.Name))
+	fi, err := os.Lstat(name)
+	if err != nil {
+		w.paths[e.Name] = true // deleted, or a parent is no longer a folder
+		return nil
+	}
+	switch e.Mode {
+	case filemode.Regular, filemode.Executable:
+		if !fi.Mode().IsRegular() || (fi.Mode()&0o111 != 0) != (e.Mode == filemode.Executable) {
+			w.paths[e.Name] = true
+			return nil
+		}
+	case filemode.Symlink:
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			w.paths[e.Name] = true
+			return nil
+		}
+	default: // a submodule, or a mode no tree holds: read from the working tree
+		w.paths[e.Name] = true
+		return nil
+	}
+	if sameStat(e, fi) && fi.ModTime().Before(w.indexTime) {
+		return nil
+	}
+	if fi.Size() > maxHashed {
+		w.paths[e.Name] = true
+		return nil
+	}
+	w.hashed++
+	h, err := w.hash(name, fi)
+	if err != nil {
+		w.paths[e.Name] = true // unreadable: the reader reports it
+		return nil             //nolint:nilerr // the working tree's reader reports what it cannot read
+	}
+	if h != e.Hash {
+		w.paths[e.Name] = true
+	}
+	return nil
+}
+
+// sameStat compares what Git's index keeps of a file with the file: modification
+// time, size, and the inode and change time where the index holds them (go-git's
+// and Git's do; an index written without them is compared on the rest).
+func sameStat(e *index.Entry, fi fs.FileInfo) bool {
+	if !e.ModifiedAt.Equal(fi.ModTime()) || e.Size != uint32(fi.Size()) { //nolint:gosec // the index keeps the size modulo 2^32, as Git does
+		return false
+	}
+	ino, ctime := inodeAndCtime(fi)
+	if e.Inode != 0 && ino != 0 && e.Inode != ino {
+		return false
+	}
+	if !e.CreatedAt.IsZero() && !ctime.IsZero() && !e.CreatedAt.Equal(ctime) {
+		return false
+	}
+	return true
+}
+
+// hash returns the Git blob name of a file (or of a link's target).
+func (w *worktreeDiffer) hash(name string, fi fs.FileInfo) (plumbing.Hash, error) {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(name)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return plumbing.ComputeHash(plumbing.BlobObject, []byte(target)), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	data, err := io.ReadAll(io.LimitReader(f, maxHashed+1))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return plumbing.ComputeHash(plumbing.BlobObject, data), nil
+}
+
+// compareTree compares the index's entries under dir (entries, all of them under dir)
+// with the commit's tree of dir (ZeroHash when the commit has none), reading only the
+// commit's trees whose hash differs from the index's.
+func (w *worktreeDiffer) compareTree(dir string, entries []*index.Entry, tree plumbing.Hash) error {
+	if tree.IsZero() {
+		for _, e := range entries {
+			w.paths[e.Name] = true
+		}
+		return nil
+	}
+	if w.treeHash(dir, entries) == tree {
+		return nil
+	}
+	head, err := w.trees.Entries(tree)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(head))
+	byName := make(map[string]object.TreeEntry, len(head))
+	for _, he := range head {
+		byName[he.Name] = he
+	}
+	for child := range children(dir, entries) {
+		seen[child.name] = true
+		he, ok := byName[child.name]
+		p := join(dir, child.name)
+		if !child.dir {
+			e := child.entries[0]
+			if !ok || he.Hash != e.Hash || he.Mode != e.Mode {
+				w.paths[p] = true
+			}
+			continue
+		}
+		sub := plumbing.ZeroHash
+		if ok && he.Mode == filemode.Dir {
+			sub = he.Hash
+		} else if ok {
+			w.paths[p] = true // a file or link of the commit's is a folder in the index
+		}
+		if err := w.compareTree(p, child.entries, sub); err != nil {
+			return err
+		}
+	}
+	for _, he := range head {
+		if seen[he.Name] {
+			continue
+		}
+		p := join(dir, he.Name)
+		w.paths[p] = true
+		if he.Mode == filemode.Dir {
+			w.dirs[p] = true
+			if err := w.commitFiles(p, he.Hash); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// commitFiles adds every path of the commit's tree of dir: a folder the index no
+// longer has.
+func (w *worktreeDiffer) commitFiles(dir string, tree plumbing.Hash) error {
+	es, err := w.trees.Entries(tree)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		p := dir + "/" + e.Name
+		w.paths[p] = true
+		if e.Mode == filemode.Dir {
+			if err := w.commitFiles(p, e.Hash); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// child is one name in a folder of the index: a file (one entry) or a folder (the
+// entries under it).
+type child struct {
+	name    string
+	dir     bool
+	entries []*index.Entry
+}
+
+// children yields the names directly in dir of entries (all under dir, in path
+// order, where a folder's entries are consecutive).
+func children(dir string, entries []*index.Entry) func(func(child) bool) {
+	skip := 0
+	if dir != "" {
+		skip = len(dir) + 1
+	}
+	return func(yield func(child) bool) {
+		for i := 0; i < len(entries); {
+			rest := entries[i].Name[skip:]
+			slash := strings.IndexByte(rest, '/')
+			if slash < 0 {
+				if !yield(child{name: rest, entries: entries[i : i+1]}) {
+					return
+				}
+				i++
+				continue
+			}
+			prefix := entries[i].Name[:skip+slash+1]
+			j := i + 1
+			for j < len(entries) && strings.HasPrefix(entries[j].Name, prefix) {
+				j++
+			}
+			if !yield(child{name: rest[:slash], dir: true, entries: entries[i:j]}) {
+				return
+			}
+			i = j
+		}
+	}
+}
+
+// treeHash is the name of the tree object Git would write for the entries under dir.
+func (w *worktreeDiffer) treeHash(dir string, entries []*index.Entry) plumbing.Hash {
+	var buf []byte
+	for c := range children(dir, entries) {
+		mode, h := filemode.Dir, plumbing.ZeroHash
+		if c.dir {
+			h = w.treeHash(join(dir, c.name), c.entries)
+		} else {
+			mode, h = c.entries[0].Mode, c.entries[0].Hash
+		}
+		buf = strconv.AppendUint(buf, uint64(mode), 8)
+		buf = append(buf, ' ')
+		buf = append(buf, c.name...)
+		buf = append(buf, 0)
+		buf = append(buf, h[:]...)
+	}
+	return objectName(plumbing.TreeObject, buf)
+}
+
+// objectName is Git's name of an object: the SHA-1 of its header and content.
+func objectName(t plumbing.ObjectType, content []byte) plumbing.Hash {
+	h := sha1.New() //nolint:gosec // Git's object names are SHA-1
+	h.Write(t.Bytes())
+	h.Write([]byte{' '})
+	h.Write(strconv.AppendInt(nil, int64(len(content)), 10))
+	h.Write([]byte{0})
+	h.Write(content)
+	var out plumbing.Hash
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// walk lists the working tree's folder dir for what the index does not track under
+// it (entries: the index's entries under dir).
+func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
+	des, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(dir)))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
+			return nil // the stat of its files saw them gone
+		}
+		return fmt.Errorf("list %s: %w", filepath.Join(w.root, dir), err)
+	}
+	tracked := map[string]child{}
+	for c := range children(dir, entries) {
+		tracked[c.name] = c
+	}
+	for _, de := range des {
+		p := join(dir, de.Name())
+		if dir == "" && de.Name() == ".git" {
+			w.dirs[p] = true // never tracked: read from the working tree, as it is
+			continue
+		}
+		c, known := tracked[de.Name()]
+		switch {
+		case de.IsDir() && known && c.dir:
+			if err := w.walk(p, c.entries); err != nil {
+				return err
+			}
+		case de.IsDir():
+			w.dirs[p] = true
+			if err := w.untracked(p); err != nil {
+				return err
+			}
+		case known && c.dir:
+			w.dirs[p] = true // a link or a file where the index has a folder
+			w.paths[p] = true
+		case !known:
+			w.paths[p] = true
+		}
+	}
+	return nil
+}
+
+// untracked adds every path under the folder dir, which the index does not track.
+func (w *worktreeDiffer) untracked(dir string) error {
+	des, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(dir)))
+	if err != nil {
+		return nil //nolint:nilerr // the folder is in Dirs: its reader reports what it cannot read
+	}
+	for _, de := range des {
+		p := dir + "/" + de.Name()
+		w.paths[p] = true
+		if de.IsDir() {
+			w.dirs[p] = true
+			if err := w.untracked(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
