@@ -26,7 +26,7 @@ same subject or affect the same consumers). Days are calendar days in --tz.
 today and the 30 days after it. --tz defaults to the team's time zone with --team, UTC
 otherwise. --format ics writes an RFC 5545 calendar to import or subscribe to.`,
 		Example: `  contractbot calendar
-  contractbot calendar --team data-warehouse            # what concerns one team, in its zone
+  contractbot calendar --team data-warehouse   # one team's entries, in its zone
   contractbot calendar --from 2026-12-01 --to 2027-01-31 --tz Europe/Berlin
   contractbot calendar --format ics > contractbot.ics
   contractbot calendar --format json --rev origin/main`,

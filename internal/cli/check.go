@@ -59,18 +59,18 @@ status "contractbot: <base>" (one per base branch) that branch protection can re
 "Without the App".
 
 Exit status:
-  0  ready to merge (a BREAKING change with every sign-off and calendar entry too)
-  1  not ready: findings, sign-offs, a calendar entry or a freeze, contract file errors
+  0  ready to merge (a BREAKING change with its sign-offs and calendar entry)
+  1  not ready: findings, sign-offs, a calendar entry, a freeze, file errors
   2  unusable input: a bad flag, revision, repository or event file
 With --fail-on breaking, 1 only when the change is BREAKING and lacks what it needs,
 or the contract files have errors (the meaning before readiness).`,
-		Example: `  contractbot check                          # working tree vs the merge base with main
+		Example: `  contractbot check                   # the working tree against main
   contractbot check --against HEAD~1 --rev HEAD
-  contractbot check --overlay examples/changes/amount-to-decimal     # a proposed change
-  contractbot check --now 2026-12-01T09:00:00Z   # as of a moment: deadlines, freezes, windows
+  contractbot check --overlay examples/changes/amount-to-decimal   # a proposal
+  contractbot check --now 2026-12-01T09:00:00Z   # deadlines as of then
   contractbot check --format markdown        # the pull-request comment
   contractbot check --format github          # annotations in GitHub Actions
-  contractbot check --github --format github # in a workflow: the gate, with reviews`,
+  contractbot check --github --format github # in a workflow: the gate, reviews`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			at, err := nowFlag(now, time.Now().UTC())

@@ -53,7 +53,8 @@ Exit status: 0 compatible, 1 incompatible, 2 unusable input (the reason is print
 standard error as file:line:column: message).`,
 		Example: `  contractbot compat orders.v1.avsc orders.v2.avsc
   contractbot compat --level FULL_TRANSITIVE v1.avsc v2.avsc v3.avsc
-  contractbot compat --format protobuf --proto-path proto --rules WIRE_JSON old/order.proto order.proto
+  contractbot compat --format protobuf --proto-path proto --rules WIRE_JSON \
+      old/order.proto order.proto
   contractbot compat --json old.avsc new.avsc
   contractbot compat --list-rules --format protobuf
   contractbot compat --batch pairs.jsonl > results.jsonl`,

@@ -27,14 +27,13 @@ func newInitCmd() *cobra.Command {
 		Short: "Start a contract repository: teams, one subject with a consumer, a calendar, CODEOWNERS, CI",
 		Long: `init writes a working contract repository into DIR (default: the current folder):
 
-  contracts/teams.yaml                       three teams (platform keeps the repository)
-  contracts/orders/order-created/            one Avro subject, its contract.yaml and a consumer
-  calendar/freezes.yaml, calendar/<date>-... a weekend freeze and a planned change
-  docs/schemas/*.schema.json                 the JSON Schemas every file names on its first
-                                             line (# yaml-language-server: $schema=...), so
-                                             editors validate and complete as you type
-  .github/workflows/contracts.yml            lint, CODEOWNERS and the verdict on pull
-                                             requests; publishing on pushes to main
+  contracts/teams.yaml              three teams (platform keeps the repository)
+  contracts/orders/order-created/   an Avro subject, its contract, a consumer
+  calendar/                         a weekend freeze and a planned change
+  docs/schemas/*.schema.json        the JSON Schemas each file names on its
+                                    first line, so editors validate as you type
+  .github/workflows/contracts.yml   lint, CODEOWNERS and the verdict on pull
+                                    requests; publishing on pushes to main
   CODEOWNERS, README.md
 
 It passes 'contractbot lint' as written. init never overwrites: when one of these files
@@ -42,9 +41,10 @@ exists, it writes nothing and names them. When DIR is not inside a Git repositor
 creates one (branch main) and leaves the commit to you. Inside an existing repository's
 work tree init writes nothing unless told to with --here: a contract repository in a
 folder of another repository is not a repository of its own (check and serve would read
-the enclosing repository's history), so name a folder outside it instead. Replace the example subject
-with yours, set the teams' GitHub handles and Slack channels, run 'contractbot
-codeowners' after adding subjects, consumers or calendar entries, and 'contractbot serve' to see the pages.`,
+the enclosing repository's history), so name a folder outside it instead. Replace the
+example subject with yours, set the teams' GitHub handles and Slack channels, run
+'contractbot codeowners' after adding subjects, consumers or calendar entries, and
+'contractbot serve' to see the pages.`,
 		Example: `  contractbot init contracts-repo --org acme
   cd contracts-repo && contractbot lint`,
 		Args: cobra.MaximumNArgs(1),

@@ -29,8 +29,10 @@ comment; reads and produces are rewritten only when they differ from the SQL.
 
 With --check nothing is written: the differences are printed and the command exits 1
 when there are any (for a job repository's CI). See docs/lineage.md.`,
-		Example: `  contractbot lineage sync --job dwd-order-detail --owner data-warehouse jobs/flink/dwd-order-detail.sql
-  contractbot lineage sync --check --job dws-gmv-1min --owner data-warehouse jobs/flink/dws-gmv-1min.sql`,
+		Example: `  contractbot lineage sync --job dwd-order-detail --owner data-warehouse \
+      jobs/flink/dwd-order-detail.sql
+  contractbot lineage sync --check --job dws-gmv-1min --owner data-warehouse \
+      jobs/flink/dws-gmv-1min.sql`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()

@@ -31,7 +31,7 @@ status 1 when there is drift, 3 when nothing could be compared (no event names a
 Kafka topic that a contract declares; the datasets seen are listed). See
 docs/lineage.md.`,
 		Example: `  contractbot lineage verify --openlineage events.jsonl
-  contractbot lineage verify --url http://localhost:8080    # what serve received`,
+  contractbot lineage verify --url http://localhost:8080   # what serve received`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var evs []openlineage.RunEvent

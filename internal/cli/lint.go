@@ -58,8 +58,8 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 		Example: `  contractbot lint
   contractbot lint --repo ../contracts --rev origin/main
   contractbot lint --format github    # annotations in GitHub Actions
-  contractbot lint --history          # and the commits that broke their subject's level
-  contractbot lint --stats --openlineage events.jsonl   # lineage coverage, declared and observed`,
+  contractbot lint --history          # and commits that broke their level
+  contractbot lint --stats --openlineage events.jsonl   # declared and observed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src, err := rf.source()

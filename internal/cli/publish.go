@@ -50,8 +50,10 @@ kafka:BROKER[,BROKER...]/TOPIC[?compression=none|gzip|snappy|lz4|zstd] (uncompre
 asked: every Kafka client reads that). Registry credentials come from CONTRACTBOT_REGISTRY_USER and
 CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md.`,
 		Example: `  contractbot publish
-  contractbot publish --registry https://registry.example.com --events kafka:broker-1:9092/schema-events
-  contractbot publish --repo /srv/contracts --branch origin/main --events https://hooks.example.com/schemas`,
+  contractbot publish --registry https://registry.example.com \
+      --events kafka:broker-1:9092/schema-events
+  contractbot publish --repo /srv/contracts --branch origin/main \
+      --events https://hooks.example.com/schemas`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if url != "" && embedded {
@@ -141,7 +143,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 	bf.add(cmd)
 	cmd.Flags().StringVar(&url, "registry", "", "the Confluent-compatible registry to write to (default: none, the embedded registry serves the branch)")
 	cmd.Flags().BoolVar(&embedded, "embedded", false, "register nothing remotely: the embedded registry serves the branch (the default)")
-	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC[?compression=none|gzip|snappy|lz4|zstd] (Kafka default: none; default file:<git dir>/contractbot/events.jsonl)")
+	cmd.Flags().StringVar(&sinkSpec, "events", "", "where change events go: file:PATH, http(s):URL or kafka:BROKERS/TOPIC, with ?compression= none, gzip, snappy, lz4 or zstd (default: none) (default file:<git dir>/contractbot/events.jsonl)")
 	cmd.Flags().StringVar(&statePath, "state", "", "the file that records published commits (default <git dir>/contractbot/published.json)")
 	cmd.Flags().StringVar(&source, "source", "", "the CloudEvents source of the events (default: the origin remote's URL, else file://<repository>)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "mark this revision (and so everything before it) published without publishing anything, then stop: for a registry that already holds the history")

@@ -92,7 +92,8 @@ POST /subjects/{s} (look-up) and POST /compatibility/subjects/{s}/versions[/{v}]
 42205: schemas change through pull requests. The branch is polled every --poll; a new
 commit is served as soon as it is indexed. Stop with Ctrl-C.`,
 		Example: `  contractbot registry serve
-  contractbot registry serve --repo /srv/contracts --branch origin/main --addr 0.0.0.0:8081
+  contractbot registry serve --repo /srv/contracts --branch origin/main \
+      --addr 0.0.0.0:8081
   curl -s localhost:8081/subjects/orders.order-created-value/versions/latest`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -156,7 +157,8 @@ differs.
 Credentials come from the environment: CONTRACTBOT_REGISTRY_USER and
 CONTRACTBOT_REGISTRY_PASSWORD (basic auth) or CONTRACTBOT_REGISTRY_TOKEN (bearer).`,
 		Example: `  contractbot registry diff --url https://registry.example.com
-  contractbot registry diff --url http://127.0.0.1:8081 --branch origin/main --json`,
+  contractbot registry diff --url http://127.0.0.1:8081 --branch origin/main \
+      -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if url == "" {

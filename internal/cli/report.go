@@ -47,8 +47,8 @@ in that folder, and the next report reads only the commits made since
 		Example: `  contractbot report
   contractbot report --format markdown > health.md
   contractbot report --format json
-  contractbot report --events events.jsonl   # automation rate and sign-off latency from the change events
-  contractbot report --cache-dir ~/.cache/contractbot   # later runs read only new commits`,
+  contractbot report --events events.jsonl   # automation rate, sign-off latency
+  contractbot report --cache-dir ~/.cache/contractbot   # reads only new commits`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			at, err := nowFlag(now, time.Now().UTC())

@@ -27,6 +27,10 @@ request which consumers a schema change touches and who must sign off.
 
 Start a repository with 'contractbot init DIR', check one with 'contractbot lint',
 or read docs/ in the project.`,
+		Example: `  contractbot init contracts-repo --org acme   # a repository that passes lint
+  cd contracts-repo && contractbot lint
+  contractbot check                             # what the bot would say
+  contractbot serve                             # the pages on 127.0.0.1:8080`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionLine(),
@@ -34,6 +38,7 @@ or read docs/ in the project.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(commands()...)
 	guardGroups(root)
+	setHelp(root)
 	walk(root, func(c *cobra.Command) {
 		if repoArgCommands[strings.TrimPrefix(c.CommandPath(), "contractbot ")] {
 			repoArg(c)

@@ -47,7 +47,7 @@ func TestGroupWithoutSubcommand(t *testing.T) {
 		if code := Main([]string{g}, &out, &errb); code != 0 {
 			t.Errorf("%s: exit %d, want 0; stderr:\n%s", g, code, errb.String())
 		}
-		if !bytes.Contains(out.Bytes(), []byte("Available Commands:")) {
+		if !bytes.Contains(out.Bytes(), []byte("Commands:")) {
 			t.Errorf("%s: help not printed:\n%s", g, out.String())
 		}
 	}

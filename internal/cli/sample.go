@@ -52,10 +52,13 @@ printed with print.partition and print.offset), for CI jobs that cannot reach th
 Exit status: 0 when every message conforms, 1 when any does not, 2 when the input is
 unusable (brokers unreachable, an unknown topic, a bad flag or file).`,
 		Example: `  contractbot sample --brokers kafka-1:9092 --max-messages 200
-  contractbot sample --brokers kafka-1:9093 --tls --sasl-mechanism SCRAM-SHA-512 --sasl-username sampler \
-      --topic ods_order_snapshot --format json       # password from CONTRACTBOT_SASL_PASSWORD
+  contractbot sample --brokers kafka-1:9093 --tls \
+      --sasl-mechanism SCRAM-SHA-512 --sasl-username sampler \
+      --topic ods_order_snapshot --format json
+      # the password from CONTRACTBOT_SASL_PASSWORD
   kcat -C -J -b kafka-1:9092 -t ods_order_events -o -100 -e > capture.jsonl
-  contractbot sample --from capture.jsonl --registry https://registry.example.com`,
+  contractbot sample --from capture.jsonl \
+      --registry https://registry.example.com`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			render, ok := map[string]func(*sample.Result) string{"text": sample.Text, "json": sample.JSON}[f.format]

@@ -64,52 +64,26 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the contract repository (pages, schema registry, calendar feeds) and, with GitHub credentials, run the pull-request bot",
-		Long: `serve serves the default branch of --repo, a local clone (--branch, else the first of
-origin/HEAD, origin/main, origin/master, main and master; never what is checked out),
-and needs nothing else for it:
+		Long: `serve serves the default branch of --repo, a local clone (--branch, else the first
+of origin/HEAD, origin/main, origin/master, main and master; never what is checked
+out): the pages (/), a read-only Confluent Schema Registry API (/registry/), the
+calendar as iCalendar feeds (/calendar.ics), the contract files' JSON Schemas
+(/schemas/), OpenLineage events (/api/v1/lineage), /healthz, /readyz and /metrics.
 
-  /                     pages: the catalog, a page per subject (fields, lineage,
-                        consumers, versions and diffs), the calendar, teams, sign-offs,
-                        health, lineage coverage and drift (/lineage)
-  /api/v1/lineage       OpenLineage run events: POST (the path of OpenLineage's HTTP
-                        transport; checked against OpenLineage's JSON Schema) and GET
-  /registry/            a read-only Confluent Schema Registry API of the branch's
-                        history (point registry clients at http://HOST:PORT/registry)
-  /calendar.ics         the calendar as iCalendar feeds; /calendar/TEAM.ics per team
-  /schemas/             the JSON Schemas of the contract files, for editors
-  /healthz, /readyz     health; Prometheus /metrics (or on --metrics-addr)
+With GitHub credentials (GITHUB_TOKEN, or --app-id and --app-key-file) and
+CONTRACTBOT_WEBHOOK_SECRET, serve also runs the bot: POST /webhook takes GitHub's
+deliveries and each pull request gets the verdict 'contractbot check' prints, as one
+sticky comment, a check run, review requests and labels. SLACK_BOT_TOKEN adds
+reminders and escalations on Slack.
 
-The pages and the registry show the same commit (the footer and the header
-X-Contractbot-Commit name it) and follow the branch within a second of a fetch.
-
-With GitHub credentials serve also runs the bot: POST /webhook takes GitHub's
-deliveries; each pull request is evaluated with the same verdict as 'contractbot
-check' and GitHub is brought in line: one sticky comment, a check run on the head
-commit, review requests to the teams whose sign-off is needed, and labels that mirror
-the verdict. The bot needs (from the environment):
-  GITHUB_TOKEN                a token with pull requests, issues: write, statuses:
-                              write and members: read (the verdict is then a commit
-                              status: check runs need an App); or run as a GitHub
-                              App with --app-id and --app-key-file
-  CONTRACTBOT_WEBHOOK_SECRET  the GitHub App's (or webhook's) secret: required with
-                              credentials, unused without
-  CONTRACTBOT_STATE_KEY       optional: the key that signs the state block of the
-                              bot's comments (HMAC-SHA256); by default derived from
-                              the webhook secret. Every replica needs the same one.
-  CONTRACTBOT_LINEAGE_TOKEN   the bearer token POST /api/v1/lineage requires (as
-                              --lineage-token); without either, POSTs are refused
-                              unless --insecure-lineage-without-token says to take
-                              OpenLineage events from anyone
-  SLACK_BOT_TOKEN             optional: sign-off reminders and escalations on Slack
-                              (calendar reminders, --drift-registry alerts and the
-                              degraded-registry alert to --ops-channel also run
-                              without GitHub credentials)
-See docs/operations.md for the permissions and the webhook's events.`,
-		Example: `  contractbot serve                                   # pages, registry, feeds on 127.0.0.1:8080
-  contractbot serve --repo /srv/contracts --branch origin/main --addr 0.0.0.0:8080
+The routes, the environment, the permissions and every flag: docs/operations.md.`,
+		Example: `  contractbot serve                  # pages, registry, feeds on 127.0.0.1:8080
+  contractbot serve --repo /srv/contracts --branch origin/main \
+      --addr 0.0.0.0:8080
   CONTRACTBOT_WEBHOOK_SECRET=... GITHUB_TOKEN=... contractbot serve --addr :8080
-  contractbot serve --app-id 123456 --app-key-file app.pem --reconcile acme/contracts
-  contractbot serve --github-url https://github.example.com/api/v3/   # GitHub Enterprise`,
+  contractbot serve --app-id 123456 --app-key-file app.pem \
+      --reconcile acme/contracts
+  contractbot serve --github-url https://github.example.com/api/v3/ # Enterprise`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			serveGC()
@@ -305,18 +279,18 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	}
 	sampling.add(cmd)
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	cmd.Flags().IntVar(&maxConns, "max-connections", server.DefaultMaxConns, "connections held at once; past it new ones wait in the kernel's accept queue, so a flood of idle connections cannot exhaust file descriptors (keep it well under ulimit -n)")
-	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (e.g. https://contracts.example.com): the calendar feeds' events link to their week there; without it they carry no link (a request's Host header is never used)")
+	cmd.Flags().IntVar(&maxConns, "max-connections", server.DefaultMaxConns, "connections held at once; past it new ones wait in the kernel's accept queue (keep it well under ulimit -n)")
+	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (https://contracts.example.com), for the calendar feeds' links")
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
-	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with Authorization: Bearer <this token> (others get 401); prefer CONTRACTBOT_LINEAGE_TOKEN, which ps does not show")
-	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events at POST /api/v1/lineage from anyone who reaches serve, with no token: anyone can then change what the /lineage page and lineage verify --url report (without a token, and without this flag, POSTs are refused with 403)")
+	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with this bearer token; prefer CONTRACTBOT_LINEAGE_TOKEN (ps shows flags)")
+	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events from anyone, with no token (without a token or this flag POSTs get 403)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
 	logs.register(cmd.Flags())
-	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch the pages, the registry and the calendar feeds serve")
+	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch is served")
 	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where serve keeps what it can compute again: the versions index of the served branch (versions/) and the bot's bare clones (git/) (default: contractbot in the user cache folder)")
-	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel (default: the number of CPUs; more only adds contention with the webhook endpoint)")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where serve keeps what it can compute again: the versions index and the bot's clones (default: contractbot in the user cache folder)")
+	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel")
 	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
 	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
 	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
@@ -327,7 +301,7 @@ See docs/operations.md for the permissions and the webhook's events.`,
 	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: --ops-channel)")
 	cmd.Flags().StringVar(&opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
 	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
-	cmd.Flags().StringVar(&digestRepo, "digest", "", "owner/name: send the monthly health digest of --repo's branch (each team's part of contractbot report) to the team leads on Slack, once a month across replicas; owner/name is --repo's repository on GitHub, where the marks live (needs the bot and SLACK_BOT_TOKEN)")
+	cmd.Flags().StringVar(&digestRepo, "digest", "", "owner/name of --repo on GitHub: send each team lead its part of the health report on Slack once a month (needs the bot and SLACK_BOT_TOKEN)")
 	cmd.Flags().StringVar(&githubRepo, "github-repo", "", "owner/name: --repo's repository on GitHub, where the replicas claim the alerts that must go out once (calendar reminders, drift, sampling and degraded-registry alerts: commit statuses on the branch's first commit; needs the bot) (default: --digest's, else the only --reconcile repository; without one each replica reads Slack before it posts, which two replicas at one instant may both do)")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
 	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")

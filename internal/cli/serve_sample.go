@@ -34,7 +34,7 @@ type serveSampleFlags struct {
 
 func (f *serveSampleFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.brokers, "sample-brokers", "", "sample the contracts' topics on these Kafka brokers every --sample-interval (off when empty): results at /sample.json, metrics contractbot_sample_*, and one Slack alert per new problem to the owner and the teams that read the field (needs SLACK_BOT_TOKEN for the alerts)")
+	fl.StringVar(&f.brokers, "sample-brokers", "", "sample the contracts' topics on these Kafka brokers every --sample-interval: /sample.json, metrics and Slack alerts (docs/sample.md)")
 	fl.DurationVar(&f.interval, "sample-interval", 15*time.Minute, "how often the topics are sampled")
 	fl.StringVar(&f.registryURL, "sample-registry", "", "a schema registry the sampler asks about ids the contract's history lacks (id-not-in-contract); credentials as for publish")
 	fl.IntVar(&f.maxMessages, "sample-max-messages", 100, "the most recent messages read per partition in each round")
