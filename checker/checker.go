@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Level is a compatibility level with the Confluent Schema Registry's meaning.
@@ -97,16 +99,24 @@ type Finding struct {
 	Path string `json:"path"`
 	// Pointer is a JSON pointer into the schema document (Avro), empty for Protobuf.
 	Pointer string `json:"pointer,omitempty"`
-	// File, Line and Column locate the finding in the schema text (1-based).
-	File   string `json:"file,omitempty"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
+	// Span locates the finding in the schema text (1-based line and column).
+	located.Span
 	// Against is the 1-based index of the earlier version the check failed against.
 	Against int `json:"against"`
 	// Direction says which side could not read which.
 	Direction Direction `json:"direction,omitempty"`
 	// Message is a sentence a person can act on.
 	Message string `json:"message"`
+}
+
+// Located is the finding as a located message: an error titled with its rule and,
+// where it has one, its path (`TYPE_MISMATCH at amount`).
+func (f Finding) Located() located.Message {
+	title := f.Rule
+	if f.Path != "" {
+		title += " at " + f.Path
+	}
+	return located.Message{Span: f.Span, Severity: located.Error, Title: title, Message: f.Message}
 }
 
 // ChangeKind names one kind of field-level change between two versions.

@@ -1,6 +1,8 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // Pairwise is what an engine gives the shared level loop: how it compares the new
 // schema with one earlier version.
@@ -96,7 +98,7 @@ func CheckLevel(level Level, previous []Version, next Schema, p Pairwise) *Resul
 		}
 	}
 	if left > 0 {
-		res.Findings = append(res.Findings, Finding{Rule: RuleFindingsCut, File: firstLeft.File, Line: firstLeft.Line, Column: firstLeft.Column,
+		res.Findings = append(res.Findings, Finding{Rule: RuleFindingsCut, Span: firstLeft.Span,
 			Against: firstLeft.Against, Direction: firstLeft.Direction,
 			Message: cutMessage(left, uncounted, firstLeft.Rule)})
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // stub is a schema that only has a name; the loop never looks inside.
@@ -100,7 +102,7 @@ func TestCheckLevelCutsFindings(t *testing.T) {
 	res := CheckLevel(Backward, versionsOf("v1"), stub("v2"), Pairwise{Compare: func(prev Schema, dir Direction, against int) []Finding {
 		out := make([]Finding, n)
 		for i := range out {
-			out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), File: "f", Line: i + 1, Column: 1, Against: against, Direction: dir}
+			out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), Span: located.Span{File: "f", Line: i + 1, Column: 1}, Against: against, Direction: dir}
 		}
 		return out
 	}})
@@ -125,14 +127,14 @@ func TestCheckLevelCutWithoutACount(t *testing.T) {
 		extra []Finding
 		want  string
 	}{
-		"engine cut left out": {[]Finding{{Rule: RuleFindingsCut, File: "f", Line: MaxFindings + 1, Column: 1}}, "More incompatibilities were not listed: the list stops at 10000"},
-		"one left out":        {[]Finding{{Rule: "R", File: "f", Line: MaxFindings + 1, Column: 1}}, "1 more incompatibility is not listed"},
+		"engine cut left out": {[]Finding{{Rule: RuleFindingsCut, Span: located.Span{File: "f", Line: MaxFindings + 1, Column: 1}}}, "More incompatibilities were not listed: the list stops at 10000"},
+		"one left out":        {[]Finding{{Rule: "R", Span: located.Span{File: "f", Line: MaxFindings + 1, Column: 1}}}, "1 more incompatibility is not listed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res := CheckLevel(Backward, versionsOf("v1"), stub("v2"), Pairwise{Compare: func(prev Schema, dir Direction, against int) []Finding {
 				out := make([]Finding, MaxFindings, MaxFindings+1)
 				for i := range out {
-					out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), File: "f", Line: i + 1, Column: 1, Against: against, Direction: dir}
+					out[i] = Finding{Rule: "R", Path: fmt.Sprint(i), Span: located.Span{File: "f", Line: i + 1, Column: 1}, Against: against, Direction: dir}
 				}
 				for _, e := range tc.extra {
 					e.Against, e.Direction = against, dir

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Check tests next against earlier versions (oldest first) at a compatibility level
@@ -69,7 +70,7 @@ const RuleFindingsCut = checker.RuleFindingsCut
 // version stopped listing incompatibilities.
 func cutFinding(next *Schema, dir checker.Direction, against int) checker.Finding {
 	line, col := next.position(next.pointerOf(next.root, ""))
-	return checker.Finding{Rule: RuleFindingsCut, File: next.File, Line: line, Column: col, Against: against, Direction: dir,
+	return checker.Finding{Rule: RuleFindingsCut, Span: located.Span{File: next.File, Line: line, Column: col}, Against: against, Direction: dir,
 		Message: fmt.Sprintf("the comparison with version %d stopped after %d incompatibilities (a named type used at every level of a deep tree repeats its incompatibilities under each use); fix the ones listed and check again.", against, maxIssues)}
 }
 
@@ -90,7 +91,7 @@ func (ix *ruleIndex) finding(is *issue, dir checker.Direction, against int) chec
 	}
 	return checker.Finding{
 		Rule: is.rule, Path: sd.path, Pointer: ptr,
-		File: sd.doc.File, Line: line, Column: col,
+		Span:    located.Span{File: sd.doc.File, Line: line, Column: col},
 		Against: against, Direction: dir, Message: msg,
 	}
 }

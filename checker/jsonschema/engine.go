@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/jsontext"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Format is the name contract.yaml uses for JSON Schema subjects.
@@ -110,7 +111,7 @@ func finding(d difference, dir checker.Direction, against int) checker.Finding {
 	}
 	line, col := at.doc.position(ptr)
 	return checker.Finding{
-		Rule: d.typ, Path: d.path, Pointer: ptr, File: at.doc.file, Line: line, Column: col,
+		Rule: d.typ, Path: d.path, Pointer: ptr, Span: located.Span{File: at.doc.file, Line: line, Column: col},
 		Against: against, Direction: dir, Message: findingMessage(d, dir, against),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Rule sets selectable beside the registry level: buf's breaking categories.
@@ -101,7 +102,7 @@ func levelFinding(d difference, prev, next *Schema, forward bool, against int) c
 		p = prev.locate(oldSide)
 	}
 	return checker.Finding{
-		Rule: d.Kind, Path: d.Path, File: p.file, Line: p.line, Column: p.col,
+		Rule: d.Kind, Path: d.Path, Span: located.Span{File: p.file, Line: p.line, Column: p.col},
 		Against: against, Direction: dir, Message: levelMessage(d, forward),
 	}
 }

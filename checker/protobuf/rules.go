@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // rule is one of buf's breaking rules: an id that reads as a sentence, a one-sentence
@@ -112,7 +113,7 @@ func (r *report) add(cur, prev protoreflect.Descriptor, suffix []int32, format s
 		d = prev
 	}
 	r.out = append(r.out, checker.Finding{
-		Rule: r.rule, Path: registryPath(d), File: p.file, Line: p.line, Column: p.col,
+		Rule: r.rule, Path: registryPath(d), Span: located.Span{File: p.file, Line: p.line, Column: p.col},
 		Direction: checker.NewReadsOld, Message: fmt.Sprintf(format, args...),
 	})
 }

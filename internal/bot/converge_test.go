@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/bot/memory"
 	"github.com/contractbot/contractbot/internal/githubfake"
@@ -265,7 +266,7 @@ func TestConvergeBatchesAnnotationsAndFixesDuplicates(t *testing.T) {
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 7, HeadSHA: "sha2"}
 	r := evaluate(t, nil, nil)
 	for i := 0; i < 120; i++ { // many lint errors: many annotations
-		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/x.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
+		r.Lint = append(r.Lint, contract.Diagnostic{Span: located.Span{File: "contracts/x.yaml", Line: i + 1, Column: 1}, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
 	}
 	if err := runConverge(t, gh, pr, r, nil, "body"); err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func TestConvergeSendsAtMostTheCheckRunBudget(t *testing.T) {
 	pr := PullRequest{Owner: "acme", Repo: "contracts", Number: 7, HeadSHA: "sha3"}
 	r := evaluate(t, nil, nil)
 	for i := 0; i < 700; i++ {
-		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/x.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
+		r.Lint = append(r.Lint, contract.Diagnostic{Span: located.Span{File: "contracts/x.yaml", Line: i + 1, Column: 1}, Severity: contract.Error, Code: "yaml-syntax", Message: "m"})
 	}
 	if err := runConverge(t, gh, pr, r, nil, "body"); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
@@ -77,5 +78,5 @@ func codeownersErrors(base, head contract.Source, l *Loaded) (contract.Diagnosti
 const maxCodeowners = 3 << 20
 
 func stale(msg string) contract.Diagnostics {
-	return contract.Diagnostics{{File: contract.CodeownersFile, Line: 1, Column: 1, Severity: contract.Error, Code: contract.CodeCodeownersStale, Message: msg}}
+	return contract.Diagnostics{{Span: located.Span{File: contract.CodeownersFile, Line: 1, Column: 1}, Severity: contract.Error, Code: contract.CodeCodeownersStale, Message: msg}}
 }

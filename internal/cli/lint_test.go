@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -93,10 +94,10 @@ func TestLintHistory(t *testing.T) {
 func TestLintActionsCapAndEscaping(t *testing.T) {
 	var ds contract.Diagnostics
 	for i := range 1200 {
-		ds = append(ds, contract.Diagnostic{File: "contracts/a,b/contract.yaml", Line: i + 1, Column: 3,
+		ds = append(ds, contract.Diagnostic{Span: located.Span{File: "contracts/a,b/contract.yaml", Line: i + 1, Column: 3},
 			Severity: contract.Warning, Code: "doc-missing", Message: "50% of fields\nlack docs"})
 	}
-	ds = append(ds, contract.Diagnostic{File: "contracts/x/contract.yaml", Line: 7, Column: 1,
+	ds = append(ds, contract.Diagnostic{Span: located.Span{File: "contracts/x/contract.yaml", Line: 7, Column: 1},
 		Severity: contract.Error, Code: "unknown-key", Message: "unknown key"})
 	lines := strings.Split(strings.TrimSuffix(lintActions(ds), "\n"), "\n")
 	if len(lines) != verdict.MaxActionsAnnotations+1 {

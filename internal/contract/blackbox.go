@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Lineage warnings: jobs whose outputs impact analysis cannot follow.
@@ -25,7 +27,7 @@ func checkBlackBoxes(s *Subject, ds *Diagnostics) {
 		}
 		if len(c.Produces) == 0 {
 			pos := c.KeyPos["kind"]
-			*ds = append(*ds, Diagnostic{File: c.File, Line: pos.Line, Column: pos.Column, Severity: Warning, Code: CodeLineageBlackBox,
+			*ds = append(*ds, Diagnostic{Span: located.Span{File: c.File, Line: pos.Line, Column: pos.Column}, Severity: Warning, Code: CodeLineageBlackBox,
 				Message: fmt.Sprintf("%s is a %s that produces nothing: what it makes of %s is a black box to impact analysis. Add produces (contractbot lineage sync writes it from Flink SQL); if it writes only outside the contract repository (a database, a feature store), make its kind sink.", c.Name, c.Kind, s.Subject)})
 			continue
 		}
@@ -39,7 +41,7 @@ func checkBlackBoxes(s *Subject, ds *Diagnostics) {
 				continue
 			}
 			pos := c.KeyPos["produces."+t]
-			*ds = append(*ds, Diagnostic{File: c.File, Line: pos.Line, Column: pos.Column, Severity: Warning, Code: CodeLineageUnmapped,
+			*ds = append(*ds, Diagnostic{Span: located.Span{File: c.File, Line: pos.Line, Column: pos.Column}, Severity: Warning, Code: CodeLineageUnmapped,
 				Message: fmt.Sprintf("%s maps no field of %s: topic-level lineage cannot tell which consumers of %s a change to a field of %s reaches. Map each output field to the fields it is made from.", c.Name, t, t, s.Subject)})
 		}
 	}

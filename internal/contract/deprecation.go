@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Deprecation is a field's `deprecated:` entry in contract.yaml's `fields:`: the
@@ -137,7 +139,7 @@ func checkDeprecations(f *file, s *Subject, ds *Diagnostics) {
 			if d == nil || i >= len(c.ReadPos) {
 				continue
 			}
-			*ds = append(*ds, Diagnostic{File: c.File, Line: c.ReadPos[i].Line, Column: c.ReadPos[i].Column, Severity: Warning, Code: CodeReadsDeprecated,
+			*ds = append(*ds, Diagnostic{Span: located.Span{File: c.File, Line: c.ReadPos[i].Line, Column: c.ReadPos[i].Column}, Severity: Warning, Code: CodeReadsDeprecated,
 				Message: fmt.Sprintf("%s reads %s of %s, deprecated since %s%s.%s", c.Name, field, s.Subject, d.Since.Format(dateLayout), removeAfterWords(d), replacementWords(d))})
 		}
 	}

@@ -1,29 +1,30 @@
 package contract
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/inert"
 )
 
-// Severity of a diagnostic.
-type Severity string
+// Severity of a diagnostic: Error or Warning.
+type Severity = located.Severity
 
 // Severities: an error fails lint, a warning is shown only.
 const (
-	Error   Severity = "error"
-	Warning Severity = "warning"
+	Error   = located.Error
+	Warning = located.Warning
 )
 
-// Diagnostic is one problem in a file of the tree: where, which kind (Code) and a
-// sentence that says what is wrong and what to write instead.
+// Diagnostic is one problem in a file of the tree: where (a Span, whose File is never
+// empty), which kind (Code) and a sentence that says what is wrong and what to write
+// instead.
 type Diagnostic struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Column   int      `json:"column"`
+	located.Span
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
@@ -40,26 +41,24 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", inert.Terminal(d.File), d.Line, d.Column, d.Severity, inert.Terminal(d.Message), d.Code)
 }
 
+// Located is the diagnostic as a located message, titled with its code.
+func (d Diagnostic) Located() located.Message {
+	return located.Message{Span: d.Span, Severity: d.Severity, Title: d.Code, Message: d.Message}
+}
+
 // Diagnostics is a list of problems.
 type Diagnostics []Diagnostic
 
 // Sort orders by file, line, column, code and message, so output is deterministic.
 func (ds Diagnostics) Sort() {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.File != b.File {
-			return a.File < b.File
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		if c := located.Compare(a.Span, b.Span); c != 0 {
+			return c
 		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
+		if c := cmp.Compare(a.Code, b.Code); c != 0 {
+			return c
 		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		if a.Code != b.Code {
-			return a.Code < b.Code
-		}
-		return a.Message < b.Message
+		return cmp.Compare(a.Message, b.Message)
 	})
 }
 

@@ -3,6 +3,8 @@ package contract
 import (
 	"fmt"
 	"slices"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // KindDualWrite is the calendar entry kind of a dual-version period: within its
@@ -64,7 +66,7 @@ func (l *loader) checkDualWrite(t *Tree) {
 					if d == nil || d.Replacement == "" || i >= len(c.ReadPos) {
 						continue
 					}
-					l.diags = append(l.diags, Diagnostic{File: c.File, Line: c.ReadPos[i].Line, Column: c.ReadPos[i].Column, Severity: Warning, Code: CodeDualWriteReader,
+					l.diags = append(l.diags, Diagnostic{Span: located.Span{File: c.File, Line: c.ReadPos[i].Line, Column: c.ReadPos[i].Column}, Severity: Warning, Code: CodeDualWriteReader,
 						Message: fmt.Sprintf("%s reads %s of %s, which is written next to its replacement %s only during the dual-write window %s (until %s); read %s before then, and tell its owner when you have.",
 							c.Name, field, s.Subject, d.Replacement, e.File, e.End.UTC().Format("2006-01-02 15:04 UTC"), d.Replacement)})
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Keys is contract.yaml's `keys:`: what identifies a row of a real-time table and
@@ -147,7 +148,7 @@ func checkTableKeys(f *file, s *Subject, refs []fieldRef, undocumented []item) {
 			if s.Keys == nil {
 				what = "declares no keys"
 			}
-			*f.diags = append(*f.diags, Diagnostic{File: f.path, Line: max(p.Line, 1), Column: max(p.Column, 1), Severity: sev, Code: CodeMissingKeys,
+			*f.diags = append(*f.diags, Diagnostic{Span: located.Span{File: f.path, Line: max(p.Line, 1), Column: max(p.Column, 1)}, Severity: sev, Code: CodeMissingKeys,
 				Message: fmt.Sprintf("%s has a topic but %s; %s declare the business key, the event time and the update time of the rows they carry: keys: {business: [<field>, ...], event_time: <field>, update_time: <field>} (an event that is never re-emitted names its event time as update time).", s.Subject, what, why)})
 		}
 	}
@@ -155,7 +156,7 @@ func checkTableKeys(f *file, s *Subject, refs []fieldRef, undocumented []item) {
 		if m, ok := s.Fields[u.val]; ok && m.Doc != "" {
 			continue
 		}
-		*f.diags = append(*f.diags, Diagnostic{File: s.SchemaFile, Line: max(u.pos.Line, 1), Column: max(u.pos.Column, 1), Severity: sev, Code: CodeMissingDoc,
+		*f.diags = append(*f.diags, Diagnostic{Span: located.Span{File: s.SchemaFile, Line: max(u.pos.Line, 1), Column: max(u.pos.Column, 1)}, Severity: sev, Code: CodeMissingDoc,
 			Message: fmt.Sprintf("field %q of %s has no documentation; %s document every top-level field: say what it holds in the schema (its doc or comment), or in %s under fields: %s: doc:.", u.val, s.Subject, why, s.ContractPath(), u.val)})
 	}
 }

@@ -14,6 +14,8 @@ import (
 	_ "time/tzdata" // time zones in calendar files resolve on machines without tzdata
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 var (
@@ -188,7 +190,7 @@ func (l *loader) listDir(dir string) ([]DirEntry, bool) {
 
 // layout reports a problem with the shape of the tree at line 1 of a path.
 func (l *loader) layout(p, code, format string, args ...any) {
-	l.add(Diagnostics{{File: p, Line: 1, Column: 1, Severity: Error, Code: code, Message: fmt.Sprintf(format, args...)}})
+	l.add(Diagnostics{{Span: located.Span{File: p, Line: 1, Column: 1}, Severity: Error, Code: code, Message: fmt.Sprintf(format, args...)}})
 }
 
 // subjectDirs walks contracts/<domain>/<name>/ and reports anything out of place.

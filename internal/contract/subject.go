@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 var (
@@ -331,14 +332,7 @@ func (l *loader) schemaError(f *file, err error) {
 	var ie *checker.InputError
 	for _, e := range splitErrors(err) {
 		if errors.As(e, &ie) {
-			p := ie.File
-			if p != "" && !strings.HasPrefix(p, ContractsDir+"/") && p != f.path {
-				p = ContractsDir + "/" + p
-			}
-			if p == "" {
-				p = f.path
-			}
-			(&file{path: p, diags: f.diags}).report(Pos{ie.Line, ie.Column}, CodeSchemaInvalid, "%s", strings.TrimSuffix(ie.Message, ".")+".")
+			(&file{path: orPath(RepoPath(ie.File), f.path), diags: f.diags}).report(Pos{ie.Line, ie.Column}, CodeSchemaInvalid, "%s", strings.TrimSuffix(ie.Message, ".")+".")
 			continue
 		}
 		f.report(Pos{1, 1}, CodeSchemaInvalid, "the schema does not parse: %v.", e)
@@ -348,15 +342,28 @@ func (l *loader) schemaError(f *file, err error) {
 // fieldPathsCut warns, at the field where it stops, that a schema's listing of field
 // paths is cut (checker.MaxFieldPaths).
 func (l *loader) fieldPathsCut(f *file, ie *checker.InputError) {
-	p := ie.File
-	if p != "" && !strings.HasPrefix(p, ContractsDir+"/") && p != f.path {
-		p = ContractsDir + "/" + p
-	}
-	if p == "" {
-		p = f.path
-	}
-	*f.diags = append(*f.diags, Diagnostic{File: p, Line: max(ie.Line, 1), Column: max(ie.Column, 1),
+	*f.diags = append(*f.diags, Diagnostic{Span: located.Span{File: orPath(RepoPath(ie.File), f.path), Line: max(ie.Line, 1), Column: max(ie.Column, 1)},
 		Severity: Warning, Code: CodeFieldPathsCut, Message: ie.Message})
+}
+
+// RepoPath is the one mapping of a file name an engine reports (in a finding, a field
+// change or an input error) to its path in the repository: a schema's own file is
+// named by its path already, a file it imports by the name the tree's files use for
+// each other (a Protobuf import path, relative to contracts/). The well-known Protobuf
+// types are not in the tree and keep their names; "" stays "".
+func RepoPath(name string) string {
+	if name == "" || strings.HasPrefix(name, ContractsDir+"/") || strings.HasPrefix(name, "google/protobuf/") {
+		return name
+	}
+	return ContractsDir + "/" + name
+}
+
+// orPath is p, or def when p is empty.
+func orPath(p, def string) string {
+	if p == "" {
+		return def
+	}
+	return p
 }
 
 // splitErrors unpacks errors.Join results.

@@ -14,6 +14,8 @@ import (
 	goccy "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // file collects the diagnostics of one YAML file while it is decoded.
@@ -25,7 +27,7 @@ type file struct {
 
 func (f *file) report(p Pos, code, format string, args ...any) {
 	*f.diags = append(*f.diags, Diagnostic{
-		File: f.path, Line: max(p.Line, 1), Column: max(p.Column, 1),
+		Span:     located.Span{File: f.path, Line: max(p.Line, 1), Column: max(p.Column, 1)},
 		Severity: Error, Code: code, Message: fmt.Sprintf(format, args...),
 	})
 }

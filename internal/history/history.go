@@ -27,6 +27,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -321,7 +322,7 @@ func (r *reader) readAt(commit, path string) ([]byte, error) {
 func Diagnostics(bs []Break) contract.Diagnostics {
 	var out contract.Diagnostics
 	for _, b := range bs {
-		d := contract.Diagnostic{File: b.Path, Line: 1, Column: 1, Severity: contract.Warning, Code: CodeBrokeLevel, Message: b.Message()}
+		d := contract.Diagnostic{Span: located.Span{File: b.Path, Line: 1, Column: 1}, Severity: contract.Warning, Code: CodeBrokeLevel, Message: b.Message()}
 		for _, f := range b.Findings {
 			if f.Line > 0 && (f.File == "" || strings.HasSuffix(b.Path, f.File)) {
 				d.Line, d.Column = f.Line, max(f.Column, 1)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/lineage/flinksql"
 )
@@ -34,9 +35,7 @@ const (
 // Finding is one disagreement between a job's Flink SQL and the contracts, located in
 // the SQL (or in the consumer file, for RuleConsumerFile).
 type Finding struct {
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Column   int    `json:"column"`
+	located.Span
 	Severity string `json:"severity"`
 	Rule     string `json:"rule"`
 	Table    string `json:"table,omitempty"`
@@ -81,7 +80,7 @@ func CheckSQL(a *flinksql.Analyzer, tree *contract.Tree, job string) *SQLCheck {
 	res := a.Result()
 	c := &sqlChecker{tree: tree, out: &SQLCheck{Findings: []Finding{}, Tables: []MappedTable{}}, byTopic: subjectsByTopic(tree)}
 	for _, e := range res.Errors {
-		c.out.Findings = append(c.out.Findings, Finding{File: e.File, Line: e.Line, Column: e.Column, Severity: SevError, Rule: RuleParse, Message: e.Message})
+		c.out.Findings = append(c.out.Findings, Finding{Span: located.Span{File: e.File, Line: e.Line, Column: e.Column}, Severity: SevError, Rule: RuleParse, Message: e.Message})
 	}
 	sinks := map[string]bool{}
 	for _, st := range res.Statements {
@@ -94,25 +93,15 @@ func CheckSQL(a *flinksql.Analyzer, tree *contract.Tree, job string) *SQLCheck {
 		decls, _ := Plan(res, tree, job)
 		for _, d := range decls {
 			for _, line := range Diff(d) {
-				c.out.Findings = append(c.out.Findings, Finding{File: d.File, Line: 1, Column: 1, Severity: SevError, Rule: RuleConsumerFile, Subject: d.Subject,
+				c.out.Findings = append(c.out.Findings, Finding{Span: located.Span{File: d.File, Line: 1, Column: 1}, Severity: SevError, Rule: RuleConsumerFile, Subject: d.Subject,
 					Message: strings.TrimPrefix(line, d.File+": ") + " Run 'contractbot lineage sync' to update it."})
 			}
 		}
 	}
 	slices.SortStableFunc(c.out.Findings, func(x, y Finding) int {
-		return cmpFinding(x, y)
+		return located.Compare(x.Span, y.Span)
 	})
 	return c.out
-}
-
-func cmpFinding(x, y Finding) int {
-	if n := strings.Compare(x.File, y.File); n != 0 {
-		return n
-	}
-	if x.Line != y.Line {
-		return x.Line - y.Line
-	}
-	return x.Column - y.Column
 }
 
 type sqlChecker struct {
@@ -132,7 +121,7 @@ type tableCheck struct {
 }
 
 func (t *tableCheck) add(pos flinksql.Pos, sev, rule, format string, args ...any) {
-	t.out.Findings = append(t.out.Findings, Finding{File: t.def.File, Line: pos.Line, Column: pos.Col, Severity: sev, Rule: rule,
+	t.out.Findings = append(t.out.Findings, Finding{Span: located.Span{File: t.def.File, Line: pos.Line, Column: pos.Col}, Severity: sev, Rule: rule,
 		Table: t.def.Name.String(), Subject: t.subject.Subject, Message: fmt.Sprintf(format, args...)})
 }
 

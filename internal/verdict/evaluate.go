@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/impact"
 )
@@ -284,7 +285,7 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	if b.Format != h.Format {
 		sr.Compatible = false
 		sr.Findings = append(sr.Findings, checker.Finding{
-			Rule: "FORMAT_CHANGED", Path: "", File: h.SchemaFile, Line: 1, Column: 1, Against: 1,
+			Rule: "FORMAT_CHANGED", Path: "", Span: located.Span{File: h.SchemaFile, Line: 1, Column: 1}, Against: 1,
 			Message: fmt.Sprintf("the schema format changes from %s to %s; no registry accepts that as a new version of the same subject. Create a new subject instead.", b.Format, h.Format),
 		})
 		sr.Changes = append(sr.Changes, checker.Change{Kind: checker.TypeChanged, Path: impact.WholeSubject, Old: b.Format, New: h.Format, Effect: checker.Breaks, Message: "the format changes"})
@@ -336,23 +337,12 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	sr.Compatible = res.Compatible
 	sr.Findings = res.Findings
 	for i := range sr.Findings {
-		sr.Findings[i].File = repoPath(sr.Findings[i].File)
+		sr.Findings[i].File = contract.RepoPath(sr.Findings[i].File)
 	}
 	for i := range sr.Changes {
-		sr.Changes[i].File = repoPath(sr.Changes[i].File)
+		sr.Changes[i].File = contract.RepoPath(sr.Changes[i].File)
 	}
 	return nil
-}
-
-// repoPath names a file an engine reported by the name the tree's files use for each
-// other (a Protobuf import path, relative to contracts/) by its path in the
-// repository, as annotations and links need. The well-known Protobuf types are not in
-// the tree and keep their names.
-func repoPath(file string) string {
-	if file == "" || strings.HasPrefix(file, contract.ContractsDir+"/") || strings.HasPrefix(file, "google/protobuf/") {
-		return file
-	}
-	return contract.ContractsDir + "/" + file
 }
 
 // numbered is an earlier version of a schema with its version number.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
@@ -51,7 +52,7 @@ func parseHistory(in Input, eng checker.Engine, b, h *contract.Subject, history 
 	}
 	slices.Sort(over)
 	return prev, &checker.Finding{
-		Rule: "HISTORY_OVER_BUDGET", File: h.SchemaFile, Line: 1, Column: 1, Against: over[len(over)-1],
+		Rule: "HISTORY_OVER_BUDGET", Span: located.Span{File: h.SchemaFile, Line: 1, Column: 1}, Against: over[len(over)-1],
 		Message: fmt.Sprintf("%s could not be compared with %s: with the newer versions they exceed the %d MiB of schema text one check reads, and the registry compares a %s schema with every earlier version. Compare them yourself (contractbot compat OLD NEW --level %s, one per version), then ask an admin to override, or lower the level to one that is not _TRANSITIVE.",
 			h.SchemaFile, versionRange(over), MaxHistoryBytes>>20, h.Compatibility, h.Compatibility),
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/impact"
 	"github.com/contractbot/contractbot/internal/inert"
 )
@@ -25,7 +26,7 @@ func TestLongNamesDropNoSection(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	r := &Report{Class: Breaking, Now: now, Subjects: []*SubjectReport{{
 		Subject: "orders.order-created-value", Kind: Modified, Format: "avro", Class: Breaking, Level: "BACKWARD",
-		Findings: []checker.Finding{{Rule: "READER_FIELD_MISSING_DEFAULT_VALUE", Message: `field "` + names[0] + `" was removed`, File: "a.avsc", Line: 1, Column: 1}},
+		Findings: []checker.Finding{{Rule: "READER_FIELD_MISSING_DEFAULT_VALUE", Message: `field "` + names[0] + `" was removed`, Span: located.Span{File: "a.avsc", Line: 1, Column: 1}}},
 		Changes:  changes,
 		Affected: []impact.Affected{{Name: "dwd-order-detail", Owner: "data-warehouse", Direct: true, Effect: checker.Breaks,
 			Hits: []impact.Hit{{Read: names[0], Reads: names, Field: names[0], Change: changes[0], Effect: checker.Breaks}}}},

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // GitHub's limits on what a check run or a workflow log carries, and ours below them.
@@ -46,12 +48,16 @@ type CheckRun struct {
 // CheckRunOutput lays out a report for a check run: the summary and the annotation
 // batches, each within GitHub's limits.
 func CheckRunOutput(r *Report) CheckRun {
-	kept, left := keepWorst(Annotations(r), MaxCheckRunAnnotations)
+	kept, left := keepWorst(Messages(r), MaxCheckRunAnnotations)
 	out := CheckRun{Summary: fenced(cutText(Text(r), MaxSummaryBytes)), Omitted: left.total()}
 	if out.Omitted > 0 {
 		out.Summary += "\n" + left.sentence(len(kept)) + "\n"
 	}
-	out.Batches = Batches(kept, AnnotationsPerRequest)
+	anns := make([]Annotation, len(kept))
+	for i, m := range kept {
+		anns[i] = annotation(m)
+	}
+	out.Batches = Batches(anns, AnnotationsPerRequest)
 	return out
 }
 
@@ -105,23 +111,23 @@ func (o omitted) sentence(shown int) string {
 		thousands(o.total()), plural(o.total(), "annotation", "annotations"), strings.Join(parts, ", "), thousands(shown))
 }
 
-// keepWorst keeps at most n annotations, failures before warnings before notices and
+// keepWorst keeps at most n messages, errors before warnings before notices and
 // otherwise in their order, and returns them in their order with a count of the rest.
-func keepWorst(anns []Annotation, n int) ([]Annotation, omitted) {
-	if len(anns) <= n {
-		return anns, omitted{}
+func keepWorst(ms []located.Message, n int) ([]located.Message, omitted) {
+	if len(ms) <= n {
+		return ms, omitted{}
 	}
-	idx := make([]int, len(anns))
+	idx := make([]int, len(ms))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return levelRank(anns[b].Level) - levelRank(anns[a].Level) })
+	slices.SortStableFunc(idx, func(a, b int) int { return ms[b].Severity.Rank() - ms[a].Severity.Rank() })
 	var left omitted
 	for _, i := range idx[n:] {
-		switch anns[i].Level {
-		case LevelFailure:
+		switch ms[i].Severity {
+		case located.Error:
 			left.failures++
-		case LevelWarning:
+		case located.Warning:
 			left.warnings++
 		default:
 			left.notices++
@@ -129,9 +135,9 @@ func keepWorst(anns []Annotation, n int) ([]Annotation, omitted) {
 	}
 	idx = idx[:n]
 	slices.Sort(idx)
-	kept := make([]Annotation, n)
+	kept := make([]located.Message, n)
 	for k, i := range idx {
-		kept[k] = anns[i]
+		kept[k] = ms[i]
 	}
 	return kept, left
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
@@ -16,7 +17,7 @@ func manyAnnotations(n int) *Report {
 	s := &SubjectReport{Subject: "s", Kind: Modified, SchemaFile: "contracts/o/s/s.proto", Class: Breaking, Level: "BACKWARD"}
 	r := &Report{Class: Breaking, Now: now, Subjects: []*SubjectReport{s}, Blockers: []string{"fix the contract files"}}
 	for i := range n {
-		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/o/s/consumers/c.yaml", Line: i + 1, Column: 1, Severity: contract.Error, Code: "unknown-field", Message: "m"})
+		r.Lint = append(r.Lint, contract.Diagnostic{Span: located.Span{File: "contracts/o/s/consumers/c.yaml", Line: i + 1, Column: 1}, Severity: contract.Error, Code: "unknown-field", Message: "m"})
 		s.Changes = append(s.Changes, checker.Change{Kind: checker.TypeChanged, Path: fmt.Sprintf("f%d", i), Old: "int32", New: "string",
 			Effect: checker.Breaks, File: "contracts/o/s/s.proto", Line: i + 1, Column: 3, Message: "changed type"})
 	}

@@ -2,10 +2,10 @@ package verdict
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/impact"
 )
 
@@ -16,8 +16,9 @@ const (
 	LevelNotice  = "notice"
 )
 
-// Annotation is one remark on a line of a file, as a check run carries it. It is pure
-// data: the bot turns it into the API's type.
+// Annotation is one remark on a line of a file in the form a check run carries it
+// (GitHub's fields and levels). It is pure data made from a located.Message in one
+// place (annotation); the bot copies it into the API's type.
 type Annotation struct {
 	Path        string `json:"path"`
 	StartLine   int    `json:"start_line"`
@@ -30,106 +31,104 @@ type Annotation struct {
 	Message string `json:"message"`
 }
 
-// Annotations lists the report's remarks on exact lines, sorted by path, line and
-// column: registry findings, contract file errors and field changes that break a
-// consumer are failures; changes of meaning, and breaking changes nobody reads, are
-// warnings; other field changes are notices. Changes to a deleted subject have no line left to point at and are left to
-// the summary.
+// annotation is the one conversion of a located message into a check run's
+// annotation: an error is a failure, the span is one place (start and end alike).
+func annotation(m located.Message) Annotation {
+	a := Annotation{Path: m.File, StartLine: m.Line, EndLine: m.Line, Level: LevelNotice, Title: m.Title, Message: m.Message}
+	if m.Column > 0 {
+		a.StartColumn, a.EndColumn = m.Column, m.Column
+	}
+	switch m.Severity {
+	case located.Error:
+		a.Level = LevelFailure
+	case located.Warning:
+		a.Level = LevelWarning
+	}
+	return a
+}
+
+// Annotations lists the report's remarks on exact lines as a check run's annotations,
+// in the order of Messages.
 func Annotations(r *Report) []Annotation {
-	var out []Annotation
-	add := func(a Annotation) {
-		a.StartLine = max(a.StartLine, 1)
-		a.EndLine = a.StartLine
-		if a.StartColumn > 0 {
-			a.EndColumn = a.StartColumn
-		}
-		out = append(out, a)
+	ms := Messages(r)
+	out := make([]Annotation, len(ms))
+	for i, m := range ms {
+		out[i] = annotation(m)
+	}
+	return out
+}
+
+// Messages lists the report's remarks on exact lines, sorted by file, line and column
+// (located.Sort): registry findings, contract file errors and field changes that break
+// a consumer are errors; changes of meaning, and breaking changes nobody reads, are
+// warnings; other field changes are notices. Changes to a deleted subject have no line
+// left to point at and are left to the summary. A message without a line points at
+// line 1.
+func Messages(r *Report) []located.Message {
+	var out []located.Message
+	add := func(m located.Message) {
+		m.Line = max(m.Line, 1)
+		out = append(out, m)
+	}
+	at := func(file string, line, column int) located.Span {
+		return located.Span{File: file, Line: line, Column: column}
 	}
 	for _, s := range r.Subjects {
 		touched := touchedIndex(s.Affected)
 		for _, f := range s.Findings {
-			title := f.Rule
-			if f.Path != "" {
-				title += " at " + f.Path
-			}
-			add(Annotation{Path: orDefault(f.File, s.SchemaFile), StartLine: f.Line, StartColumn: f.Column, Level: LevelFailure,
-				Title: title, Message: f.Message})
+			m := f.Located()
+			m.File = orDefault(m.File, s.SchemaFile)
+			add(m)
 		}
 		for _, d := range s.DataRules {
-			add(Annotation{Path: d.File, StartLine: d.Line, StartColumn: d.Column, Level: LevelFailure, Title: "data rule " + d.Rule, Message: d.Message})
+			add(located.Message{Span: at(d.File, d.Line, d.Column), Severity: located.Error, Title: "data rule " + d.Rule, Message: d.Message})
 		}
 		for _, w := range s.Warnings {
-			add(Annotation{Path: s.SchemaFile, StartLine: 1, Level: LevelWarning, Title: "warning: " + s.Subject, Message: w})
+			add(located.Message{Span: at(s.SchemaFile, 1, 0), Severity: located.Warning, Title: "warning: " + s.Subject, Message: w})
 		}
 		if s.Group != nil {
 			for _, g := range s.Group.Migration {
-				add(Annotation{Path: g.File, StartLine: g.Line, StartColumn: g.Column, Level: LevelFailure, Title: g.Rule + " " + g.Direction, Message: g.Message})
+				add(located.Message{Span: at(g.File, g.Line, g.Column), Severity: located.Error, Title: g.Rule + " " + g.Direction, Message: g.Message})
 			}
 		}
 		for _, p := range s.Policy {
-			level := LevelFailure
+			sev := located.Error
 			if p.Class != Breaking {
-				level = LevelWarning
+				sev = located.Warning
 			}
-			add(Annotation{Path: orDefault(p.File, s.SchemaFile), StartLine: p.Line, StartColumn: p.Column, Level: level,
+			add(located.Message{Span: at(orDefault(p.File, s.SchemaFile), p.Line, p.Column), Severity: sev,
 				Title: p.Rule + " at " + p.Path, Message: p.Message})
 		}
 		for _, c := range s.Changes {
 			if c.File == "" {
 				continue
 			}
-			level := LevelNotice
+			sev := located.Notice
 			switch c.Effect {
 			case checker.Breaks:
-				level = LevelWarning
+				sev = located.Warning
 				if touched[changeKeyOf(c)] != nil {
-					level = LevelFailure
+					sev = located.Error
 				}
 			case checker.ChangesMeaning:
-				level = LevelWarning
+				sev = located.Warning
 			}
 			from, to := changePath(c)
 			title := fmt.Sprintf("%s %s", strings.ReplaceAll(string(c.Kind), "_", " "), to)
 			if from != "" {
 				title = fmt.Sprintf("%s %s -> %s", c.Kind, from, to)
 			}
-			add(Annotation{Path: c.File, StartLine: c.Line, StartColumn: c.Column, Level: level,
+			add(located.Message{Span: at(c.File, c.Line, c.Column), Severity: sev,
 				Title: title + ": " + effectWord(c.Effect), Message: c.Message + touched[changeKeyOf(c)].sentence()})
 		}
 	}
 	for _, d := range r.Lint {
-		add(Annotation{Path: d.File, StartLine: d.Line, StartColumn: d.Column, Level: LevelFailure, Title: d.Code, Message: d.Message})
+		m := d.Located()
+		m.Severity = located.Error // the report's lint holds the errors only
+		add(m)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.StartLine != b.StartLine {
-			return a.StartLine < b.StartLine
-		}
-		if a.StartColumn != b.StartColumn {
-			return a.StartColumn < b.StartColumn
-		}
-		if a.Level != b.Level {
-			return levelRank(a.Level) > levelRank(b.Level)
-		}
-		if a.Title != b.Title {
-			return a.Title < b.Title
-		}
-		return a.Message < b.Message
-	})
+	located.Sort(out)
 	return out
-}
-
-func levelRank(l string) int {
-	switch l {
-	case LevelFailure:
-		return 2
-	case LevelWarning:
-		return 1
-	}
-	return 0
 }
 
 // changeKey identifies a change among a subject's changes, as impact hits name it.
@@ -198,20 +197,14 @@ func (t *touched) sentence() string {
 // cannot end the command or start another.
 func GitHubActions(r *Report) string {
 	var b strings.Builder
-	kept, left := keepWorst(Annotations(r), MaxActionsAnnotations)
-	for _, a := range kept {
-		cmd := "notice"
-		switch a.Level {
-		case LevelFailure:
-			cmd = "error"
-		case LevelWarning:
-			cmd = "warning"
+	kept, left := keepWorst(Messages(r), MaxActionsAnnotations)
+	for _, m := range kept {
+		// A workflow command is named as the severity is (error, warning, notice).
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d", m.Severity, escapeProperty(m.File), m.Line, m.Line)
+		if m.Column > 0 {
+			fmt.Fprintf(&b, ",col=%d,endColumn=%d", m.Column, m.Column)
 		}
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d", cmd, escapeProperty(a.Path), a.StartLine, a.EndLine)
-		if a.StartColumn > 0 {
-			fmt.Fprintf(&b, ",col=%d,endColumn=%d", a.StartColumn, a.EndColumn)
-		}
-		fmt.Fprintf(&b, ",title=%s::%s\n", escapeProperty(a.Title), escapeData(a.Message))
+		fmt.Fprintf(&b, ",title=%s::%s\n", escapeProperty(m.Title), escapeData(m.Message))
 	}
 	title := "contractbot: " + string(r.Class)
 	more := func(msg string) string {

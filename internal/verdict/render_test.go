@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/impact"
 )
@@ -100,7 +101,7 @@ func hostileReport() *Report {
 		Subjects: []*SubjectReport{{
 			Subject: "evil`subject", Kind: Modified, Dir: "contracts/o/x", Format: "avro", Owner: "team|x", Tier: "core",
 			SchemaFile: "contracts/o/x/s.avsc", Class: Breaking, Level: "BACKWARD", Compatible: false,
-			Findings: []checker.Finding{{Rule: "TYPE_MISMATCH", Path: "a|b", File: "contracts/o/x/s.avsc", Line: 7, Column: 9, Message: evil}},
+			Findings: []checker.Finding{{Rule: "TYPE_MISMATCH", Path: "a|b", Span: located.Span{File: "contracts/o/x/s.avsc", Line: 7, Column: 9}, Message: evil}},
 			Changes:  []checker.Change{change},
 			Affected: []impact.Affected{{
 				Name: "@everyone", Subject: "evil`subject", Owner: "<b>owner</b>", Kind: "sink", Direct: true, Effect: checker.Breaks,
@@ -117,7 +118,7 @@ func hostileReport() *Report {
 		}},
 		Calendar: []*CalendarCheck{{Subject: "evil`subject", Required: true, Problems: []string{evil},
 			SuggestionFile: "calendar/2026-12-03-evil.yaml", Suggestion: "title: \"```\\n# not a heading\"\nnotes: |\n  ```\n  @everyone\n"}},
-		Lint:     contract.Diagnostics{{File: "contracts/o/x/consumers/c.yaml", Line: 2, Column: 1, Severity: contract.Error, Code: "yaml-syntax", Message: evil}},
+		Lint:     contract.Diagnostics{{Span: located.Span{File: "contracts/o/x/consumers/c.yaml", Line: 2, Column: 1}, Severity: contract.Error, Code: "yaml-syntax", Message: evil}},
 		Blockers: []string{evil},
 	}
 }
@@ -223,7 +224,7 @@ func TestTextHostile(t *testing.T) {
 func TestGitHubActionsEscaping(t *testing.T) {
 	r := &Report{Class: Breaking, Now: now, Blockers: []string{"50% done\nnext"}, Subjects: []*SubjectReport{{
 		Subject: "s", Kind: Modified, SchemaFile: "contracts/a,b/x:y.avsc", Class: Breaking,
-		Findings: []checker.Finding{{Rule: "R", Path: "p,q", File: "contracts/a,b/x:y.avsc", Line: 2, Column: 3, Message: "100%\r\n::error::forged"}},
+		Findings: []checker.Finding{{Rule: "R", Path: "p,q", Span: located.Span{File: "contracts/a,b/x:y.avsc", Line: 2, Column: 3}, Message: "100%\r\n::error::forged"}},
 	}}}
 	got := GitHubActions(r)
 	want := "::error file=contracts/a%2Cb/x%3Ay.avsc,line=2,endLine=2,col=3,endColumn=3,title=R at p%2Cq::100%25%0D%0A::error::forged\n" +
@@ -376,7 +377,7 @@ func TestMarkdownCalendarAndOverride(t *testing.T) {
 func TestMarkdownCaps(t *testing.T) {
 	r := &Report{Class: Safe, Now: now, Blockers: []string{"lint"}}
 	for i := 0; i < 120; i++ {
-		r.Lint = append(r.Lint, contract.Diagnostic{File: "contracts/a/b/contract.yaml", Line: i + 1, Column: 1, Code: "unknown-key", Message: "bad"})
+		r.Lint = append(r.Lint, contract.Diagnostic{Span: located.Span{File: "contracts/a/b/contract.yaml", Line: i + 1, Column: 1}, Code: "unknown-key", Message: "bad"})
 	}
 	md := Markdown(r, MarkdownOptions{})
 	if got := strings.Count(md, "`unknown-key`"); got != maxLint {

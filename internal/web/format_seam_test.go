@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -179,7 +180,7 @@ func (linesEngine) Check(previous []checker.Version, next checker.Schema, level 
 				if _, ok := n.lines[name]; !ok {
 					at = prev
 				}
-				f := checker.Finding{Path: name, File: at.file, Line: at.lines[name], Column: 1, Against: against, Direction: dir}
+				f := checker.Finding{Path: name, Span: located.Span{File: at.file, Line: at.lines[name], Column: 1}, Against: against, Direction: dir}
 				switch wt, ok := writer.fields[name]; {
 				case !ok:
 					f.Rule, f.Message = "LINES_FIELD_MISSING", fmt.Sprintf("field %q is missing from the writer's data.", name)
