@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,6 +22,7 @@ import (
 )
 
 func newCheckCmd() *cobra.Command {
+	var vb verbosity
 	var (
 		repoDir, rev, against, overlay, format, now string
 		failOn, token, teamsToken, githubURL        string
@@ -83,11 +85,11 @@ or the contract files have errors (the meaning before readiness).`,
 			var r *verdict.Report
 			if cacheDir != "" {
 				if err := contract.LoadFolderCache(cacheDir); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "contractbot: %v; continuing without it.\n", err)
+					fmt.Fprintf(vb.chatty(cmd.ErrOrStderr()), "contractbot: %v; continuing without it.\n", err)
 				}
 				defer func() {
 					if err := contract.SaveFolderCache(cacheDir); err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "contractbot: %v; the next check reads every contract.yaml again.\n", err)
+						fmt.Fprintf(vb.chatty(cmd.ErrOrStderr()), "contractbot: %v; the next check reads every contract.yaml again.\n", err)
 					}
 				}()
 			}
@@ -103,7 +105,7 @@ or the contract files have errors (the meaning before readiness).`,
 			if err != nil {
 				return err
 			}
-			if err := writeReport(cmd, format, r); err != nil {
+			if err := writeReport(cmd, format, r, vb.quiet); err != nil {
 				return err
 			}
 			if failed(r, failOn) {
@@ -117,6 +119,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&against, "against", "", "the base revision (default: the merge base with the default branch)")
 	cmd.Flags().StringVar(&overlay, "overlay", "", "evaluate the tree with the files of this folder laid over it (a proposed change; no Git needed)")
 	cmd.Flags().StringVarP(&format, "format", "o", "text", "output format: text, markdown, json or github")
+	vb.add(cmd, "text format: print the verdict's first line only (the class and whether it may merge)", "")
 	cmd.Flags().StringVar(&now, "now", "", "evaluate as of this time (RFC 3339, e.g. 2026-12-01T09:00:00Z) instead of the clock: sign-off deadlines (the request time plus signoff_hours), freezes and calendar windows depend on it; for reproducible output")
 	cmd.Flags().StringVar(&failOn, "fail-on", "not-ready", "when to exit 1: not-ready (the change may not merge yet) or breaking (only a BREAKING change that lacks what it needs, and contract file errors)")
 	cmd.Flags().BoolVar(&inGitHub, "github", false, "evaluate the pull request of a GitHub Actions run (the default when GITHUB_ACTIONS=true)")
@@ -295,13 +298,18 @@ func readOverlay(dir string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// writeReport prints a report in one of the check formats.
-func writeReport(cmd *cobra.Command, format string, r *verdict.Report) error {
+// writeReport prints a report in one of the check formats; quiet keeps the text's
+// first line only.
+func writeReport(cmd *cobra.Command, format string, r *verdict.Report, quiet bool) error {
 	w := cmd.OutOrStdout()
 	var out string
 	switch format {
 	case "text":
 		out = verdict.Text(r)
+		if quiet {
+			first, _, _ := strings.Cut(out, "\n")
+			out = first + "\n"
+		}
 	case "markdown":
 		out = verdict.Markdown(r, verdict.MarkdownOptions{})
 	case "github":

@@ -20,6 +20,7 @@ import (
 var initNow = time.Now
 
 func newInitCmd() *cobra.Command {
+	var vb verbosity
 	var org string
 	var here bool
 	cmd := &cobra.Command{
@@ -81,7 +82,7 @@ example subject with yours, set the teams' GitHub handles and Slack channels, ru
 					return fmt.Errorf("init %s: %w", dir, err)
 				}
 			}
-			w := cmd.OutOrStdout()
+			w := vb.chatty(cmd.OutOrStdout())
 			fmt.Fprintf(w, "Wrote a contract repository in %s:\n", dir)
 			for _, p := range paths {
 				fmt.Fprintf(w, "  %s\n", p)
@@ -106,6 +107,7 @@ Next:
 		},
 	}
 	cmd.Flags().StringVar(&org, "org", "your-org", "the GitHub organisation of the teams' handles (@ORG/orders)")
+	vb.add(cmd, "print nothing but errors (not the files written, nor the next steps)", "")
 	cmd.Flags().BoolVar(&here, "here", false, "write into DIR although it is inside an existing Git repository's work tree (e.g. a new, empty clone)")
 	return cmd
 }

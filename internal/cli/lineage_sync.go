@@ -16,6 +16,7 @@ import (
 )
 
 func newLineageSyncCmd() *cobra.Command {
+	var vb verbosity
 	var repo, job, owner, kind string
 	var check bool
 	cmd := &cobra.Command{
@@ -59,18 +60,21 @@ when there are any (for a job repository's CI). See docs/lineage.md.`,
 			}
 			decls, notes := lineage.Plan(res, tree, job)
 			for _, n := range notes {
-				fmt.Fprintln(out, "note:", n)
+				fmt.Fprintln(vb.chatty(out), "note:", n)
 			}
 			if len(decls) == 0 {
 				fmt.Fprintf(out, "The SQL reads no topic that a contract names; %s has no consumer file to write.\n", job)
 				return nil
 			}
-			drift := 0
+			drift, drifts := 0, vb.chatty(out)
+			if check {
+				drifts = out
+			}
 			for _, d := range decls {
 				diffs := lineage.Diff(d)
 				drift += len(diffs)
 				for _, line := range diffs {
-					fmt.Fprintln(out, line)
+					fmt.Fprintln(drifts, line)
 				}
 				if check || len(diffs) == 0 || !d.Read {
 					continue
@@ -78,11 +82,11 @@ when there are any (for a job repository's CI). See docs/lineage.md.`,
 				if err := writeConsumer(repo, d, owner, kind); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "wrote %s\n", d.File)
+				fmt.Fprintf(vb.chatty(out), "wrote %s\n", d.File)
 			}
 			switch {
 			case drift == 0:
-				fmt.Fprintf(out, "The consumer files of %s match its SQL (%d %s).\n", job, len(decls), plural(len(decls), "file", "files"))
+				fmt.Fprintf(vb.chatty(out), "The consumer files of %s match its SQL (%d %s).\n", job, len(decls), plural(len(decls), "file", "files"))
 			case check:
 				fmt.Fprintf(out, "Run 'contractbot lineage sync --job %s --owner %s %s' to update them.\n", job, owner, strings.Join(args, " "))
 				return &ExitError{Code: 1}
@@ -95,6 +99,7 @@ when there are any (for a job repository's CI). See docs/lineage.md.`,
 	cmd.Flags().StringVar(&owner, "owner", "", "the team that owns the job, for new consumer files (required)")
 	cmd.Flags().StringVar(&kind, "kind", "flink-job", "the consumer kind, for new consumer files")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; print the drift and exit 1 if there is any")
+	vb.add(cmd, "print nothing but errors and, with --check, the drift (no notes, no files written)", "")
 	_ = cmd.MarkFlagRequired("job")
 	_ = cmd.MarkFlagRequired("owner")
 	return cmd

@@ -42,6 +42,7 @@ func newLintCmd() *cobra.Command {
 	var rf repoFlags
 	var format, events, cacheDir string
 	var withHistory, stats bool
+	var vb verbosity
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check every file of the contract repository and report all problems at once",
@@ -78,10 +79,15 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 				tree.Diagnostics = append(tree.Diagnostics, ds...)
 				tree.Diagnostics.Sort()
 			}
-			if err := writeDiagnostics(cmd.OutOrStdout(), format, tree); err != nil {
+			if format == "text" && vb.verbose {
+				writeSubjects(cmd.OutOrStdout(), tree)
+			}
+			if format == "text" && vb.quiet {
+				writeErrors(cmd.OutOrStdout(), tree.Diagnostics)
+			} else if err := writeDiagnostics(cmd.OutOrStdout(), format, tree); err != nil {
 				return err
 			}
-			if (stats || events != "") && format == "text" {
+			if (stats || events != "") && format == "text" && !vb.quiet {
 				if err := writeStats(cmd.OutOrStdout(), tree, events); err != nil {
 					return err
 				}
@@ -97,6 +103,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
 	cmd.Flags().StringVar(&events, "openlineage", "", "with --stats: compare the declared reads with the OpenLineage events of this JSON-lines file (serve's --lineage-events file, or a file transport's)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep what parsing each schema gave in this folder (by content hash, for this build of contractbot), so a later lint parses only the schemas that changed (about 10 MB at 10,000 subjects; safe to delete)")
+	vb.add(cmd, "text format: print the errors only (no warnings, no summary line, no --stats)", "text format: also list every subject read, with its folder, format, level and consumers")
 	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
 }
@@ -268,6 +275,23 @@ func lintActions(ds contract.Diagnostics) string {
 		b.WriteString(verdict.ActionsCommand("warning", summary, "title", "contractbot lint"))
 	}
 	return b.String()
+}
+
+// writeErrors prints the errors among ds, one a line, and nothing else (lint -q).
+func writeErrors(w io.Writer, ds contract.Diagnostics) {
+	for _, d := range ds {
+		if d.Severity != contract.Warning {
+			fmt.Fprintln(w, d.String())
+		}
+	}
+}
+
+// writeSubjects lists the subjects lint read, in the tree's order (lint -v).
+func writeSubjects(w io.Writer, tree *contract.Tree) {
+	for _, s := range tree.Subjects {
+		fmt.Fprintf(w, "read %s: %s, %s, %s, owner %s, %d consumer(s)\n",
+			s.Subject, s.Dir, s.Format, s.Compatibility, s.Owner, len(s.Consumers))
+	}
 }
 
 func countConsumers(t *contract.Tree) int {

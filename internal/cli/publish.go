@@ -25,6 +25,7 @@ import (
 )
 
 func newPublishCmd() *cobra.Command {
+	var vb verbosity
 	var bf branchFlags
 	var url, sinkSpec, statePath, source, baseline string
 	var embedded bool
@@ -105,7 +106,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			out := cmd.OutOrStdout()
 			var versions, levels int
 			p.Progress = func(s publish.Summary) {
-				v, l := writeSummary(out, s)
+				v, l := writeSummary(vb.chatty(out), out, s)
 				versions, levels = versions+v, levels+l
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -116,7 +117,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 				where = "registered at " + outbound.RedactString(url)
 			}
 			if len(sums) == 0 && err == nil {
-				fmt.Fprintf(out, "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)
+				fmt.Fprintf(vb.chatty(out), "nothing to publish: %s is published up to %.12s (state in %s)\n", branch, head, statePath)
 				return nil
 			}
 			again := "run contractbot publish again to finish: what is done is not done twice"
@@ -131,7 +132,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			}
 			// The last commit actually marked, which is the head only when nothing failed.
 			last := sums[len(sums)-1].Commit
-			fmt.Fprintf(out, "%d commit(s) of %s published up to %.12s: %d version(s), %d level change(s); %s; events to %s; state in %s\n",
+			fmt.Fprintf(vb.chatty(out), "%d commit(s) of %s published up to %.12s: %d version(s), %d level change(s); %s; events to %s; state in %s\n",
 				len(sums), branch, last, versions, levels, where, sink, statePath)
 			if err != nil {
 				fmt.Fprintf(out, "stopped before %.12s: the commits after %.12s up to %.12s are not published yet\n", head, last, head)
@@ -147,6 +148,7 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 	cmd.Flags().StringVar(&statePath, "state", "", "the file that records published commits (default <git dir>/contractbot/published.json)")
 	cmd.Flags().StringVar(&source, "source", "", "the CloudEvents source of the events (default: the origin remote's URL, else file://<repository>)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "mark this revision (and so everything before it) published without publishing anything, then stop: for a registry that already holds the history")
+	vb.add(cmd, "print nothing but warnings and errors (no line per version, no summary)", "")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "time limit of each request to the registry or the event endpoint")
 	return cmd
 }
@@ -168,8 +170,9 @@ func markBaseline(w io.Writer, r *gitrepo.Repo, m *publish.FileMarker, rev, stat
 	return nil
 }
 
-// writeSummary prints one published commit and counts its versions and level changes.
-func writeSummary(w io.Writer, s publish.Summary) (versions, levels int) {
+// writeSummary prints one published commit to w, its warnings to warn, and counts its
+// versions and level changes.
+func writeSummary(w, warn io.Writer, s publish.Summary) (versions, levels int) {
 	for _, it := range s.Published {
 		what := fmt.Sprintf("version %d (id %d", it.Version, it.ID)
 		if it.RegisteredID != 0 && it.RegisteredID != it.ID {
@@ -184,7 +187,7 @@ func writeSummary(w io.Writer, s publish.Summary) (versions, levels int) {
 		}
 		fmt.Fprintf(w, "%.12s  %s %s, level %s, event %s\n", s.Commit, it.Subject, what, it.Level, it.Event)
 		if it.NotLatest != "" {
-			fmt.Fprintf(w, "%.12s  warning: %s: %s\n", s.Commit, it.Subject, it.NotLatest)
+			fmt.Fprintf(warn, "%.12s  warning: %s: %s\n", s.Commit, it.Subject, it.NotLatest)
 		}
 	}
 	return versions, levels

@@ -23,6 +23,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
+	var vb verbosity
 	var repoDir, format, now, cacheDir, eventsFile, githubRepo, githubURL, botLogin, sampleFile string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -66,7 +67,7 @@ in that folder, and the next report reads only the commits made since
 					return fmt.Errorf("report with --cache-dir %s: %w", cacheDir, err)
 				}
 				cache = &reportCache{dir: cacheDir, build: id,
-					log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+					log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: vb.logLevel(slog.LevelWarn)}))}
 			}
 			r, err := buildReport(repoDir, cache, at)
 			if err != nil {
@@ -74,7 +75,7 @@ in that folder, and the next report reads only the commits made since
 			}
 			var gh *botComments
 			if githubRepo != "" && eventsFile == "" {
-				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelError}))
+				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: vb.logLevel(slog.LevelError)}))
 				if gh, err = newBotComments(cmd.Context(), githubRepo, githubURL, botLogin, log); err != nil {
 					return err
 				}
@@ -97,6 +98,7 @@ in that folder, and the next report reads only the commits made since
 	}
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a Git repository)")
 	cmd.Flags().StringVarP(&format, "format", "o", "text", "output format: text, json or markdown")
+	vb.add(cmd, "log errors only on stderr (not the cache's warnings)", "also log what --cache-dir and --github read and wrote, on stderr")
 	cmd.Flags().StringVar(&githubRepo, "github", "", "owner/name of the repository on GitHub (not with --events): the override and sign-offs of each merged pull request come from the bot's verified comment on it (GITHUB_TOKEN; CONTRACTBOT_STATE_KEY or CONTRACTBOT_WEBHOOK_SECRET)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "with --github: GitHub Enterprise API base URL")
 	cmd.Flags().StringVar(&botLogin, "bot-login", "", "with --github: the login the bot writes as (\"<app-slug>[bot]\" for an App; default: the token's user)")
