@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/bot/memory"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -85,6 +86,10 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		if ev.mem.Comment != nil {
 			comment = *ev.mem.Comment
 		}
+	case b.unchanged(ev, st):
+		// Written as it stands: its seal on the check run stays, and notify's
+		// memory is written over it (keepSent) as over a comment written now.
+		comment, ev.written = *ev.mem.Comment, *ev.mem.State
 	default:
 		st.WrittenAt = b.Now().UTC()
 		if st.HeadSince.IsZero() {
@@ -177,6 +182,24 @@ func verdictStatus(base string, r *verdict.Report, comment Comment) githubapi.St
 		st.Description = st.Description[:137] + "..."
 	}
 	return st
+}
+
+// unchanged says whether writing st would leave the bot's comment as it is but for
+// the time of the evaluation (in its footer and state) and of the write: the verified
+// comment already shows this report and this state. The write is then skipped: a
+// reconcile loop evaluates every open pull request again and again, and each PATCH
+// counts against GitHub's rate limits. The comment keeps the times of the last
+// evaluation that changed it.
+func (b *Bot) unchanged(ev *evaluation, st State) bool {
+	prev, c := ev.mem.State, ev.mem.Comment
+	if prev == nil || c == nil || ev.mem.Rebuilt || st.HeadSince.IsZero() {
+		return false
+	}
+	st.WrittenAt, st.EvaluatedAt = prev.WrittenAt, prev.EvaluatedAt
+	then := *ev.report
+	then.Now = prev.EvaluatedAt
+	body, err := memory.RenderComment(b.StateKey, commentRef(*ev.pr), ev.render(&then), st)
+	return err == nil && body == c.Body
 }
 
 // writeComment signs the state into the comment and writes it (memory.Keeper.Write).

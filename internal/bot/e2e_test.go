@@ -116,3 +116,46 @@ func TestOpenStates(t *testing.T) {
 		t.Errorf("states: %+v", states)
 	}
 }
+
+// TestUnchangedCommentIsNotWritten: evaluating a pull request again when nothing
+// changed (a reconcile loop, a redelivered webhook) leaves the sticky comment as it
+// is: no PATCH counts against GitHub's rate limits. Once a review changes the
+// verdict, the comment is written again, and its memory still verifies.
+func TestUnchangedCommentIsNotWritten(t *testing.T) {
+	remote, base, head := remoteWithChange(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fake, n := fakeWithPR(t, remote, base, head, now)
+	fake.AddTeamMember("acme", "data-warehouse", "dana")
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx := context.Background()
+	const patch = "/repos/{owner}/{repo}/issues/comments/{id}"
+	// The first evaluation creates the comment with a note that the memory was
+	// rebuilt (there was none); the second drops the note. Then nothing changes.
+	for range 5 {
+		if err := b.Evaluate(ctx, "acme", "contracts", n, b.Log); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	if got := fake.Count("PATCH", patch); got != 1 {
+		t.Errorf("the comment was edited %d times by five evaluations, want 1 (the second drops the first's note)", got)
+	}
+	before := fake.Comments("acme", "contracts", n)[0].GetBody()
+	fake.AddReview("acme", "contracts", n, "dana", "APPROVED", now)
+	now = now.Add(time.Minute)
+	for range 2 {
+		if err := b.Evaluate(ctx, "acme", "contracts", n, b.Log); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	after := fake.Comments("acme", "contracts", n)
+	if got := fake.Count("PATCH", patch); got != 2 || len(after) != 1 || after[0].GetBody() == before || !strings.Contains(after[0].GetBody(), "approved by @dana") {
+		t.Errorf("after an approval and two evaluations: %d edits in all (want 2), comment:\n%s", got, after[0].GetBody())
+	}
+	m := readMemory([]Comment{{ID: after[0].GetID(), Body: after[0].GetBody(), Login: botLogin, UpdatedAt: after[0].GetUpdatedAt().Time}}, botLogin, testKey,
+		PullRequest{Owner: "acme", Repo: "contracts", Number: n}, nil)
+	if m.State == nil {
+		t.Errorf("the comment's memory does not verify after skipped writes: %s", m.Notice)
+	}
+}

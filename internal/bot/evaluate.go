@@ -256,7 +256,12 @@ func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
 	verdict.Settle(ev.in, ev.report)
 	b.sharedGate(ctx, ev)
 	ev.next = carried(ev.mem.State, ev.report)
-	ev.markdown = verdict.Markdown(ev.report, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
+	ev.markdown = ev.render(ev.report)
+}
+
+// render is the comment's Markdown of r.
+func (ev *evaluation) render(r *verdict.Report) string {
+	return verdict.Markdown(r, verdict.MarkdownOptions{RepoURL: ev.pr.HTMLURL, HeadSHA: ev.pr.HeadSHA})
 }
 
 // sharedGate holds a change that is ready when another open pull request merges the
