@@ -17,7 +17,7 @@ import (
 
 // manifestPath is the GitHub App manifest the docs create the App from
 // (docs/operations.md, "As a GitHub App").
-const manifestPath = "../../deploy/github-app/manifest.json"
+const manifestPath = "../../../deploy/github-app/manifest.json"
 
 // apiPermissions is the permission each go-github method the bot calls needs, as
 // GitHub's REST reference lists it for GitHub Apps ("" for none: the App's own
