@@ -67,7 +67,9 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 			if err != nil {
 				return err
 			}
-			tree, err := loadForLint(cmd, src, cacheDir)
+			// --stats reads what a lean load drops (reads, field paths of every
+			// subject, schemas): it loads the whole tree.
+			tree, err := loadForLint(cmd, src, cacheDir, !stats && events == "")
 			if err != nil {
 				return err
 			}
@@ -126,18 +128,24 @@ func writeStats(w io.Writer, tree *contract.Tree, events string) error {
 	return nil
 }
 
-// loadForLint loads the tree, through the parse cache in cacheDir when one is given.
-// A cache that cannot be written is a warning: lint's result does not depend on it.
-func loadForLint(cmd *cobra.Command, src contract.Source, cacheDir string) (*contract.Tree, error) {
+// loadForLint loads the tree, through the parse cache in cacheDir when one is given,
+// keeping of each subject only what lint's checks need when lean
+// (contract.LoadForLint). A cache that cannot be written is a warning: lint's result
+// does not depend on it.
+func loadForLint(cmd *cobra.Command, src contract.Source, cacheDir string, lean bool) (*contract.Tree, error) {
+	load := contract.LoadCached
+	if lean {
+		load = contract.LoadForLint
+	}
 	if cacheDir == "" {
-		return contract.Load(src)
+		return load(src, nil)
 	}
 	id, err := buildID()
 	if err != nil {
 		return nil, fmt.Errorf("lint with --cache-dir %s: %w", cacheDir, err)
 	}
 	pc := contract.OpenParseCache(cacheDir, id)
-	tree, err := contract.LoadCached(src, pc)
+	tree, err := load(src, pc)
 	if err != nil {
 		return nil, err
 	}

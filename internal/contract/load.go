@@ -49,6 +49,9 @@ type loader struct {
 	noSchemas bool
 	// parses, when set, keeps what parsing each schema gave (LoadCached).
 	parses *ParseCache
+	// lean keeps of each subject only what the checks after its own need
+	// (LoadForLint).
+	lean bool
 }
 
 type protoFile struct {
@@ -288,6 +291,9 @@ func (l *loader) loadSubjects(dirs []subjectDir) []*Subject {
 				var ds Diagnostics
 				out[i] = l.loadSubject(dirs[i], &ds)
 				l.add(ds)
+				if l.lean && out[i] != nil {
+					l.slim(out[i])
+				}
 			}
 		}()
 	}
@@ -311,7 +317,7 @@ func (l *loader) crossCheck(t *Tree) {
 	for _, s := range t.Subjects {
 		if prev, dup := t.bySubject[s.Subject]; dup {
 			f := &file{path: s.ContractPath(), diags: &l.diags}
-			f.report(s.KeyPos["subject"], CodeDuplicateSubject, "subject %q is already defined in %s; each subject has one folder. Rename this one or remove the folder.", s.Subject, prev.ContractPath())
+			f.report(s.subjectPos, CodeDuplicateSubject, "subject %q is already defined in %s; each subject has one folder. Rename this one or remove the folder.", s.Subject, prev.ContractPath())
 			t.addDuplicate(s.Subject, prev.Dir, s.Dir)
 			continue
 		}
@@ -330,13 +336,12 @@ func (l *loader) crossCheck(t *Tree) {
 			f.report(p.tpos, CodeUnknownSubject, "produces names subject %q, which is not in the tree; name a subject from contracts/*/*/contract.yaml.%s", p.target, didYouMean(p.target, l.subjectNames(t)))
 			continue
 		}
-		paths := target.FieldPaths()
-		if paths == nil {
+		if !target.hasFieldPaths() {
 			continue // the target's schema did not parse; that is reported on its own file
 		}
 		for _, o := range p.outputs {
 			if !target.HasFieldPath(o.val) {
-				f.report(o.pos, CodeUnknownOutput, "output field %q does not exist in %s (%s).%s", o.val, p.target, target.SchemaFile, fieldHint(o.val, paths))
+				f.report(o.pos, CodeUnknownOutput, "output field %q does not exist in %s (%s).%s", o.val, p.target, target.SchemaFile, fieldHint(o.val, target.FieldPaths()))
 			}
 		}
 	}

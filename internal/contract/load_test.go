@@ -126,19 +126,7 @@ func formatDiagnostics(ds Diagnostics) string {
 // TestLoadBadTree loads a tree with one of each kind of mistake and pins every
 // diagnostic (file, line, column, code and message) in a golden file.
 func TestLoadBadTree(t *testing.T) {
-	dir := t.TempDir()
-	testutil.CopyTree(t, filepath.Join("testdata", "bad"), dir)
-	// Made here rather than committed: a link and a file over the size limit.
-	big := filepath.Join(dir, "contracts", "orders", "huge")
-	must(t, os.MkdirAll(big, 0o755))
-	must(t, os.WriteFile(filepath.Join(big, "contract.yaml"), []byte("subject: orders.huge-value\nformat: avro\nschema: huge.avsc\ncompatibility: NONE\nowner: orders\n"), 0o644))
-	f, err := os.Create(filepath.Join(big, "huge.avsc"))
-	must(t, err)
-	must(t, f.Truncate(50<<20)) // 50 MB, sparse: never read
-	must(t, f.Close())
-	must(t, os.Symlink("../../order-detail/order_detail.avsc", filepath.Join(dir, "contracts", "orders", "order-created", "consumers", "linked.yaml")))
-
-	tree, err := Load(NewDirSource(dir))
+	tree, err := Load(NewDirSource(badTree(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +146,24 @@ func TestLoadBadTree(t *testing.T) {
 		sort.Strings(got)
 		t.Errorf("want at least 24 kinds of error in the bad tree, got %d: %v", len(codes), got)
 	}
+}
+
+// badTree copies testdata/bad into a temporary folder with what is made rather than
+// committed, and returns the folder.
+func badTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	testutil.CopyTree(t, filepath.Join("testdata", "bad"), dir)
+	// Made here rather than committed: a link and a file over the size limit.
+	big := filepath.Join(dir, "contracts", "orders", "huge")
+	must(t, os.MkdirAll(big, 0o755))
+	must(t, os.WriteFile(filepath.Join(big, "contract.yaml"), []byte("subject: orders.huge-value\nformat: avro\nschema: huge.avsc\ncompatibility: NONE\nowner: orders\n"), 0o644))
+	f, err := os.Create(filepath.Join(big, "huge.avsc"))
+	must(t, err)
+	must(t, f.Truncate(50<<20)) // 50 MB, sparse: never read
+	must(t, f.Close())
+	must(t, os.Symlink("../../order-detail/order_detail.avsc", filepath.Join(dir, "contracts", "orders", "order-created", "consumers", "linked.yaml")))
+	return dir
 }
 
 func must(t testing.TB, err error) {
@@ -411,5 +417,17 @@ func TestLoadWithoutSchemas(t *testing.T) {
 	}
 	if len(tree.Teams) != len(full.Teams) || len(tree.Entries) != len(full.Entries) {
 		t.Errorf("%d teams and %d calendar entries, want %d and %d", len(tree.Teams), len(tree.Entries), len(full.Teams), len(full.Entries))
+	}
+}
+
+// TestDirSourceReadsWithoutSpareCapacity: a loaded tree keeps the bytes of every
+// schema, so a file is read into a slice of its size (a bytes.Buffer read doubled it).
+func TestDirSourceReadsWithoutSpareCapacity(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "s.avsc"), []byte(strings.Repeat("x", 3000)), 0o644))
+	data, err := NewDirSource(dir).ReadFile("s.avsc", MaxSchemaBytes)
+	must(t, err)
+	if len(data) != 3000 || cap(data) != len(data) {
+		t.Errorf("read %d bytes into a slice of capacity %d", len(data), cap(data))
 	}
 }

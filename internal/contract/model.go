@@ -188,10 +188,16 @@ type Subject struct {
 	// KeyPos locates the keys of contract.yaml ("compatibility", "owner", "fields.x").
 	KeyPos map[string]Pos `json:"-"`
 
+	// subjectPos locates subject: in contract.yaml (KeyPos["subject"], kept when a
+	// lean load drops KeyPos).
+	subjectPos Pos
 	// fieldPaths are the schema's dotted field paths (at most checker.MaxFieldPaths),
 	// nil when it did not parse; fieldGraph resolves any path through its types.
-	fieldPaths []string
-	fieldGraph *checker.FieldGraph
+	// pathsDropped: a lean load (LoadForLint) dropped fieldPaths, which FieldPaths
+	// lists again from the schema.
+	fieldPaths   []string
+	fieldGraph   *checker.FieldGraph
+	pathsDropped bool
 	// undocumented lists the top-level fields the schema leaves without doc, for
 	// the load's checks only.
 	undocumented []item
@@ -232,7 +238,15 @@ func (s *Subject) ContractPath() string { return s.Dir + "/" + ContractFile }
 // FieldPaths returns the schema's dotted field paths, sorted, or nil when the schema
 // did not parse. The list stops at checker.MaxFieldPaths (the load then warns on the
 // schema file); HasFieldPath resolves every path.
-func (s *Subject) FieldPaths() []string { return s.fieldPaths }
+func (s *Subject) FieldPaths() []string {
+	if s.pathsDropped {
+		return s.pathsAgain()
+	}
+	return s.fieldPaths
+}
+
+// hasFieldPaths reports whether FieldPaths is not nil, without listing them.
+func (s *Subject) hasFieldPaths() bool { return s.fieldPaths != nil || s.pathsDropped }
 
 // HasFieldPath reports whether a dotted path names a field of the schema, walking the
 // schema's types (each once) rather than its list of paths.

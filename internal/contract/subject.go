@@ -78,7 +78,7 @@ func (l *loader) loadSubjectFiles(sd subjectDir, ds *Diagnostics) *Subject {
 	if o == nil {
 		return nil
 	}
-	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys}
+	s := &Subject{Dir: sd.dir, Domain: sd.domain, Name: sd.name, Tier: "standard", SignoffHours: DefaultSignoffHours, KeyPos: o.keys, subjectPos: o.keys["subject"]}
 	o.expect("contract.yaml", []string{"subject", "format", "schema", "compatibility", "owner"},
 		[]string{"tier", "topic", "signoff_hours", "description", "protobuf_rules", "message", "fields", "policy", "keys", "sla", "retention", "partitions", "rules", "compatibility_group"})
 	head := decodeHead(o, sd.domain, sd.name)
@@ -254,12 +254,7 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	if !known {
 		return
 	}
-	src := checker.Source{
-		Input:   checker.Input{Path: s.SchemaFile, Data: data},
-		Name:    strings.TrimPrefix(s.SchemaFile, ContractsDir+"/"),
-		Resolve: l.resolveProto,
-		Record:  s.Message,
-	}
+	src := l.schemaSource(s.SchemaFile, s.Message, data)
 	parse := func() (checker.Schema, error) { return eng.Parse(src) }
 	// The parsed schema is dropped at the end and parsed again on demand
 	// (Subject.Schema): most callers need only the field paths of most subjects. The
@@ -293,6 +288,30 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 	l.recordFacts(s, sf, data, facts)
 	if l.keep[s.Dir] {
 		s.once.Do(func() { s.schema = sch })
+	}
+}
+
+// schemaSource is what an engine parses: a schema file of the tree, its imports
+// read through resolveProto.
+func (l *loader) schemaSource(file, record string, data []byte) checker.Source {
+	return checker.Source{
+		Input:   checker.Input{Path: file, Data: data},
+		Name:    strings.TrimPrefix(file, ContractsDir+"/"),
+		Resolve: l.resolveProto,
+		Record:  record,
+	}
+}
+
+// reparse parses a subject's schema from its file again, for a subject whose text
+// was dropped (LoadForLint); the subject's schema parsed at load.
+func (l *loader) reparse(s *Subject) func() (checker.Schema, error) {
+	eng, file, record := s.Engine(), s.SchemaFile, s.Message
+	return func() (checker.Schema, error) {
+		data, err := l.src.ReadFile(file, MaxSchemaBytes)
+		if err != nil {
+			return nil, fmt.Errorf("read %s again: %w", file, err)
+		}
+		return eng.Parse(l.schemaSource(file, record, data))
 	}
 }
 

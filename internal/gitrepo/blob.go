@@ -63,26 +63,40 @@ func ReadBlob(s storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]byt
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	defer r.Close()
-	// Exactly the size the header gives: callers keep these bytes (a loaded tree
-	// holds every schema text), so no spare capacity. A content longer than its
-	// header is read on, within the limit.
-	data := make([]byte, o.Size())
-	n, err := io.ReadFull(r, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	data, n, err := ReadSized(r, o.Size(), limit)
+	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	if n < len(data) {
-		return data[:n], nil
+	if n > limit {
+		return nil, &TooLargeError{Hash: h, Size: n, Limit: limit}
+	}
+	return data, nil
+}
+
+// ReadSized reads r, which announces size bytes (an object's header, a file's stat),
+// into a slice of exactly that many: callers keep these bytes (a loaded tree holds
+// every schema text), so there is no spare capacity to carry. A content shorter than
+// announced is returned as it is; a longer one is read on, through an io.LimitReader,
+// up to limit+1 bytes. n counts the bytes read; when it is over limit, data is nil.
+func ReadSized(r io.Reader, size, limit int64) (data []byte, n int64, err error) {
+	data = make([]byte, min(size, limit+1))
+	got, err := io.ReadFull(r, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, int64(got), err
+	}
+	if got < len(data) {
+		return data[:got], int64(got), nil
 	}
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1-int64(n))); err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1-int64(got))); err != nil {
+		return nil, int64(got), err
+	}
+	n = int64(got + buf.Len())
+	if n > limit {
+		return nil, n, nil
 	}
 	if buf.Len() == 0 {
-		return data, nil
+		return data, n, nil
 	}
-	if size := int64(n + buf.Len()); size > limit {
-		return nil, &TooLargeError{Hash: h, Size: size, Limit: limit}
-	}
-	return append(data, buf.Bytes()...), nil
+	return append(data, buf.Bytes()...), n, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5"
@@ -159,5 +160,30 @@ func TestReadBlobWithinTheLimit(t *testing.T) {
 	}
 	if _, err := ReadBlob(r.Storer, plumbing.NewHash("0123456789012345678901234567890123456789"), 10); err == nil {
 		t.Error("a missing blob was read")
+	}
+}
+
+// TestReadSized reads contents shorter than, as long as and longer than announced:
+// the slice is exactly as long as its capacity (a tree keeps these bytes), and more
+// than the limit is refused with the count seen.
+func TestReadSized(t *testing.T) {
+	for _, c := range []struct {
+		content     string
+		size, limit int64
+		wantN       int64
+		want        string
+	}{
+		{"abcdef", 6, 10, 6, "abcdef"},
+		{"abc", 6, 10, 3, "abc"},             // shrank since its size was read
+		{"abcdefghi", 6, 10, 9, "abcdefghi"}, // grew
+		{"abcdefghijkl", 6, 10, 11, ""},      // grew past the limit: limit+1 read
+	} {
+		data, n, err := ReadSized(strings.NewReader(c.content), c.size, c.limit)
+		if err != nil || n != c.wantN || string(data) != c.want {
+			t.Errorf("ReadSized(%q, %d, %d) = %q, %d, %v; want %q, %d", c.content, c.size, c.limit, data, n, err, c.want, c.wantN)
+		}
+		if int64(len(c.content)) == c.size && cap(data) != len(data) {
+			t.Errorf("ReadSized(%q): capacity %d for %d bytes", c.content, cap(data), len(data))
+		}
 	}
 }

@@ -73,24 +73,35 @@ func ExampleFiles(t testing.TB) map[string][]byte {
 	root := RepoRoot(t)
 	files := map[string][]byte{}
 	for _, sub := range ExampleDirs {
-		err := filepath.WalkDir(filepath.Join(root, sub), func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			files[filepath.ToSlash(rel)] = data
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		for p, data := range ReadFiles(t, filepath.Join(root, sub)) {
+			files[sub+"/"+p] = data
 		}
+	}
+	return files
+}
+
+// ReadFiles reads the files under dir into memory, keyed by slash-separated paths
+// relative to dir (the files of a contract.Overlay).
+func ReadFiles(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return files
 }

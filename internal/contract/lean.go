@@ -1,0 +1,89 @@
+package contract
+
+import (
+	"sort"
+	"strings"
+)
+
+// LoadForLint reads and validates the whole tree of src as Load does, with the same
+// diagnostics, through the parse cache c when it is not nil (LoadCached), but keeps of
+// each subject only what the checks after it and lint's summary need: once a
+// subject's own checks are done, its schema text, its list of field paths, the
+// positions of its keys, its fields: entries other than deprecations, and its
+// consumers' descriptions, SQL texts, lineage mappings and key positions (all but
+// produces:'s) are dropped, and its consumers' reads unless a deprecated field of the
+// subject names a replacement (the dual-write check reads them). What stays is the
+// subject's names, its field graph (HasFieldPath), the lineage's targets and what
+// the tree-wide checks report on. Subject.Schema and FieldPaths still work: they read
+// the schema file again. Issue 31: the tree that stays live is what the collector
+// walks on every cycle; at 50,000 subjects Load keeps about 690 MB live, LoadForLint
+// about a third of it.
+func LoadForLint(src Source, c *ParseCache) (*Tree, error) {
+	return (&loader{src: src, parses: c, lean: true}).load()
+}
+
+// slim drops from a loaded subject what no check after its own needs (LoadForLint).
+func (l *loader) slim(s *Subject) {
+	s.SchemaText = nil
+	if s.parse != nil {
+		s.parse = l.reparse(s)
+	}
+	s.KeyPos = nil
+	if s.fieldPaths != nil && s.fieldGraph != nil {
+		s.fieldPaths, s.pathsDropped = nil, true
+	}
+	s.FieldPos = nil
+	s.Description = ""
+	replaced := false
+	for name, m := range s.Fields {
+		switch {
+		case m.Deprecated == nil:
+			delete(s.Fields, name)
+		case m.Deprecated.Replacement != "":
+			replaced = true
+		}
+	}
+	if len(s.Fields) == 0 {
+		s.Fields = nil
+	}
+	for _, c := range s.Consumers {
+		c.Description, c.SQLText = "", nil
+		c.KeyPos = keepKeys(c.KeyPos, func(k string) bool { return strings.HasPrefix(k, "produces.") })
+		for target := range c.Produces {
+			c.Produces[target] = nil // the lineage cycles need the targets only
+		}
+		if !replaced {
+			c.Reads, c.ReadPos = nil, nil
+		}
+	}
+}
+
+// pathsAgain lists the field paths of a subject whose list a lean load dropped, from
+// its schema parsed again, sorted as the load sorted them.
+func (s *Subject) pathsAgain() []string {
+	sch, err := s.Schema()
+	if err != nil {
+		return nil
+	}
+	paths := sch.FieldPaths()
+	if !sort.StringsAreSorted(paths) {
+		paths = append([]string(nil), paths...)
+		sort.Strings(paths)
+	}
+	return paths
+}
+
+// keepKeys returns the entries of m whose key keep accepts, in a map of their size
+// (nil for none).
+func keepKeys(m map[string]Pos, keep func(string) bool) map[string]Pos {
+	var out map[string]Pos
+	for k, p := range m {
+		if keep(k) {
+			if out == nil {
+				out = map[string]Pos{}
+			}
+			out[k] = p
+		}
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package contract
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/synth"
+	"github.com/contractbot/contractbot/internal/testutil"
+)
+
+// TestLoadForLintReportsAsLoad loads trees with every kind of mistake, the example
+// tree with each proposed change of examples/changes laid over it, and a generated
+// tree, both with Load and LoadForLint (with and without a parse cache): the
+// diagnostics and the counts lint prints are the same, each lean subject holds no
+// schema text and no key position but subject:'s, and its schema still parses to the
+// same field paths.
+func TestLoadForLintReportsAsLoad(t *testing.T) {
+	root := testutil.RepoRoot(t)
+	synthDir := t.TempDir()
+	if _, err := synth.WriteTree(synthDir, synth.Options{Subjects: 60, ConsumersPerSubject: 2, Seed: 1, ProtobufShare: 0.3}); err != nil {
+		t.Fatal(err)
+	}
+	trees := map[string]Source{
+		"example":   NewDirSource(root),
+		"bad":       NewDirSource(badTree(t)),
+		"generated": NewDirSource(synthDir),
+	}
+	changes, err := os.ReadDir(filepath.Join(root, "examples", "changes"))
+	must(t, err)
+	for _, c := range changes {
+		if c.IsDir() {
+			trees["example+"+c.Name()] = &Overlay{Base: NewDirSource(root), Files: testutil.ReadFiles(t, filepath.Join(root, "examples", "changes", c.Name()))}
+		}
+	}
+	for name, src := range trees {
+		t.Run(name, func(t *testing.T) {
+			full, err := Load(src)
+			must(t, err)
+			pc := OpenParseCache(t.TempDir(), "test")
+			for _, load := range []string{"lean", "lean, cache filled", "lean, cache used"} {
+				var c *ParseCache
+				if load != "lean" {
+					c = pc
+				}
+				lean, err := LoadForLint(src, c)
+				must(t, err)
+				if got, want := formatDiagnostics(lean.Diagnostics), formatDiagnostics(full.Diagnostics); got != want {
+					t.Errorf("%s: diagnostics differ from Load's:\n--- Load\n%s--- LoadForLint\n%s", load, want, got)
+				}
+				if len(lean.Subjects) != len(full.Subjects) || len(lean.Teams) != len(full.Teams) || len(lean.Entries) != len(full.Entries) {
+					t.Fatalf("%s: %d subjects, %d teams, %d entries; Load: %d, %d, %d", load,
+						len(lean.Subjects), len(lean.Teams), len(lean.Entries), len(full.Subjects), len(full.Teams), len(full.Entries))
+				}
+				for i, s := range lean.Subjects {
+					checkLean(t, s, full.Subjects[i])
+				}
+			}
+		})
+	}
+}
+
+// checkLean compares a subject of LoadForLint with the same subject of Load.
+func checkLean(t *testing.T, s, f *Subject) {
+	t.Helper()
+	if s.Subject != f.Subject || len(s.Consumers) != len(f.Consumers) {
+		t.Fatalf("subject %s with %d consumers; Load: %s with %d", s.Subject, len(s.Consumers), f.Subject, len(f.Consumers))
+	}
+	if s.SchemaText != nil || len(s.KeyPos) > 1 || s.FieldPos != nil {
+		t.Errorf("%s: the lean subject keeps %d bytes of schema, %d key positions, %d field positions", s.Subject, len(s.SchemaText), len(s.KeyPos), len(s.FieldPos))
+	}
+	for _, c := range s.Consumers {
+		for k := range c.KeyPos {
+			if _, isProduces := c.Produces[k[len("produces."):]]; len(k) < len("produces.") || !isProduces {
+				t.Errorf("%s: the lean consumer keeps the position of %s", c.File, k)
+			}
+		}
+	}
+	if !slices.Equal(s.FieldPaths(), f.FieldPaths()) {
+		t.Errorf("%s: field paths %v, Load's %v", s.Subject, s.FieldPaths(), f.FieldPaths())
+	}
+	want, ferr := f.Schema()
+	got, err := s.Schema()
+	if (err == nil) != (ferr == nil) {
+		t.Fatalf("%s: Schema() error %v, Load's %v", s.Subject, err, ferr)
+	}
+	if err == nil && !slices.Equal(got.FieldPaths(), want.FieldPaths()) {
+		t.Errorf("%s: the schema read again has field paths %v, Load's %v", s.Subject, got.FieldPaths(), want.FieldPaths())
+	}
+}
