@@ -100,24 +100,9 @@ standard error as file:line:column: message).`,
 			if err != nil {
 				return fail("%v", err)
 			}
-			newPath := args[len(args)-1]
-			var eng checker.Engine
-			if format == "" {
-				e, ok := formats.ByExtension(newPath)
-				if !ok {
-					return fail("%s: cannot tell the schema format from the extension; pass --format %s", newPath, strings.Join(formats.Names(), " or --format "))
-				}
-				eng = e
-			} else {
-				e, ok := formats.Lookup(format)
-				if !ok {
-					return fail("unknown --format %q: use %s", strings.ToLower(format), orList(formats.Names()))
-				}
-				eng = e
-			}
-			d := eng.Describe()
-			if (rules != "" && len(d.RuleSets) == 0) || (len(protoPaths) > 0 && !d.Imports) {
-				return fail("--rules and --proto-path apply to --format %s only", orList(formatsWith(func(d checker.Description) bool { return len(d.RuleSets) > 0 && d.Imports })))
+			eng, err := compatEngine(format, args[len(args)-1], rules, protoPaths, flagWords)
+			if err != nil {
+				return fail("%v", err)
 			}
 			inputs := make([]checker.Input, len(args))
 			for i, p := range args {
@@ -189,4 +174,45 @@ func writeResult(w io.Writer, res *checker.Result, asJSON bool) error {
 		return checker.WriteJSON(w, res)
 	}
 	return checker.WriteText(w, res)
+}
+
+// compatWords names compat's options as the user gave them: flags on the command
+// line (flagWords), keys of a --batch line (keyWords).
+type compatWords struct {
+	format        string                      // the option naming the format
+	rulesAndPaths string                      // the options only some formats accept
+	giveFormat    func(names []string) string // how to name a format, given the formats
+}
+
+var (
+	flagWords = compatWords{format: "--format", rulesAndPaths: "--rules and --proto-path",
+		giveFormat: func(names []string) string { return "pass --format " + strings.Join(names, " or --format ") }}
+	keyWords = compatWords{format: "format", rulesAndPaths: `"rules" and "proto_paths"`,
+		giveFormat: func(names []string) string { return `set "format" to ` + orList(names) }}
+)
+
+// compatEngine picks the engine that checks the schema at newPath, the one of format
+// or else of newPath's extension, and refuses rules or import paths that engine has
+// no use for; w words the errors as the user named the options.
+func compatEngine(format, newPath, rules string, importPaths []string, w compatWords) (checker.Engine, error) {
+	var eng checker.Engine
+	if format == "" {
+		e, ok := formats.ByExtension(newPath)
+		if !ok {
+			return nil, fmt.Errorf("%s: cannot tell the schema format from the extension; %s", newPath, w.giveFormat(formats.Names()))
+		}
+		eng = e
+	} else {
+		e, ok := formats.Lookup(format)
+		if !ok {
+			return nil, fmt.Errorf("unknown %s %q: use %s", w.format, strings.ToLower(format), orList(formats.Names()))
+		}
+		eng = e
+	}
+	d := eng.Describe()
+	if (rules != "" && len(d.RuleSets) == 0) || (len(importPaths) > 0 && !d.Imports) {
+		return nil, fmt.Errorf("%s apply to %s %s only", w.rulesAndPaths, w.format,
+			orList(formatsWith(func(d checker.Description) bool { return len(d.RuleSets) > 0 && d.Imports })))
+	}
+	return eng, nil
 }

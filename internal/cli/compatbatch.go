@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/contractbot/contractbot/checker"
-	"github.com/contractbot/contractbot/checker/formats"
 )
 
 // checkPair checks one pair; tests replace it to exercise the budget.
@@ -193,23 +191,9 @@ func compatPair(p *batchPair) (*checker.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var eng checker.Engine
-	if p.Format == "" {
-		e, ok := formats.ByExtension(newIn.Path)
-		if !ok {
-			return nil, fmt.Errorf("%s: cannot tell the schema format from the extension; set \"format\" to %s", newIn.Path, orList(formats.Names()))
-		}
-		eng = e
-	} else {
-		e, ok := formats.Lookup(p.Format)
-		if !ok {
-			return nil, fmt.Errorf("unknown format %q: use %s", strings.ToLower(p.Format), orList(formats.Names()))
-		}
-		eng = e
-	}
-	d := eng.Describe()
-	if (p.Rules != "" && len(d.RuleSets) == 0) || (len(p.ProtoPaths) > 0 && !d.Imports) {
-		return nil, fmt.Errorf("\"rules\" and \"proto_paths\" apply to format %s only", orList(formatsWith(func(d checker.Description) bool { return len(d.RuleSets) > 0 && d.Imports })))
+	eng, err := compatEngine(p.Format, newIn.Path, p.Rules, p.ProtoPaths, keyWords)
+	if err != nil {
+		return nil, err
 	}
 	return eng.Compat(olds, newIn, checker.Options{Level: lvl, Rules: p.Rules, ImportPaths: p.ProtoPaths})
 }
