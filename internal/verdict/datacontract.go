@@ -60,7 +60,7 @@ func piiFields(s *contract.Subject) map[string]bool {
 // readers' teams to sign off; tags, a removed rule and a rule that takes no action
 // are SAFE. Every such change is a new registry version with the same schema.
 func dataContractChanges(t *contract.Tree, b, h *contract.Subject, sr *SubjectReport) {
-	if bytes.Equal(b.SchemaText, h.SchemaText) && (b.Owner != h.Owner || b.Tier != h.Tier || b.Topic != h.Topic || dataContractDiffers(b, h)) {
+	if bytes.Equal(b.SchemaText, h.SchemaText) && metadataChanged(b, h) {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("the schema is the same but its data contract (the registry's metadata and rules) changes: publish registers a new version of %s", sr.Subject))
 	}
 	old := map[string]contract.Rule{}

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -98,9 +97,7 @@ func changedSubjects(in Input) []*SubjectReport {
 			continue // its contract.yaml cannot be read here: a lint error, not a deletion
 		case h == nil:
 			sr = header(b, Deleted)
-		case b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility ||
-			b.Owner != h.Owner || b.Format != h.Format || b.Message != h.Message || b.ProtobufRules != h.ProtobufRules || !b.Group.Same(h.Group) ||
-			b.Tier != h.Tier || b.Topic != h.Topic || b.SignoffHours != h.SignoffHours || dataContractDiffers(b, h) || b.Policy != h.Policy || fieldMetaDiffers(b, h):
+		case changed(b, h):
 			// Judged on what changed whether or not its folder also moved (issue 25:
 			// a move must not hide a change in the same pull request).
 			sr = header(h, Modified)
@@ -172,7 +169,7 @@ func evaluateSubject(in Input, sr *SubjectReport) {
 		return
 	}
 	governance(b, h, sr)
-	if b.Digest != h.Digest || !bytes.Equal(b.SchemaText, h.SchemaText) || b.Compatibility != h.Compatibility || b.ProtobufRules != h.ProtobufRules || b.Message != h.Message || newGroup(b, h) {
+	if schemaChanged(b, h) {
 		if err := compareSchemas(in, b, h, sr); err != nil {
 			sr.Error = err.Error()
 			sr.Class = Breaking
