@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/go-git/go-git/v5"
 )
 
 // widths are the windows every page is measured at: two desktops and a phone.
@@ -34,16 +36,21 @@ var everyPage = []string{
 }
 
 // allPagesServer serves the example tree (with a second version of
-// orders.order-created-value) with a connected bot and observed lineage, so that
-// every part of every page shows.
+// orders.order-created-value, then changes) with a connected bot and observed
+// lineage, so that every part of every page shows.
 func allPagesServer(t *testing.T, signOffs SignOffSource, changes ...func(t *testing.T, dir string)) *httptest.Server {
 	t.Helper()
 	obs := &fakeObserved{}
 	for _, f := range []string{"flink-dwd-order-detail-complete.json", "spark-order-fraud-rules-complete.json"} {
 		obs.add(t, f)
 	}
+	return servePages(t, exampleRepo(t, append([]func(*testing.T, string){orderCreatedV2}, changes...)...), signOffs, obs)
+}
+
+// servePages serves the pages of repo with a sign-off source and observed lineage.
+func servePages(t *testing.T, repo *git.Repository, signOffs SignOffSource, obs ObservedLineage) *httptest.Server {
 	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: exampleRepo(t, append([]func(*testing.T, string){orderCreatedV2}, changes...)...)}, Now: func() time.Time { return pagesNow },
+	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: signOffs, Observed: obs}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -164,4 +171,34 @@ func (b window) problems() []string {
 		b.t.Fatal(err)
 	}
 	return problems
+}
+
+// TestBrowserHostileNamesAtThreeWidths measures the pages of a tree full of hostile
+// names (pages_hostile_test.go: names of 70,000 characters, markup, a right-to-left
+// override, zero-width characters) as TestBrowserEveryPageAtThreeWidths does, except
+// that a table of such names may scroll in its frame and a 40-character part that is
+// wider than its column may break: nothing may reach past its box or the window.
+func TestBrowserHostileNamesAtThreeWidths(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	obs := &fakeObserved{}
+	e := adaptedEvent(t, "spark-order-fraud-rules-complete.json")
+	e.Job.Name = script + long
+	obs.events = append(obs.events, e, adaptedEvent(t, "flink-dwd-order-detail-complete.json"))
+	srv := servePages(t, exampleRepo(t, orderCreatedV2, hostileNames), hostileSource(), obs)
+	b := window{tab{t, ctx}, srv.URL}
+	pages := append(slices.Clone(everyPage), "/subjects/orders.order-snapshot-value", "/teams/orders", subjectHref(longSubject))
+	for _, vp := range widths {
+		b.resize(vp)
+		for _, p := range pages {
+			b.open(p)
+			for _, problem := range b.problems() {
+				if !strings.HasPrefix(problem, "scrolls sideways") && !strings.HasPrefix(problem, "breaks inside a word") {
+					t.Errorf("%s at %d px: %s", p[:min(len(p), 60)], vp.w, problem)
+				}
+			}
+		}
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("the pages logged errors in the browser:\n%s", strings.Join(errs, "\n"))
+	}
 }

@@ -79,24 +79,27 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 		meta := ""
 		if kind == "consumer" {
 			meta = title // "flink-job · data-warehouse"
-			title = label + " (" + title + ")"
-		} else if o := s.tree.Subject(label); o != nil {
-			meta = o.Format + " · " + o.Owner
+			title = plainName(label) + " (" + plainName(title) + ")"
+		} else {
+			if o := s.tree.Subject(label); o != nil {
+				meta = o.Format + " · " + o.Owner
+			}
+			title = plainName(title)
 		}
 		cols[col] = append(cols[col], node{Key: key, Label: label, Title: title, Href: href, Kind: kind, Col: col, Meta: meta})
 	}
 	reads := func(c *contract.Consumer, x string) link {
 		l := link{"s:" + x, "c:" + c.File}
-		titles[l] = c.Name + " reads " + x + ": " + strings.Join(c.Reads, ", ")
+		titles[l] = plainName(c.Name) + " reads " + plainName(x) + ": " + strings.Join(plainNames(c.Reads), ", ")
 		return l
 	}
 	produces := func(c *contract.Consumer, out string) link {
 		l := link{"c:" + c.File, "s:" + out}
 		var fs []string
 		for _, f := range slices.Sorted(maps.Keys(c.Produces[out])) {
-			fs = append(fs, f+" <- "+strings.Join(c.Produces[out][f], ", "))
+			fs = append(fs, plainName(f)+" <- "+strings.Join(plainNames(c.Produces[out][f]), ", "))
 		}
-		titles[l] = c.Name + " produces " + out + ": " + strings.Join(fs, "; ")
+		titles[l] = plainName(c.Name) + " produces " + plainName(out) + ": " + strings.Join(fs, "; ")
 		return l
 	}
 	add(0, "s:"+sub.Subject, sub.Subject, subjectHref(sub.Subject), "self", sub.Subject)
@@ -203,5 +206,13 @@ func sortedProduces(c *contract.Consumer) []string {
 		out = append(out, k)
 	}
 	slices.Sort(out)
+	return out
+}
+
+func plainNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = plainName(n)
+	}
 	return out
 }

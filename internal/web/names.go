@@ -76,3 +76,7 @@ func prose(s string, n int) string {
 
 // reorders: U+202A-U+202E (embeddings and overrides), U+2066-U+2069 (isolates).
 func reorders(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }
+
+// plainName is a name inside a sentence the server writes as plain text (a tooltip of
+// the lineage graph): shortened past inert.MaxName, its invisible characters escaped.
+func plainName(s string) string { return inert.Name(inert.Visible(s)) }
