@@ -24,7 +24,8 @@ subject (or the field, and fields under or above it), and through the produces l
 of those consumers, the readers of every field derived from it, hop after hop.`,
 		Example: `  contractbot impact orders.order-created-value:amount
   contractbot impact dws.gmv-1min-value --json`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSubjectField,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			subject, field, _ := strings.Cut(args[0], ":")
 			src, err := rf.source()

@@ -47,6 +47,7 @@ or read docs/ in the project.`,
 			formatForJSON(c)
 		}
 	})
+	setCompletion(root)
 	return root
 }
 
