@@ -60,6 +60,7 @@ func newServeCmd() *cobra.Command {
 		publicURL                string
 		sampling                 serveSampleFlags
 		maxConns                 int
+		pprofAddr                string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -164,6 +165,11 @@ The routes, the environment, the permissions and every flag: docs/operations.md.
 			}
 			if err := checkPublicURL(publicURL); err != nil {
 				return err
+			}
+			if pprofAddr != "" {
+				if err := servePprof(ctx, pprofAddr, log); err != nil {
+					return err
+				}
 			}
 			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, root, publicURL, onDegraded, log)
 			if err != nil {
@@ -284,6 +290,7 @@ The routes, the environment, the permissions and every flag: docs/operations.md.
 	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
 	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with this bearer token; prefer CONTRACTBOT_LINEAGE_TOKEN (ps shows flags)")
 	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events from anyone, with no token (without a token or this flag POSTs get 403)")
+	cmd.Flags().StringVar(&pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this loopback address (127.0.0.1:6060)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
 	logs.register(cmd.Flags())
 	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch is served")
@@ -395,7 +402,7 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, 
 		}
 	}()
 	return func(mux *http.ServeMux) {
-		mux.Handle("/registry/", http.StripPrefix("/registry", reg))
+		mux.Handle("/registry/", reg.Under("/registry"))
 		feeds.Mount(mux)
 		pages.Mount(mux)
 	}, tree, pages, reg, nil

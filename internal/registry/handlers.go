@@ -150,14 +150,22 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 // getVersion answers a version; a numbered one never changes (immutable reads),
-// "latest" does.
+// "latest" does (writeLatest: revalidated by its ETag).
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 	ve := s.version(w, r)
 	if ve == nil {
 		return
 	}
+	if !serialized(r) {
+		if numbered(r) {
+			writeImmutable(w, r, ve.bodyTag, ve.body)
+		} else {
+			writeLatest(w, r, ve)
+		}
+		return
+	}
 	body, tag := ve.body, ve.bodyTag
-	if serialized(r) && ve.typ == Protobuf {
+	if ve.typ == Protobuf {
 		var ok bool
 		if body, ok = s.serializedBody(w, ve, ve.body, ve.schemaAt); !ok {
 			return

@@ -24,7 +24,9 @@ import (
 const formatSerialized = "serialized"
 
 // serialized reports whether a read asks for the serialized form.
-func serialized(r *http.Request) bool { return r.URL.Query().Get("format") == formatSerialized }
+func serialized(r *http.Request) bool {
+	return r.URL.RawQuery != "" && r.URL.Query().Get("format") == formatSerialized
+}
 
 // descriptorForm is a Protobuf version compiled once, on the first request that needs
 // it: its serialized form and its descriptor key (look-ups of serialized schemas).

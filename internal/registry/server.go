@@ -381,6 +381,9 @@ const CommitHeader = "X-Contractbot-Commit"
 
 // ServeHTTP answers one registry request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.latest(w, r, r.URL.Path) {
+		return
+	}
 	w.Header().Set(CommitHeader, s.Head())
 	if reason := s.NotReady(); reason != "" {
 		w.Header().Set("Retry-After", "5")

@@ -26,6 +26,7 @@ const DefaultLevel = "BACKWARD"
 // builds a new one and swaps it in.
 type snapshot struct {
 	head        string
+	commit      []string // the CommitHeader value: head
 	subjects    map[string]*subjectEntry
 	listBody    []byte // GET /subjects (subjects in the tree at head)
 	listAllBody []byte // GET /subjects?deleted=true
@@ -60,6 +61,9 @@ type versionEntry struct {
 	meta       *Metadata         // its data contract, also served by its id when it is the id's first version
 	group      string            // the compatibility group key its contract.yaml declares (GET /config/{s})
 	rules      *RuleSet
+	// latestHeader is Content-Length and ETag of body: the header values of the
+	// answer when it is the subject's latest version (writeLatest).
+	latestHeader []string
 }
 
 type idEntry struct {
@@ -111,7 +115,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		b.entries = map[versions.SubjectVersion]*versionEntry{}
 	}
 	names := ix.Subjects()
-	snap := &snapshot{head: ix.Head, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
+	snap := &snapshot{head: ix.Head, commit: []string{ix.Head}, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
 	var current []string
 	for _, s := range names {
 		h := ix.BySubject[s]
@@ -155,6 +159,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				ve.norm = normOf(ve.typ, v, data)
 				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(data)
+				ve.latestHeader = latestHeaderOf(ve.body, ve.bodyTag)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)

@@ -1,0 +1,569 @@
+// Command serveload measures a real `contractbot serve` process on a repository
+// against a bare net/http handler answering the same bytes (issue 31):
+//
+//	go build -o /tmp/contractbot ./cmd/contractbot
+//	go run ./cmd/serveload -bin /tmp/contractbot -repo /tmp/s100k
+//
+// It starts serve with an empty --cache-dir (cold), waits for the registry, stops it,
+// then starts it again on the cache that run left (warm) and records, from each
+// start, the first 200 of the catalog (/) and /readyz saying ready. Once the warm
+// serve is idle (the full tree loaded, the health audit done: its CPU time stops
+// growing), it reads GET /registry/subjects/{s}/versions/latest of every subject,
+// starts this program again as a bare server (another process, -bare) answering each
+// path with the bytes serve answered, and drives both with the same client: -clients
+// keep-alive connections looping over the subjects, phases of -seconds, bare then
+// serve, for -rounds rounds. It prints requests per second, mean latency and the
+// server's CPU time per request of each, the ratios (bare/serve latency, summed over
+// the rounds), serve's RSS then and its peak (VmHWM), and the machine's load.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	bare := flag.String("bare", "", "serve the bodies in `FILE` (written by serveload) on -addr and nothing else")
+	addr := flag.String("addr", "127.0.0.1:0", "with -bare: the address to listen on")
+	var o options
+	flag.StringVar(&o.bin, "bin", "contractbot", "the contractbot binary to run")
+	flag.StringVar(&o.repo, "repo", "", "the repository serve serves (`DIR`, e.g. made by synthrepo)")
+	flag.StringVar(&o.cache, "cache", "", "serve's --cache-dir (`DIR`): when it holds a cache already, the cold start is left out (default: a new one)")
+	flag.IntVar(&o.clients, "clients", 64, "concurrent client connections")
+	flag.DurationVar(&o.phase, "seconds", 3*time.Second, "length of one phase (one server, one round)")
+	flag.IntVar(&o.rounds, "rounds", 5, "rounds of bare then serve")
+	flag.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "how long to wait for serve to become idle after it is ready")
+	flag.StringVar(&o.pprof, "pprof", "", "pass --pprof-addr `ADDR` to the warm serve and save CPU profiles of the last round to -profile (serve's) and beside it (*.bare.pprof, the bare server's)")
+	flag.StringVar(&o.profile, "profile", "serve.pprof", "where -pprof saves serve's CPU profile")
+	flag.Parse()
+	if *bare != "" {
+		if err := serveBare(*bare, *addr); err != nil {
+			fmt.Fprintln(os.Stderr, "serveload:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if o.repo == "" {
+		fmt.Fprintln(os.Stderr, "serveload: name the repository with -repo DIR")
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "serveload:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	bin, repo, cache string
+	clients, rounds  int
+	phase, idle      time.Duration
+	pprof, profile   string
+}
+
+func run(o options) error {
+	work, err := os.MkdirTemp("", "serveload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	cache := o.cache
+	if cache == "" {
+		cache = filepath.Join(work, "cache")
+	}
+	fmt.Printf("load average: %s\n", loadavg())
+	if entries, _ := os.ReadDir(cache); len(entries) == 0 {
+		cold, err := start(o, work, cache, "cold", "")
+		if err != nil {
+			return err
+		}
+		fmt.Printf("cold: first page %s, registry ready %s\n", cold.first, cold.ready)
+		if err := cold.stop(); err != nil {
+			return err
+		}
+	}
+	warm, err := start(o, work, cache, "warm", o.pprof)
+	if err != nil {
+		return err
+	}
+	defer warm.stop()
+	fmt.Printf("warm: first page %s (CPU %s), registry ready %s\n", warm.first, warm.firstCPU, warm.ready)
+	idle, err := warm.waitIdle(o.idle)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("warm: idle %s after start; RSS %s\n", idle, mib(warm.rss("VmRSS")))
+	if o.pprof != "" {
+		heap := strings.TrimSuffix(o.profile, ".pprof") + ".heap.pprof"
+		if err := fetch(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", o.pprof), heap); err != nil {
+			return err
+		}
+	}
+
+	paths, bodies, err := warm.latest()
+	if err != nil {
+		return err
+	}
+	bareURL, bareProc, err := startBare(work, paths, bodies)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = bareProc.Process.Kill(); _ = bareProc.Wait() }()
+	size := 0
+	for _, b := range bodies {
+		size += len(b)
+	}
+	fmt.Printf("%d subjects, mean body %d bytes; %d clients, %s phases, %d rounds\n", len(paths), size/len(paths), o.clients, o.phase, o.rounds)
+
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(paths), func(i, j int) {
+		paths[i], paths[j] = paths[j], paths[i]
+		bodies[i], bodies[j] = bodies[j], bodies[i]
+	})
+	targets := []*target{
+		{name: "bare", base: bareURL, pid: bareProc.Process.Pid},
+		{name: "serve", base: warm.base + "/registry", pid: warm.cmd.Process.Pid},
+	}
+	for _, t := range targets {
+		t.client = newClient(o.clients)
+		if err := t.check(paths, bodies); err != nil {
+			return err
+		}
+	}
+	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for r := 1; r <= o.rounds; r++ {
+		var ph [2]phase
+		for i, t := range targets {
+			var stopProfile func() error
+			if o.pprof != "" && r == o.rounds {
+				addr, out := o.pprof, o.profile
+				if t.name == "bare" {
+					addr, out = strings.TrimPrefix(t.base, "http://"), strings.TrimSuffix(out, ".pprof")+".bare.pprof"
+				}
+				stopProfile = profile(addr, o.phase, out)
+			}
+			if ph[i], err = t.drive(paths, o.clients, o.phase); err != nil {
+				return err
+			}
+			if stopProfile != nil {
+				if err := stopProfile(); err != nil {
+					return err
+				}
+			}
+			t.sum.add(ph[i])
+		}
+		fmt.Printf("| %d | %.0f | %.0f | %s | %s | %.2f | %s, %s |\n", r, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
+			float64(ph[0].latency())/float64(ph[1].latency()), ph[0].cpuPerRequest(), ph[1].cpuPerRequest())
+	}
+	b, s := targets[0].sum, targets[1].sum
+	fmt.Printf("| all | %.0f | %.0f | %s | %s | **%.2f** | %s, %s |\n", b.rate(), s.rate(), b.latency(), s.latency(),
+		float64(b.latency())/float64(s.latency()), b.cpuPerRequest(), s.cpuPerRequest())
+	fmt.Printf("serve: RSS %s after the load, peak %s (VmHWM, since the warm start)\n", mib(warm.rss("VmRSS")), mib(warm.rss("VmHWM")))
+	fmt.Printf("load average: %s\n", loadavg())
+	return nil
+}
+
+// proc is a serve process.
+type proc struct {
+	cmd          *exec.Cmd
+	base         string
+	t0           time.Time
+	first, ready time.Duration
+	firstCPU     time.Duration
+}
+
+// start starts serve on a free loopback port and waits for its first page and its
+// registry.
+func start(o options, work, cache, label, pprofAddr string) (*proc, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(work, label+".log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	args := []string{"serve", "--repo", o.repo, "--addr", "127.0.0.1:" + port, "--cache-dir", cache}
+	if pprofAddr != "" {
+		args = append(args, "--pprof-addr", pprofAddr)
+	}
+	p := &proc{cmd: exec.Command(o.bin, args...), base: "http://127.0.0.1:" + port}
+	p.cmd.Stderr, p.cmd.Stdout = logf, logf
+	p.t0 = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	hc := &http.Client{Timeout: time.Minute}
+	if err := poll(o.idle, func() bool { st, _ := get(hc, p.base+"/"); return st == 200 }); err != nil {
+		_ = p.stop()
+		return nil, fmt.Errorf("%s serve: no first page: %w (log: %s)", label, err, logf.Name())
+	}
+	p.first, p.firstCPU = time.Since(p.t0), p.cpu()
+	if err := poll(o.idle, func() bool { _, body := get(hc, p.base+"/readyz"); return strings.HasPrefix(body, "ready") }); err != nil {
+		_ = p.stop()
+		return nil, fmt.Errorf("%s serve: registry never ready: %w (log: %s)", label, err, logf.Name())
+	}
+	p.ready = time.Since(p.t0)
+	return p, nil
+}
+
+// waitIdle waits until serve's CPU time grows by less than 2% of a core over two
+// seconds (its background loads and audit are done); it returns when that was.
+func (p *proc) waitIdle(limit time.Duration) (time.Duration, error) {
+	hc := &http.Client{Timeout: time.Minute}
+	// A subject page waits for the full tree; the health report starts the audit.
+	if names, err := p.subjects(hc); err == nil {
+		get(hc, p.base+"/subjects/"+url.PathEscape(names[0]))
+	}
+	get(hc, p.base+"/report")
+	const window = 2 * time.Second
+	err := poll(limit, func() bool {
+		c0 := p.cpu()
+		time.Sleep(window)
+		return p.cpu()-c0 < window/50
+	})
+	return time.Since(p.t0), err
+}
+
+// latest reads every subject's latest version from serve's registry.
+func (p *proc) latest() ([]string, [][]byte, error) {
+	hc := &http.Client{Timeout: time.Minute}
+	names, err := p.subjects(hc)
+	if err != nil {
+		return nil, nil, err
+	}
+	paths := make([]string, len(names))
+	bodies := make([][]byte, len(names))
+	for i, n := range names {
+		paths[i] = "/subjects/" + url.PathEscape(n) + "/versions/latest"
+		resp, err := hc.Get(p.base + "/registry" + paths[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		bodies[i], err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			return nil, nil, fmt.Errorf("GET %s: HTTP %d, %v", paths[i], resp.StatusCode, err)
+		}
+	}
+	return paths, bodies, nil
+}
+
+// subjects lists the subjects serve's registry serves.
+func (p *proc) subjects(hc *http.Client) ([]string, error) {
+	resp, err := hc.Get(p.base + "/registry/subjects")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var names []string
+	if err := json.NewDecoder(resp.Body).Decode(&names); resp.StatusCode != 200 || err != nil || len(names) == 0 {
+		return nil, fmt.Errorf("GET /registry/subjects: HTTP %d, %d subjects, %v", resp.StatusCode, len(names), err)
+	}
+	return names, nil
+}
+
+func (p *proc) stop() error {
+	if p.cmd.ProcessState != nil {
+		return nil
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(time.Minute):
+		_ = p.cmd.Process.Kill()
+		<-done
+		return errors.New("serve did not stop within a minute of SIGINT")
+	}
+}
+
+func (p *proc) cpu() time.Duration { return cpuOf(p.cmd.Process.Pid) }
+
+func (p *proc) rss(field string) int64 { return statusKB(p.cmd.Process.Pid, field) * 1024 }
+
+// target is one server under load.
+type target struct {
+	name, base string
+	pid        int
+	client     *http.Client
+	sum        phase
+}
+
+type phase struct {
+	requests int64
+	busy     time.Duration // the clients' time waiting for answers, summed
+	wall     time.Duration
+	cpu      time.Duration // the server process's CPU time
+}
+
+func (p *phase) add(q phase) {
+	p.requests += q.requests
+	p.busy += q.busy
+	p.wall += q.wall
+	p.cpu += q.cpu
+}
+
+func (p phase) rate() float64 { return float64(p.requests) / p.wall.Seconds() }
+
+func (p phase) latency() time.Duration {
+	return (p.busy / time.Duration(max(p.requests, 1))).Round(time.Microsecond)
+}
+
+func (p phase) cpuPerRequest() time.Duration {
+	return (p.cpu / time.Duration(max(p.requests, 1))).Round(100 * time.Nanosecond)
+}
+
+func newClient(clients int) *http.Client {
+	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients, DisableCompression: true}
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// check reads every path once and compares the bytes with serve's.
+func (t *target) check(paths []string, bodies [][]byte) error {
+	for i, p := range paths {
+		resp, err := t.client.Get(t.base + p)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || !bytes.Equal(b, bodies[i]) {
+			return fmt.Errorf("%s: GET %s: HTTP %d, %d bytes (want %d), %v", t.name, p, resp.StatusCode, len(b), len(bodies[i]), err)
+		}
+	}
+	return nil
+}
+
+// drive runs clients loops of GET over paths for d.
+func (t *target) drive(paths []string, clients int, d time.Duration) (phase, error) {
+	var n, busy atomic.Int64
+	var failed atomic.Value
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	cpu0, t0 := cpuOf(t.pid), time.Now()
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c * len(paths) / clients; ctx.Err() == nil; i++ {
+				s := time.Now()
+				resp, err := t.client.Get(t.base + paths[i%len(paths)])
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Store(fmt.Errorf("%s: HTTP %d", t.name, resp.StatusCode))
+					return
+				}
+				busy.Add(int64(time.Since(s)))
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	ph := phase{requests: n.Load(), busy: time.Duration(busy.Load()), wall: time.Since(t0), cpu: cpuOf(t.pid) - cpu0}
+	if err, _ := failed.Load().(error); err != nil {
+		return ph, err
+	}
+	return ph, nil
+}
+
+// profile starts fetching a CPU profile of d from a pprof listener; the returned
+// function waits for it and saves it.
+func profile(addr string, d time.Duration, out string) func() error {
+	errc := make(chan error, 1)
+	go func() {
+		errc <- fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())), out)
+	}()
+	return func() error { return <-errc }
+}
+
+// fetch saves what u answers (200) to out.
+func fetch(u, out string) error {
+	hc := &http.Client{Timeout: 5 * time.Minute}
+	resp, err := hc.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("GET %s: HTTP %d: %s", u, resp.StatusCode, b)
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, b, 0o644)
+}
+
+// startBare starts this program as the bare server of paths and bodies.
+func startBare(work string, paths []string, bodies [][]byte) (string, *exec.Cmd, error) {
+	file := filepath.Join(work, "bodies.gob")
+	m := make(map[string][]byte, len(paths))
+	for i, p := range paths {
+		m[p] = bodies[i]
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(m); err != nil {
+		return "", nil, err
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		return "", nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, "-bare", file, "-addr", "127.0.0.1:"+port)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	base := "http://127.0.0.1:" + port
+	hc := &http.Client{Timeout: time.Second}
+	if err := poll(time.Minute, func() bool { st, _ := get(hc, base+paths[0]); return st == 200 }); err != nil {
+		_ = cmd.Process.Kill()
+		return "", nil, fmt.Errorf("bare server: %w", err)
+	}
+	return base, cmd, nil
+}
+
+// serveBare is the bare handler: one map look-up and one Write, with the registry's
+// content type.
+func serveBare(file, addr string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	var m map[string][]byte
+	err = gob.NewDecoder(f).Decode(&m)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	ct := []string{"application/vnd.schemaregistry.v1+json"}
+	lengths := make(map[string][]string, len(m))
+	for p, b := range m {
+		lengths[p] = []string{strconv.Itoa(len(b))}
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := m[r.URL.Path]
+		if !ok {
+			if r.URL.Path == "/debug/pprof/profile" {
+				pprof.Profile(w, r) // for -pprof: the bare server's profile beside serve's
+				return
+			}
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		h["Content-Type"] = ct
+		h["Content-Length"] = lengths[r.URL.Path]
+		_, _ = w.Write(b)
+	})
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return srv.ListenAndServe()
+}
+
+func get(hc *http.Client, u string) (int, string) {
+	resp, err := hc.Get(u)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(b)
+}
+
+func poll(limit time.Duration, ok func() bool) error {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if ok() {
+			return nil
+		}
+	}
+	return fmt.Errorf("not within %s", limit)
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// cpuOf is a process's user and system CPU time (/proc/PID/stat, in clock ticks of
+// 1/100 s on Linux).
+func cpuOf(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which may hold spaces, start after ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// statusKB reads a kB field of /proc/PID/status (VmRSS, VmHWM).
+func statusKB(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, rest, ok := strings.Cut(line, ":"); ok && name == field {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
+
+func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
