@@ -85,7 +85,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	cache := o.cache
 	if cache == "" {
 		cache = filepath.Join(work, "cache")
@@ -105,7 +105,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	defer warm.stop()
+	defer func() { _ = warm.stop() }()
 	fmt.Printf("warm: first page %s (CPU %s), registry ready %s\n", warm.first, warm.firstCPU, warm.ready)
 	idle, err := warm.waitIdle(o.idle)
 	if err != nil {
@@ -202,7 +202,7 @@ func start(o options, work, cache, label, pprofAddr string) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer logf.Close()
+	defer func() { _ = logf.Close() }()
 	args := []string{"serve", "--repo", o.repo, "--addr", "127.0.0.1:" + port, "--cache-dir", cache}
 	if pprofAddr != "" {
 		args = append(args, "--pprof-addr", pprofAddr)
@@ -262,8 +262,11 @@ func (p *proc) latest() ([]string, [][]byte, error) {
 		}
 		bodies[i], err = io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			return nil, nil, fmt.Errorf("GET %s: HTTP %d, %v", paths[i], resp.StatusCode, err)
+		if err != nil {
+			return nil, nil, fmt.Errorf("GET %s: %w", paths[i], err)
+		}
+		if resp.StatusCode != 200 {
+			return nil, nil, fmt.Errorf("GET %s: HTTP %d", paths[i], resp.StatusCode)
 		}
 	}
 	return paths, bodies, nil
@@ -277,8 +280,11 @@ func (p *proc) subjects(hc *http.Client) ([]string, error) {
 	}
 	defer resp.Body.Close()
 	var names []string
-	if err := json.NewDecoder(resp.Body).Decode(&names); resp.StatusCode != 200 || err != nil || len(names) == 0 {
-		return nil, fmt.Errorf("GET /registry/subjects: HTTP %d, %d subjects, %v", resp.StatusCode, len(names), err)
+	if err := json.NewDecoder(resp.Body).Decode(&names); err != nil {
+		return nil, fmt.Errorf("GET /registry/subjects: HTTP %d: %w", resp.StatusCode, err)
+	}
+	if resp.StatusCode != 200 || len(names) == 0 {
+		return nil, fmt.Errorf("GET /registry/subjects: HTTP %d, %d subjects", resp.StatusCode, len(names))
 	}
 	return names, nil
 }
@@ -288,8 +294,8 @@ func (p *proc) stop() error {
 		return nil
 	}
 	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -350,8 +356,11 @@ func (t *target) check(paths []string, bodies [][]byte) error {
 		}
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 || !bytes.Equal(b, bodies[i]) {
-			return fmt.Errorf("%s: GET %s: HTTP %d, %d bytes (want %d), %v", t.name, p, resp.StatusCode, len(b), len(bodies[i]), err)
+		if err != nil {
+			return fmt.Errorf("%s: GET %s: %w", t.name, p, err)
+		}
+		if resp.StatusCode != 200 || !bytes.Equal(b, bodies[i]) {
+			return fmt.Errorf("%s: GET %s: HTTP %d, %d bytes, not the %d serve answered", t.name, p, resp.StatusCode, len(b), len(bodies[i]))
 		}
 	}
 	return nil
@@ -468,7 +477,7 @@ func serveBare(file, addr string) error {
 	}
 	var m map[string][]byte
 	err = gob.NewDecoder(f).Decode(&m)
-	f.Close()
+	_ = f.Close()
 	if err != nil {
 		return err
 	}
@@ -520,7 +529,7 @@ func freePort() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	_, port, err := net.SplitHostPort(l.Addr().String())
 	return port, err
 }
