@@ -77,6 +77,8 @@ type Bot struct {
 	// is evaluated again (DefaultSlackRetry when 0; slackretry.go).
 	SlackRetry   time.Duration
 	slackRetries slackRetries
+	// pushes: where each branch was before the pushes whose jobs wait (push.go).
+	pushes pushesSeen
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
 	// reports (a mirror, or a local path in tests).
 	CloneURL func(owner, repo string) string

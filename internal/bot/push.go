@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -34,6 +36,7 @@ type Publishing struct {
 // pushEvent is the part of a push payload the bot reads.
 type pushEvent struct {
 	Ref        string `json:"ref"`
+	Before     string `json:"before"`
 	After      string `json:"after"`
 	Repository struct {
 		Name          string `json:"name"`
@@ -50,10 +53,10 @@ type pushEvent struct {
 	} `json:"installation"`
 }
 
-// routePush handles a push to a branch: the open pull requests into it are judged
-// again (what merging does to the branch changed: a consumer, a team, a freeze may
-// have been added), and a push to the default branch is published (with
-// --publish-events).
+// routePush handles a push to a branch: the open pull requests into it whose verdict
+// reads what the push changed are judged again (what merging does to the branch
+// changed: a consumer, a team, a freeze may have been added; push_scope.go), and a
+// push to the default branch is published (with --publish-events).
 func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 	var ev pushEvent
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
@@ -81,8 +84,9 @@ func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 		key = owner + "/" + repo + "#publish"
 	}
 	pushed := pushTarget{owner: owner, repo: repo, sha: ev.After, url: ev.Repository.CloneURL, html: ev.Repository.HTMLURL, installation: ev.Installation.ID}
+	b.pushes.arrived(key, ev.Before)
 	return &server.Job{Key: key, Run: func(ctx context.Context) error {
-		b.judgeAgain(ctx, owner, repo, branch, ev.Installation.ID, log)
+		b.judgeAgain(ctx, pushed, branch, b.pushes.take(key), log)
 		if !publishing {
 			return nil
 		}
@@ -93,23 +97,97 @@ func (b *Bot) routePush(d server.Delivery) (*server.Job, error) {
 	}}, nil
 }
 
-// judgeAgain queues an evaluation of every open pull request into branch, which
-// just moved: each is judged against the new tip (a consumer registered meanwhile is
-// asked). What cannot be listed or queued now, the reconcile loop catches.
-func (b *Bot) judgeAgain(ctx context.Context, owner, repo, branch string, installation int64, log *slog.Logger) {
-	gh, _, err := b.clients(ctx, owner, repo, installation)
+// judgeAgain queues an evaluation of the open pull requests into branch, which just
+// moved from before to t.sha, whose verdict reads what the push changed: each is
+// judged against the new tip (a consumer registered meanwhile is asked). What cannot
+// be listed or queued now, the reconcile loop catches.
+func (b *Bot) judgeAgain(ctx context.Context, t pushTarget, branch, before string, log *slog.Logger) {
+	gh, auth, err := b.clients(ctx, t.owner, t.repo, t.installation)
 	if err != nil {
 		log.Warn("could not judge the pull requests into the branch again; the reconcile loop will", "err", err)
 		return
 	}
-	prs, err := gh.ListOpenPullRequests(ctx, owner, repo, branch)
+	prs, err := gh.ListOpenPullRequests(ctx, t.owner, t.repo, branch)
 	if err != nil {
 		log.Warn("could not list the pull requests into the branch; the reconcile loop judges them again", "err", err)
 		return
 	}
-	for _, pr := range prs {
-		b.enqueue(ctx, b.evaluationJobFor(owner, repo, pr.Number, installation, evalOptions{}, log.With("pull_request", pr.Number)), log)
+	for _, pr := range b.touched(ctx, t, auth, before, prs, log) {
+		b.enqueue(ctx, b.evaluationJobFor(t.owner, t.repo, pr.Number, t.installation, evalOptions{}, log.With("pull_request", pr.Number)), log)
 	}
+}
+
+// touched are the pull requests among prs whose verdict reads what the push from
+// before to t.sha changed (push_scope.go); all of them when that cannot be told.
+func (b *Bot) touched(ctx context.Context, t pushTarget, auth transport.AuthMethod, before string, prs []PullRequest, log *slog.Logger) []PullRequest {
+	if len(prs) == 0 {
+		return nil
+	}
+	if !plumbing.IsHash(before) || strings.Trim(before, "0") == "" {
+		log.Info("every open pull request into the branch is judged again: the push names no earlier commit")
+		return prs
+	}
+	want := []plumbing.Hash{plumbing.NewHash(t.sha), plumbing.NewHash(before)}
+	for _, pr := range prs {
+		if plumbing.IsHash(pr.HeadSHA) {
+			want = append(want, plumbing.NewHash(pr.HeadSHA))
+		}
+	}
+	url := t.url
+	if b.CloneURL != nil {
+		url = b.CloneURL(t.owner, t.repo)
+	}
+	r, err := b.Cache.Fetch(ctx, t.owner, t.repo, url, auth, want...)
+	if err != nil {
+		log.Warn("every open pull request into the branch is judged again: what the push changed cannot be read", "err", err)
+		return prs
+	}
+	defer r.Close()
+	scope := scopeOfPush(r.Repository, plumbing.NewHash(before), plumbing.NewHash(t.sha))
+	if scope.all {
+		log.Info("every open pull request into the branch is judged again", "why", scope.why)
+		return prs
+	}
+	var out []PullRequest
+	for _, pr := range prs {
+		if ok, why := scope.affects(pr); ok {
+			log.Debug("judged again", "pull_request", pr.Number, "why", why)
+			out = append(out, pr)
+		}
+	}
+	log.Info("pull requests judged again after the push", "judged", len(out), "open", len(prs))
+	return out
+}
+
+// pushesSeen keeps, per branch, the commit the branch was at before the earliest
+// push whose job has not run yet: a newer push's job replaces a waiting one in the
+// queue, and must then judge what both pushes changed.
+type pushesSeen struct {
+	mu     sync.Mutex
+	before map[string]string
+}
+
+// arrived records a push to the branch of key from before, unless an earlier push's
+// job is still waiting.
+func (p *pushesSeen) arrived(key, before string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.before == nil {
+		p.before = map[string]string{}
+	}
+	if _, waiting := p.before[key]; !waiting {
+		p.before[key] = before
+	}
+}
+
+// take returns the commit the branch was at before the pushes not yet judged ("" when
+// unknown: every pull request is judged again).
+func (p *pushesSeen) take(key string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	before := p.before[key]
+	delete(p.before, key)
+	return before
 }
 
 type pushTarget struct {
