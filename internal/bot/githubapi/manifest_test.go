@@ -98,7 +98,7 @@ func TestAppManifest(t *testing.T) {
 	}
 
 	want := map[string]string{"metadata": "read", "contents": "read"} // every App; Git fetches
-	calls := goGithubCalls(t, ".", "..", "../../internal/cli")
+	calls := goGithubCalls(t, ".", "..", "../../cli")
 	if len(calls) == 0 {
 		t.Fatal("found no go-github calls: has the client moved?")
 	}
@@ -157,6 +157,9 @@ func goGithubCalls(t *testing.T, dirs ...string) map[string]string {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Fatalf("%s holds no Go file: has the package moved?", dir)
 		}
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
