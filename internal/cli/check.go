@@ -45,10 +45,10 @@ output can be reproduced.
 Only the subjects that changed, and the subjects their lineage reaches, are loaded, so
 the time grows with the change, not with the repository. The working tree is compared
 with HEAD as git status compares it: by the stat data in Git's index, reading only the
-files whose stat data changed, and listing the folders for new files. One part still
-reads every contract.yaml: the names of the subjects at the base; with --cache-dir they
-are kept per domain folder (by Git tree hash), and a later check reads only the domains
-that changed since.
+files whose stat data changed, and listing the folders for new files. The first check
+of a repository reads every contract.yaml for the names of the base's subjects; they
+are kept per domain folder (by Git tree hash) in .git/contractbot (or --cache-dir), and
+a later check reads only the domains that changed since.
 
 In GitHub Actions (GITHUB_ACTIONS=true without --rev, --against or --overlay; or
 --github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a
@@ -83,18 +83,24 @@ or the contract files have errors (the meaning before readiness).`,
 				return fmt.Errorf("unknown --fail-on %q: use not-ready or breaking", failOn)
 			}
 			var r *verdict.Report
+			revisions := rev != "" || against != "" || overlay != ""
+			pullRequest := inGitHub || (inGitHubActions() && !revisions)
+			quiet := false
+			if !cmd.Flags().Changed("cache-dir") && !pullRequest {
+				// A workflow's checkout is new every run: a cache there is never read.
+				cacheDir, quiet = defaultCacheDir(repoDir), true
+			}
 			if cacheDir != "" {
-				if err := contract.LoadFolderCache(cacheDir); err != nil {
+				if err := contract.LoadFolderCache(cacheDir); err != nil && !quiet {
 					fmt.Fprintf(vb.chatty(cmd.ErrOrStderr()), "contractbot: %v; continuing without it.\n", err)
 				}
 				defer func() {
-					if err := contract.SaveFolderCache(cacheDir); err != nil {
+					if err := contract.SaveFolderCache(cacheDir); err != nil && !quiet {
 						fmt.Fprintf(vb.chatty(cmd.ErrOrStderr()), "contractbot: %v; the next check reads every contract.yaml again.\n", err)
 					}
 				}()
 			}
-			revisions := rev != "" || against != "" || overlay != ""
-			if inGitHub || (inGitHubActions() && !revisions) {
+			if pullRequest {
 				if revisions {
 					return fmt.Errorf("with --github check evaluates the pull request of the workflow's event; --rev, --against and --overlay do not apply")
 				}
@@ -126,9 +132,21 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&token, "token", "", "GitHub token that reads the reviews and writes the comment and status (default $GITHUB_TOKEN)")
 	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub's REST API URL (default $GITHUB_API_URL, else https://api.github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) in this folder, so a later check reads only the domains that changed (a file of about 3 MB at 50,000 subjects; safe to delete)")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) in this folder, so a later check reads only the domains that changed (a file of about 6 MB at 100,000 subjects; safe to delete); by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
 	cmd.Flags().BoolVar(&comment, "comment", true, "in GitHub Actions, keep the sticky comment on the pull request (needs pull-requests: write and CONTRACTBOT_STATE_KEY)")
 	return cmd
+}
+
+// defaultCacheDir is where check keeps its cache when --cache-dir is not given: in the
+// repository's Git folder, which Git never reads or commits, next to its own index.
+// Outside a repository, none.
+func defaultCacheDir(repoDir string) string {
+	repo, err := gitrepo.Open(repoDir)
+	if err != nil {
+		return ""
+	}
+	defer repo.Close()
+	return filepath.Join(repo.GitDir, "contractbot")
 }
 
 // failed reports whether check exits 1 for report r: when the change is not ready to

@@ -29,3 +29,24 @@ func TestCheckCacheDir(t *testing.T) {
 		}
 	}
 }
+
+// Without --cache-dir, check keeps its cache in the repository's Git folder, where the
+// working tree's comparison with the index does not see it; --cache-dir= keeps none.
+func TestCheckCachesInGitFolder(t *testing.T) {
+	dir, _ := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/order_created.avsc"), `"name": "amount"`, `"name": "amount_total", "aliases": ["amount"]`)
+	cache := filepath.Join(dir, ".git", "contractbot", "subject-folders")
+	none, _, _ := runCLI(t, "check", "--repo", dir, "--now", "2026-12-01T09:00:00Z", "--cache-dir=")
+	if _, err := os.Stat(cache); err == nil {
+		t.Fatal("--cache-dir= wrote a cache")
+	}
+	for run := 1; run <= 2; run++ {
+		got, errOut, _ := runCLI(t, "check", "--repo", dir, "--now", "2026-12-01T09:00:00Z")
+		if got != none || errOut != "" {
+			t.Fatalf("run %d with the cache in .git:\n%s%s\nwithout:\n%s", run, got, errOut, none)
+		}
+		if _, err := os.Stat(cache); err != nil {
+			t.Fatalf("run %d wrote no cache in the Git folder: %v", run, err)
+		}
+	}
+}

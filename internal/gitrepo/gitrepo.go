@@ -32,11 +32,12 @@ import (
 // never held whole in memory by the storage (nor inflated to learn its size).
 const LargeObject = 1 << 20
 
-// Repo is an open repository; Root is its working tree ("" for a bare repository).
+// Repo is an open repository; Root is its working tree ("" for a bare repository),
+// GitDir the folder that holds its HEAD and index (a linked worktree's own).
 type Repo struct {
 	*git.Repository
-	Root  string
-	close func() error
+	Root, GitDir string
+	close        func() error
 }
 
 // Close releases the pack file descriptors.
@@ -136,5 +137,5 @@ func open(gitDir, root string, cacheBytes cache.FileSize) (*Repo, error) {
 		}
 		return nil, err
 	}
-	return &Repo{Repository: repo, Root: root, close: st.Close}, nil
+	return &Repo{Repository: repo, Root: root, GitDir: gitDir, close: st.Close}, nil
 }

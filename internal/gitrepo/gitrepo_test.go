@@ -25,8 +25,8 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if want, _ := filepath.Abs(dir); r.Root != want {
-		t.Errorf("root %q, want %q", r.Root, want)
+	if want, _ := filepath.Abs(dir); r.Root != want || r.GitDir != filepath.Join(want, ".git") {
+		t.Errorf("root %q git folder %q, want %q", r.Root, r.GitDir, want)
 	}
 	if _, err := r.Worktree(); err != nil {
 		t.Errorf("worktree: %v", err)
