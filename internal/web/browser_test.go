@@ -113,14 +113,27 @@ func (b tab) navigate(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// screenshot saves a PNG: under docs/img with -update (the README shows them),
-// else in $CONTRACTBOT_ARTIFACTS or the test's temporary folder.
+// screenshot saves a PNG a test took, for a person to look at: in
+// $CONTRACTBOT_ARTIFACTS (CI keeps them), else in the test's temporary folder.
 func screenshot(t *testing.T, name string, png []byte) {
+	t.Helper()
+	saveScreenshot(t, os.Getenv("CONTRACTBOT_ARTIFACTS"), name, png)
+}
+
+// docScreenshot saves a PNG that the docs show: under docs/img with -update, else as
+// screenshot does.
+func docScreenshot(t *testing.T, name string, png []byte) {
 	t.Helper()
 	dir := os.Getenv("CONTRACTBOT_ARTIFACTS")
 	if *update {
 		dir = filepath.Join("..", "..", "docs", "img")
-	} else if dir == "" {
+	}
+	saveScreenshot(t, dir, name, png)
+}
+
+func saveScreenshot(t *testing.T, dir, name string, png []byte) {
+	t.Helper()
+	if dir == "" {
 		dir = t.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
