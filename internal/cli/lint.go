@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,7 @@ func (r *repoFlags) source() (contract.Source, error) {
 
 func newLintCmd() *cobra.Command {
 	var rf repoFlags
-	var format, events, cacheDir string
+	var format, events, cacheDir, against string
 	var withHistory, stats bool
 	var vb verbosity
 	cmd := &cobra.Command{
@@ -73,6 +74,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 			if err != nil {
 				return err
 			}
+			explainRemovedFields(rf, against, tree)
 			if withHistory {
 				ds, err := historyDiagnostics(rf.repo)
 				if err != nil {
@@ -105,6 +107,7 @@ it is named in a warning (history-broke-level), since history cannot be rewritte
 	cmd.Flags().BoolVar(&stats, "stats", false, "also print the lineage coverage (text format; docs/lineage.md)")
 	cmd.Flags().StringVar(&events, "openlineage", "", "with --stats: compare the declared reads with the OpenLineage events of this JSON-lines file (serve's --lineage-events file, or a file transport's)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep what parsing each schema gave in this folder (by content hash, for this build of contractbot), so a later lint parses only the schemas that changed (about 10 MB at 10,000 subjects; safe to delete)")
+	cmd.Flags().StringVar(&against, "against", "", "the base a consumer file's read of a removed field is told against (default: the merge base with the default branch)")
 	vb.add(cmd, "text format: print the errors only (no warnings, no summary line, no --stats)", "text format: also list every subject read, with its folder, format, level and consumers")
 	cmd.Flags().BoolVar(&withHistory, "history", false, "also name the commits of the default branch that broke their subject's compatibility level")
 	return cmd
@@ -153,6 +156,55 @@ func loadForLint(cmd *cobra.Command, src contract.Source, cacheDir string, lean 
 		fmt.Fprintf(cmd.ErrOrStderr(), "contractbot: %v; the next lint parses every schema again.\n", err)
 	}
 	return tree, nil
+}
+
+// explainRemovedFields rewords the errors of consumer files that read a field the
+// change removes (contract.Tree.RemovedFields), the base being --against or the merge
+// base of the revision linted (HEAD for the working tree) with the default branch.
+// Best effort: without Git, or without a base, the errors keep their wording.
+func explainRemovedFields(rf repoFlags, against string, tree *contract.Tree) {
+	var dirs []string
+	for _, d := range tree.Diagnostics {
+		if d.Code != contract.CodeUnknownField || d.Field == "" {
+			continue
+		}
+		if s := tree.Subject(tree.SubjectOfConsumerFile(d.File)); s != nil && !slices.Contains(dirs, s.Dir) {
+			dirs = append(dirs, s.Dir)
+		}
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	repo, err := gitrepo.Open(rf.repo)
+	if err != nil {
+		return
+	}
+	defer repo.Close()
+	name := against
+	if against == "" {
+		rev := rf.rev
+		if rev == "" {
+			rev = "HEAD"
+		}
+		hs, err := contract.NewGitSource(repo.Repository, rev)
+		if err != nil {
+			return
+		}
+		mb, branch, err := gitrepo.MergeBase(repo.Repository, hs.Commit())
+		if err != nil {
+			return
+		}
+		against, name = mb.Hash.String(), fmt.Sprintf("%s (%.12s)", branch, mb.Hash)
+	}
+	base, err := contract.NewGitSource(repo.Repository, against)
+	if err != nil {
+		return
+	}
+	baseTree, err := contract.LoadSubjects(base, dirs, nil)
+	if err != nil {
+		return
+	}
+	tree.RemovedFields(baseTree, name)
 }
 
 // historyDiagnostics audits the default branch of the repository at dir.
