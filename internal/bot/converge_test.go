@@ -201,7 +201,7 @@ func evaluate(t *testing.T, prior map[string]verdict.TeamState, reviews []verdic
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	return verdict.Evaluate(verdict.Input{Base: bt, Head: ht, OpenedAt: at, Now: at, Prior: prior, Reviews: reviews,
+	return verdict.Assess(verdict.Input{Base: bt, Head: ht, OpenedAt: at, Now: at, Prior: prior, Reviews: reviews,
 		Members: map[string][]string{"@acme/data-warehouse": {"dana"}}})
 }
 

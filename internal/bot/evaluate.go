@@ -20,7 +20,7 @@ import (
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
-// Evaluate reads the pull request, evaluates it with the shared verdict and converges
+// Evaluate reads the pull request, assesses it with the shared verdict and converges
 // GitHub's state. It is idempotent: running it twice changes nothing the second time.
 func (b *Bot) Evaluate(ctx context.Context, owner, repo string, number int, log *slog.Logger) error {
 	return b.evaluate(ctx, owner, repo, number, 0, evalOptions{}, log)
@@ -245,10 +245,11 @@ func (b *Bot) requested(ctx context.Context, gh pullRequests, pr PullRequest, lo
 	return out
 }
 
-// assess evaluates the change once, reads the members of the teams whose sign-off
-// it requires, decides whether an override is in force, and settles the sign-offs.
+// assess judges the change once (verdict.Assess), reads the members of the teams
+// whose sign-off it requires, decides whether an override is in force, and settles
+// the sign-offs.
 func (b *Bot) assess(ctx context.Context, ev *evaluation, opt evalOptions) {
-	ev.report = verdict.Evaluate(ev.in)
+	ev.report = verdict.Assess(ev.in)
 	if handles := ev.report.TeamHandles(); len(handles) > 0 {
 		ev.in.Members = members(ctx, ev.gh, ev.loaded.Base, handles, ev.log)
 	}

@@ -159,7 +159,7 @@ func failed(r *verdict.Report, failOn string) bool {
 	return bot.Conclusion(r) != bot.ConclusionSuccess
 }
 
-// evaluateChange loads what changed between the base and the head and evaluates it.
+// evaluateChange loads what changed between the base and the head and assesses it.
 // With an overlay and no revisions, the base is the working directory as it is and
 // no Git repository is needed (its history is used when there is one).
 func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verdict.Report, error) {
@@ -204,7 +204,7 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 				return nil, err
 			}
 			if l != nil {
-				return evaluateLoaded(l, now), nil
+				return assessLoaded(l, now), nil
 			}
 		}
 		c.Base, c.Head = base, head
@@ -217,12 +217,12 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 	if err != nil {
 		return nil, err
 	}
-	return evaluateLoaded(l, now), nil
+	return assessLoaded(l, now), nil
 }
 
-// evaluateLoaded evaluates a loaded change as the bot would at its first evaluation.
-func evaluateLoaded(l *change.Loaded, now time.Time) *verdict.Report {
-	return verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now,
+// assessLoaded evaluates a loaded change as the bot would at its first evaluation.
+func assessLoaded(l *change.Loaded, now time.Time) *verdict.Report {
+	return verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now,
 		SQLBreaks: lineage.SQLBreaks(l.Base, l.Head)})
 }
 

@@ -147,7 +147,7 @@ func folderReport(t *testing.T, dir string, at time.Time) *verdict.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evaluateLoaded(l, at)
+	return assessLoaded(l, at)
 }
 
 func jsonText(t *testing.T) func(*verdict.Report) string {

@@ -38,7 +38,7 @@ func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, err
 	if err != nil {
 		return nil, err
 	}
-	r := verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: c.Committer.When.UTC()})
+	r := verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: c.Committer.When.UTC()})
 	for _, s := range r.Subjects {
 		f.subjects[s.Subject] = s
 	}

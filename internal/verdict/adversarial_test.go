@@ -71,7 +71,7 @@ func checkAdversarial(t *testing.T, seed uint64) {
 	must(t, err)
 	head, err := contract.Load(contract.MemSource(headFiles))
 	must(t, err)
-	r := Evaluate(Input{Base: base, Head: head, Author: "olivia", OpenedAt: openedAt, Now: now})
+	r := Assess(Input{Base: base, Head: head, Author: "olivia", OpenedAt: openedAt, Now: now})
 	md, txt, gh, run := Markdown(r, goldenOptions), Text(r), GitHubActions(r), CheckRunOutput(r)
 	js, err := JSON(r)
 	must(t, err)

@@ -21,7 +21,7 @@ func TestProtobufAnnotationsNameRepositoryPaths(t *testing.T) {
 	r := newScenarioRepo(t)
 	r.replace(paymentProto, "int64 user_id = 3;", "string user_id = 3;")
 	r.commit("retype user_id")
-	rep := Evaluate(r.input())
+	rep := Assess(r.input())
 	s := subjectOf(t, rep, "payments.payment-authorized-value")
 	if len(s.Findings) == 0 || len(s.Changes) == 0 {
 		t.Fatalf("no findings or changes: %+v", s)
@@ -57,7 +57,7 @@ func TestDeepReuseEvaluationIsBounded(t *testing.T) {
 	var rep *Report
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep = Evaluate(in)
+	rep = Assess(in)
 	out := GitHubActions(rep)
 	runtime.ReadMemStats(&after)
 	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 200 {
@@ -107,7 +107,7 @@ func must2(t testing.TB, err error) {
 
 // renderAll evaluates and renders in every format, as check and the bot do.
 func renderAll(t testing.TB, in Input) *Report {
-	r := Evaluate(in)
+	r := Assess(in)
 	_ = Markdown(r, goldenOptions)
 	_ = Text(r)
 	_ = GitHubActions(r)
@@ -197,7 +197,7 @@ func TestTransitiveHistoryBudget(t *testing.T) {
 		}
 		return nil
 	}
-	s := subjectOf(t, Evaluate(in), "hostile.long-history-value")
+	s := subjectOf(t, Assess(in), "hostile.long-history-value")
 	var over []checker.Finding
 	for _, f := range s.Findings {
 		if f.Rule == "HISTORY_OVER_BUDGET" {
@@ -215,7 +215,7 @@ func TestTransitiveHistoryBudget(t *testing.T) {
 	}
 	// Within the budget, the same change passes.
 	history = history[2:]
-	if s = subjectOf(t, Evaluate(in), "hostile.long-history-value"); !s.Compatible || len(s.Findings) != 0 {
+	if s = subjectOf(t, Assess(in), "hostile.long-history-value"); !s.Compatible || len(s.Findings) != 0 {
 		t.Errorf("versions 3 to 6 only: compatible %v, findings %+v", s.Compatible, s.Findings)
 	}
 	equal(t, "version range", versionRange([]int{1, 3, 4}), "versions 1, 3 and 4")

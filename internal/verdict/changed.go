@@ -9,7 +9,7 @@ import (
 // What changed about a subject from the base to the head is written here once, in
 // three parts the evaluation asks about: whether the subject changed at all
 // (changedSubjects: a Modified subject), whether its schema is checked again
-// (evaluateSubject), and whether a new registry version carries the same schema with
+// (assessSubject), and whether a new registry version carries the same schema with
 // other metadata (dataContractChanges). A folder's move is not among them: a moved
 // subject is Moved when nothing else changed.
 

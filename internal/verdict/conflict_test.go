@@ -32,7 +32,7 @@ window: {start: "2026-12-08T11:00", end: "2026-12-08T13:00", timezone: Europe/Be
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	r := Evaluate(Input{Base: bt, Head: ht, Now: at, OpenedAt: at})
+	r := Assess(Input{Base: bt, Head: ht, Now: at, OpenedAt: at})
 	var cc *CalendarCheck
 	for _, c := range r.Calendar {
 		if c.Subject == "orders.order-created-value" {

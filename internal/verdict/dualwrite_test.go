@@ -36,7 +36,7 @@ window:
 `)
 	r.commit("gmv: dual write")
 	in := r.input()
-	return Evaluate(in), in.Head
+	return Assess(in), in.Head
 }
 
 // The dual-version period (issue 33): while the window runs, check warns every reader

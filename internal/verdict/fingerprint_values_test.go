@@ -14,7 +14,7 @@ func fingerprintAfter(t *testing.T, team string, edit func(*scenarioRepo)) (*Rep
 	repo := newScenarioRepo(t)
 	edit(repo)
 	repo.commit("edit")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	return r, signOffOf(t, r, team).Fingerprint
 }
 
@@ -63,7 +63,7 @@ func TestApprovalDoesNotSurviveTeamValueChange(t *testing.T) {
 	in := repo.input()
 	in.Members = map[string][]string{"@acme/data-warehouse": {"dana"}}
 	in.Reviews = []Review{{Login: "dana", State: "APPROVED", SubmittedAt: openedAt.Add(10 * time.Minute)}}
-	r1 := Evaluate(in)
+	r1 := Assess(in)
 	equal(t, "approved", signOffOf(t, r1, "data-warehouse").Status, Approved)
 
 	repo.replace(teamsFile, `slack: "#dw-realtime-2"`, `slack: "#mallory-null"`)
@@ -73,7 +73,7 @@ func TestApprovalDoesNotSurviveTeamValueChange(t *testing.T) {
 	in2.Members, in2.Reviews = in.Members, in.Reviews
 	in2.Prior, in2.PriorHead, in2.HeadSHA = r1.State, "head1", "head2"
 	in2.Now = now.Add(time.Hour)
-	r2 := Evaluate(in2)
+	r2 := Assess(in2)
 	if st := signOffOf(t, r2, "data-warehouse").Status; st == Approved {
 		t.Errorf("dana's approval of #dw-realtime-2 carried over to #mallory-null")
 	}
@@ -111,7 +111,7 @@ func TestOwnerChangeNeedsBaseOwner(t *testing.T) {
 	repo := newScenarioRepo(t)
 	repo.replace("contracts/orders/order-created/contract.yaml", "owner: orders\n", "owner: analytics\n")
 	repo.commit("orders is analytics'")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	pcs := processOf(r, OwnerChanged)
 	if len(pcs) != 1 || pcs[0].Team != "orders" || !strings.Contains(pcs[0].Message, "from team orders to team analytics") {
 		t.Fatalf("process changes: %+v", r.Process)

@@ -21,7 +21,7 @@ func TestIndirectOwnersToldOrGated(t *testing.T) {
 	repo.commit("clickhouse-order-detail asks to sign off")
 	removeAmount(repo)
 	repo.commit("remove amount")
-	r = Evaluate(repo.input())
+	r = Assess(repo.input())
 	so := signOffOf(t, r, "analytics")
 	if len(so.For) != 1 || so.For[0].Consumer != "clickhouse-order-detail" {
 		t.Errorf("analytics signs for %+v, want clickhouse-order-detail", so.For)

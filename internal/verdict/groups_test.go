@@ -43,7 +43,7 @@ func renameGMV(t *testing.T, rules string, edit func(*scenarioRepo)) *Report {
 		r.write(gmvContract, r.read(gmvContract)+"rules:\n"+rules)
 	}
 	r.commit("gmv: group 2")
-	return Evaluate(r.input())
+	return Assess(r.input())
 }
 
 // A new major version with UPGRADE and DOWNGRADE rules naming the renamed field: no

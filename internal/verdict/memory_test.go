@@ -15,7 +15,7 @@ func TestClockStartsWhenTheRequirementAppears(t *testing.T) {
 	in := repo.input()
 	in.Prior = map[string]TeamState{} // evaluated before, nothing was required then
 	in.Now = openedAt.Add(30 * time.Hour)
-	r := Evaluate(in)
+	r := Assess(in)
 	for _, so := range r.SignOffs {
 		equal(t, so.Team+" requested", so.RequestedAt, in.Now)
 		equal(t, so.Team+" deadline", so.Deadline, in.Now.Add(24*time.Hour))
@@ -23,7 +23,7 @@ func TestClockStartsWhenTheRequirementAppears(t *testing.T) {
 	}
 	// At the first evaluation the requirement dates from the opening.
 	in.Prior = nil
-	r = Evaluate(in)
+	r = Assess(in)
 	equal(t, "first evaluation", statuses(r), map[string]Status{"data-warehouse": Overdue, "platform": Overdue})
 }
 
@@ -43,7 +43,7 @@ func TestRebuiltMemory(t *testing.T) {
 		{Login: "dana", State: "APPROVED", SubmittedAt: openedAt.Add(20 * time.Minute), CommitID: "older"},
 		{Login: "pat", State: "APPROVED", SubmittedAt: openedAt.Add(30 * time.Minute), CommitID: "head"},
 	}
-	r := Evaluate(in)
+	r := Assess(in)
 	equal(t, "statuses", statuses(r), map[string]Status{"data-warehouse": Pending, "platform": Approved})
 	dw, pl := signOffOf(t, r, "data-warehouse"), signOffOf(t, r, "platform")
 	equal(t, "platform requested from the timeline", pl.RequestedAt, openedAt.Add(10*time.Minute))
@@ -54,7 +54,7 @@ func TestRebuiltMemory(t *testing.T) {
 	equal(t, "platform approved at", pl.ApprovedAt, openedAt.Add(30*time.Minute))
 	// What a person reads: the note under the verdict, the dropped approval.
 	in.Notices = []string{"contractbot could not verify its memory of this pull request <edited>, so it rebuilt it from GitHub."}
-	writeGoldens(t, "k-rebuilt", Evaluate(in))
+	writeGoldens(t, "k-rebuilt", Assess(in))
 }
 
 // TestDroppedOnlyForTeamsThatApproved: a changed requirement says "earlier approval
@@ -67,7 +67,7 @@ func TestDroppedOnlyForTeamsThatApproved(t *testing.T) {
 	in.Prior = map[string]TeamState{"data-warehouse": {Fingerprint: "other"}, "platform": {Fingerprint: "other"}}
 	in.Members = map[string][]string{"@acme/data-warehouse": {"dana"}}
 	in.Reviews = []Review{{Login: "dana", State: "APPROVED", SubmittedAt: openedAt}}
-	r := Evaluate(in)
+	r := Assess(in)
 	if signOffOf(t, r, "data-warehouse").Dropped == "" {
 		t.Error("data-warehouse approved before the change: its approval should be reported dropped")
 	}
@@ -84,10 +84,10 @@ func BenchmarkEvaluateThenSettle(b *testing.B) {
 	in := repo.input()
 	b.Run("evaluate", func(b *testing.B) {
 		for b.Loop() {
-			Evaluate(in)
+			Assess(in)
 		}
 	})
-	r := Evaluate(in)
+	r := Assess(in)
 	in.Members = map[string][]string{"@acme/data-warehouse": {"dana"}}
 	b.Run("settle", func(b *testing.B) {
 		for b.Loop() {

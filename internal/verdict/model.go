@@ -1,6 +1,9 @@
-// Package verdict evaluates a change to a contract repository: base tree + head tree +
-// reviews + calendar + now -> report. It is pure (no I/O, no clock of its own), so the
-// CLI's `contractbot check` and the bot compute exactly the same report.
+// Package verdict assesses a change to a contract repository (Assess): base tree + head
+// tree + reviews + calendar + now -> report. It is pure (no I/O, no clock of its own),
+// so the CLI's `contractbot check` and the bot compute exactly the same report. The
+// words: to assess is this package's pure judgement; to evaluate a pull request is
+// what its callers do around it (load both trees, assess, then post or print: the
+// bot's Evaluate, check's evaluateChange).
 package verdict
 
 import (
@@ -109,7 +112,7 @@ type Override struct {
 	Waived map[string]string `json:"waived,omitempty"`
 }
 
-// Input is everything an evaluation needs. Base and Head must hold at least every
+// Input is everything an assessment needs. Base and Head must hold at least every
 // subject that changed and the subjects their lineage reaches.
 //
 // The seam between the two trees: Base is what the change is judged against and the

@@ -29,13 +29,13 @@ func TestMovedSubjectJudgedOnItsChanges(t *testing.T) {
 			stay := newScenarioRepo(t)
 			stay.replace(orderCreatedContract, tc.old, tc.new)
 			stay.commit(tc.name)
-			want := Evaluate(stay.input())
+			want := Assess(stay.input())
 
 			moved := newScenarioRepo(t)
 			must(t, os.Rename(moved.path(oldDir), moved.path(newDir)))
 			moved.replace(newDir+"/contract.yaml", tc.old, tc.new)
 			moved.commit(tc.name + ", moved")
-			got := Evaluate(moved.input())
+			got := Assess(moved.input())
 
 			equal(t, "class", got.Class, want.Class)
 			equal(t, "sign-offs", statuses(got), statuses(want))

@@ -45,7 +45,7 @@ func runRemoveSource(t *testing.T, meta, extra string, baseEdit, headEdit func(*
 	}
 	r.commit("gmv: no source")
 	in := r.input()
-	return Evaluate(in)
+	return Assess(in)
 }
 
 const deprecatedSource = `  source:
@@ -115,7 +115,7 @@ func TestDeprecatedReadNoted(t *testing.T) {
 	r.commit("deprecate buyer_count")
 	promoteOrderCount(r)
 	r.commit("promote")
-	rep := Evaluate(r.input())
+	rep := Assess(r.input())
 	s := subjectOf(t, rep, "dws.gmv-1min-value")
 	want := "consumer doris-gmv-1min (team data-warehouse) still reads buyer_count, deprecated since 2026-11-01, to be removed after 2027-03-01; it should read order_count"
 	found := false
@@ -148,7 +148,7 @@ func TestLooseningRemovalNeedsSignOff(t *testing.T) {
 			}
 			r.write(gmvContract, orig+c.head)
 			r.commit("head policy")
-			rep := Evaluate(r.input())
+			rep := Assess(r.input())
 			s := subjectOf(t, rep, "dws.gmv-1min-value")
 			var teams []string
 			for _, so := range rep.SignOffs {

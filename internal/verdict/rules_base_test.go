@@ -40,7 +40,7 @@ func TestRulesFromBaseTeamEntry(t *testing.T) {
 	in := repo.input()
 	in.Members = map[string][]string{"@acme/data-warehouse": {"dana"}}
 	in.Reviews = []Review{{Login: "mallory", State: "APPROVED", SubmittedAt: openedAt.Add(10 * time.Minute)}}
-	r := Evaluate(in)
+	r := Assess(in)
 	dw := signOffOf(t, r, "data-warehouse")
 	equal(t, "handles", dw.Handles, []string{"@acme/data-warehouse"})
 	equal(t, "status", dw.Status, Pending)
@@ -52,7 +52,7 @@ func TestRulesFromBaseTeamEntry(t *testing.T) {
 		t.Errorf("the team's sign-off is not asked for its teams.yaml entry: %+v", dw.For)
 	}
 	in.Reviews = append(in.Reviews, Review{Login: "dana", State: "APPROVED", SubmittedAt: openedAt.Add(20 * time.Minute)})
-	equal(t, "approved by the base's member", signOffOf(t, Evaluate(in), "data-warehouse").Status, Approved)
+	equal(t, "approved by the base's member", signOffOf(t, Assess(in), "data-warehouse").Status, Approved)
 	writeGoldens(t, "rules-team-entry", r)
 }
 
@@ -63,7 +63,7 @@ func TestRulesFromBaseSignoffHours(t *testing.T) {
 	removeAmount(repo)
 	repo.replace(orderCreatedContract, "signoff_hours: 24\n", "signoff_hours: 720\n")
 	repo.commit("remove amount, with 30 days to answer")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	equal(t, "deadline", signOffOf(t, r, "data-warehouse").Deadline, openedAt.Add(24*time.Hour))
 	pcs := processOf(r, SignoffHoursLengthened)
 	if len(pcs) != 1 || pcs[0].Team != "orders" || pcs[0].Subject != "orders.order-created-value" {
@@ -75,7 +75,7 @@ func TestRulesFromBaseSignoffHours(t *testing.T) {
 	repo2 := newScenarioRepo(t)
 	repo2.replace(orderCreatedContract, "signoff_hours: 24\n", "signoff_hours: 1\n")
 	repo2.commit("one hour to answer")
-	r2 := Evaluate(repo2.input())
+	r2 := Assess(repo2.input())
 	equal(t, "class", r2.Class, Compatible)
 	equal(t, "readers asked", statuses(r2), map[string]Status{"data-warehouse": Pending, "platform": Pending})
 }
@@ -92,7 +92,7 @@ func TestRulesFromBaseFreeze(t *testing.T) {
 	repo.commit("remove amount and the freeze that holds it")
 	in := repo.input()
 	in.Now = time.Date(2026, 12, 22, 9, 0, 0, 0, time.UTC) // a Tuesday inside year-end
-	r := Evaluate(in)
+	r := Assess(in)
 	i := slices.IndexFunc(r.Calendar, func(c *CalendarCheck) bool { return c.Subject == "orders.order-created-value" })
 	if i < 0 || r.Calendar[i].Freeze != "year-end" {
 		t.Fatalf("the deleted freeze does not hold the change: %+v", r.Calendar)
@@ -104,7 +104,7 @@ func TestRulesFromBaseFreeze(t *testing.T) {
 	equal(t, "platform handles", signOffOf(t, r, "platform").Handles, []string{"@acme/data-platform"})
 
 	in.AdminTeam = "@acme/contract-admins"
-	r = Evaluate(in)
+	r = Assess(in)
 	admins := signOffOf(t, r, "acme/contract-admins")
 	equal(t, "admin handles", admins.Handles, []string{"@acme/contract-admins"})
 	if !slices.ContainsFunc(admins.For, func(c ConsumerRef) bool { return c.File == freezesFile }) {
@@ -122,7 +122,7 @@ func TestRulesFromBaseFreezeShortened(t *testing.T) {
 	repo.commit("remove amount; year-end ends early")
 	in := repo.input()
 	in.Now = time.Date(2026, 12, 22, 9, 0, 0, 0, time.UTC)
-	r := Evaluate(in)
+	r := Assess(in)
 	if !slices.ContainsFunc(r.Calendar, func(c *CalendarCheck) bool { return c.Freeze == "year-end" }) {
 		t.Errorf("the shortened freeze does not hold the change: %+v", r.Calendar)
 	}
@@ -133,7 +133,7 @@ func TestRulesFromBaseFreezeShortened(t *testing.T) {
 	widened := newScenarioRepo(t)
 	widened.replace(freezesFile, `    end: "2027-01-04T08:00"`, `    end: "2027-01-11T08:00"`)
 	widened.commit("year-end lasts a week longer")
-	if r := Evaluate(widened.input()); len(r.Process) != 0 || !r.Ready {
+	if r := Assess(widened.input()); len(r.Process) != 0 || !r.Ready {
 		t.Errorf("widening a freeze needs nobody: %+v", r.Process)
 	}
 }
@@ -146,7 +146,7 @@ func TestRulesFromBaseConsumerFiles(t *testing.T) {
 	repo.replace("contracts/orders/order-created/consumers/dwd-order-detail.yaml", "owner: data-warehouse\n", "owner: analytics\n")
 	repo.replace("contracts/payments/payment-authorized/consumers/fraud-detector.yaml", "  - risk_flags\n", "")
 	repo.commit("nobody reads order-created any more")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	got := map[string]string{}
 	for _, pc := range r.Process {
 		got[pc.What+" "+pc.Consumer] = pc.Team
@@ -172,7 +172,7 @@ func TestRulesFromBaseProducers(t *testing.T) {
 	s := repo.read(fd)
 	repo.write(fd, s[:strings.Index(s, "produces:")])
 	repo.commit("a rule on scores; fraud-detector produces nothing")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	risk := signOffOf(t, r, "risk")
 	if !slices.ContainsFunc(risk.For, func(c ConsumerRef) bool {
 		return c.Consumer == "fraud-detector" && c.Subject == "risk.fraud-score-value" && strings.Contains(c.Reason, "data rule")
@@ -196,7 +196,7 @@ func TestFingerprintFromFacts(t *testing.T) {
 	for _, login := range []string{"dana", "pat", "ann", "eve", "rita"} {
 		in.Reviews = append(in.Reviews, Review{Login: login, State: "APPROVED", SubmittedAt: openedAt.Add(10 * time.Minute)})
 	}
-	r1 := Evaluate(in)
+	r1 := Assess(in)
 	if len(r1.SignOffs) < 3 {
 		t.Fatalf("sign-offs: %v", statuses(r1))
 	}
@@ -258,7 +258,7 @@ func TestFingerprintLegacyKept(t *testing.T) {
 		"platform":       {Fingerprint: "e555099c2f0a91b3", RequestedAt: openedAt},
 	}
 	in.Now = now.Add(time.Hour)
-	r := Evaluate(in)
+	r := Assess(in)
 	dw := signOffOf(t, r, "data-warehouse")
 	equal(t, "status", dw.Status, Approved)
 	equal(t, "fingerprint", dw.Fingerprint, "85679d9526279501")
@@ -283,7 +283,7 @@ func TestMeaningInContractYAML(t *testing.T) {
 			repo := newScenarioRepo(t)
 			repo.replace(orderCreatedContract, amountMeta, strings.Replace(amountMeta, tc.old, tc.new, 1))
 			repo.commit("amount's meaning")
-			r := Evaluate(repo.input())
+			r := Assess(repo.input())
 			equal(t, "class", r.Class, tc.class)
 			equal(t, "sign-offs", statuses(r), tc.teams)
 			if tc.name == "unit" {
@@ -306,7 +306,7 @@ func TestPIIMarkRemoved(t *testing.T) {
 	repo.commit("user_id is not personal")
 	in := repo.input()
 	in.AdminTeam = "acme/contract-admins"
-	r := Evaluate(in)
+	r := Assess(in)
 	equal(t, "class", r.Class, Compatible)
 	admins := signOffOf(t, r, "acme/contract-admins")
 	equal(t, "admin handles", admins.Handles, []string{"@acme/contract-admins"})
@@ -318,7 +318,7 @@ func TestPIIMarkRemoved(t *testing.T) {
 	renamed := newScenarioRepo(t)
 	renameUserID(renamed)
 	renamed.commit("user_id is buyer_id, still pii")
-	for _, so := range Evaluate(renamed.input()).SignOffs {
+	for _, so := range Assess(renamed.input()).SignOffs {
 		if so.Team == "platform" && slices.ContainsFunc(so.For, func(c ConsumerRef) bool { return strings.Contains(c.Reason, "pii") }) {
 			t.Errorf("a rename that keeps the mark asks the admin team: %+v", so.For)
 		}
@@ -331,7 +331,7 @@ func TestRulesTierDemoted(t *testing.T) {
 	repo := newScenarioRepo(t)
 	repo.replace(orderCreatedContract, "tier: core\n", "tier: standard\n")
 	repo.commit("order-created is standard")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	equal(t, "class", r.Class, Compatible)
 	equal(t, "readers asked", statuses(r), map[string]Status{"data-warehouse": Pending, "platform": Pending})
 	if g := r.Subjects[0].Governance; len(g) != 1 || !strings.Contains(g[0], "tier changes from core to standard") {
@@ -345,7 +345,7 @@ func TestRulesBrokenTeamsFile(t *testing.T) {
 	repo := newScenarioRepo(t)
 	repo.replace(teamsFile, "teams:\n", "teams: [\n")
 	repo.commit("broken teams.yaml")
-	r := Evaluate(repo.input())
+	r := Assess(repo.input())
 	if len(processOf(r, TeamRemoved)) != 0 {
 		t.Errorf("a broken teams.yaml deletes teams: %+v", r.Process)
 	}

@@ -288,19 +288,19 @@ func TestScenarioReviews(t *testing.T) {
 		{Login: "olivia", State: "APPROVED", SubmittedAt: at(10)}, // the author
 		{Login: "dana", State: "APPROVED", SubmittedAt: at(20)},
 	}
-	r := Evaluate(in)
+	r := Assess(in)
 	equal(t, "statuses after approval", statuses(r), map[string]Status{"data-warehouse": Approved, "platform": Pending})
 	equal(t, "approved by", signOffOf(t, r, "data-warehouse").ApprovedBy, "dana")
 	equal(t, "ready", r.Ready, false)
 	writeGoldens(t, "h-reviews", r)
 
 	in.Reviews = append(in.Reviews, Review{Login: "dana", State: "CHANGES_REQUESTED", SubmittedAt: at(40)})
-	r = Evaluate(in)
+	r = Assess(in)
 	equal(t, "statuses after changes requested", statuses(r), map[string]Status{"data-warehouse": Pending, "platform": Pending})
 
 	// A comment after an approval does not revoke it.
 	in.Reviews = []Review{{Login: "dana", State: "APPROVED", SubmittedAt: at(20)}, {Login: "dana", State: "COMMENTED", SubmittedAt: at(30)}}
-	r = Evaluate(in)
+	r = Assess(in)
 	equal(t, "statuses after a comment", statuses(r)["data-warehouse"], Approved)
 }
 
@@ -319,7 +319,7 @@ func TestScenarioFingerprint(t *testing.T) {
 	}
 	first := repo.input()
 	first.Members, first.Reviews = members, reviews
-	r1 := Evaluate(first)
+	r1 := Assess(first)
 	equal(t, "first statuses", statuses(r1), map[string]Status{"data-warehouse": Approved, "platform": Approved})
 	equal(t, "first ready", r1.Ready, true)
 
@@ -330,7 +330,7 @@ func TestScenarioFingerprint(t *testing.T) {
 		Members: members, Reviews: reviews, OpenedAt: openedAt, Prior: r1.State,
 		Now: now.Add(time.Hour),
 	}
-	r2 := Evaluate(second)
+	r2 := Assess(second)
 	equal(t, "second statuses", statuses(r2), map[string]Status{"data-warehouse": Approved, "platform": Pending})
 	dw, pl := signOffOf(t, r2, "data-warehouse"), signOffOf(t, r2, "platform")
 	equal(t, "data-warehouse dropped", dw.Dropped, "")
@@ -364,7 +364,7 @@ func TestScenarioDeadline(t *testing.T) {
 	repo.commit("remove amount")
 	in := repo.input()
 	in.Now = openedAt.Add(26 * time.Hour)
-	r := Evaluate(in)
+	r := Assess(in)
 	equal(t, "statuses", statuses(r), map[string]Status{"data-warehouse": Overdue, "platform": Overdue})
 	equal(t, "deadline", r.Deadline, openedAt.Add(24*time.Hour))
 	md := Markdown(r, goldenOptions)
@@ -391,7 +391,7 @@ func TestTypoInConsumerOfChangedSubjectIsLint(t *testing.T) {
 	r.replace("contracts/dw/order-detail/order_detail.avsc", `"name": "amount_cents", "type": "long"`, `"name": "amount_cents", "type": "double"`)
 	r.replace("contracts/dw/order-detail/consumers/dws-gmv-1min.yaml", "reads: [order_id, user_id,", "reads: [order_id, user_idd,")
 	r.commit("retype amount_cents, and a typo in a reader")
-	rep := Evaluate(r.input())
+	rep := Assess(r.input())
 	if len(rep.Lint) != 1 || rep.Lint[0].Code != contract.CodeUnknownField || !strings.Contains(rep.Lint[0].Message, `"user_idd"`) {
 		t.Fatalf("lint %v: want the unknown-field error of user_idd", rep.Lint)
 	}

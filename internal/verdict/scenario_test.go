@@ -151,7 +151,7 @@ func (s scenario) run(t *testing.T) *Report {
 	if s.adjust != nil {
 		s.adjust(t, r, &in)
 	}
-	return Evaluate(in)
+	return Assess(in)
 }
 
 // goldenOptions link findings to a fixed repository and commit.

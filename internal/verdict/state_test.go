@@ -41,7 +41,7 @@ func TestStateEffect(t *testing.T) {
 			}
 			promoteAmountCents(r)
 			r.commit("promote amount_cents")
-			rep := Evaluate(r.input())
+			rep := Assess(r.input())
 			s := subjectOf(t, rep, "dw.order-detail-value")
 			equal(t, "registry compatible", s.Compatible, true)
 			equal(t, "class", s.Class, c.class)
@@ -98,7 +98,7 @@ window:
   timezone: Asia/Shanghai
 `)
 	r.commit("promote with a state migration")
-	rep := Evaluate(r.input())
+	rep := Assess(r.input())
 	for _, cc := range rep.Calendar {
 		if cc.Subject == "dw.order-detail-value" && cc.StateEntry != "calendar/2026-12-09-order-detail-state.yaml" {
 			t.Errorf("state entry %q", cc.StateEntry)

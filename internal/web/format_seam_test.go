@@ -67,7 +67,7 @@ func TestFormatSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := verdict.Evaluate(verdict.Input{Base: base, Head: head, Now: pagesNow, OpenedAt: pagesNow})
+	rep := verdict.Assess(verdict.Input{Base: base, Head: head, Now: pagesNow, OpenedAt: pagesNow})
 	if len(rep.Subjects) != 1 {
 		t.Fatalf("%d changed subjects, want the toy one", len(rep.Subjects))
 	}

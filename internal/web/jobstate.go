@@ -23,7 +23,7 @@ import (
 // open pull requests that change the subject when the pages know them (the sign-off
 // source), else those of the pull requests that the subject's planned calendar
 // entries name, read from the repository's pull request refs; each is evaluated as
-// the bot evaluates it (change.Between, verdict.Evaluate, verdict.JobStateEffects)
+// the bot evaluates it (change.Between, verdict.Assess, verdict.JobStateEffects)
 // when the server's repository holds its head commit.
 type jobState struct {
 	State *contract.JobState
@@ -191,7 +191,7 @@ func (p *Pages) evaluate(s *snapshot, head string) *pendingEval {
 	var l *change.Loaded
 	if err == nil {
 		if l, err = change.Between(p.Tree.Repo, p.mergeBase(s.head, prc), h); err == nil {
-			r := verdict.Evaluate(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: p.Now(), HeadSHA: head})
+			r := verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: p.Now(), HeadSHA: head})
 			if len(r.Lint) > 0 {
 				return &pendingEval{missing: fmt.Sprintf("its head commit %s does not pass lint (%s), so its changes cannot be judged yet.", short, plural(len(r.Lint), "error"))}
 			}

@@ -13,12 +13,12 @@ import (
 	"github.com/contractbot/contractbot/internal/impact"
 )
 
-// Evaluate computes the report for a change from in.Base to in.Head.
-func Evaluate(in Input) *Report {
+// Assess computes the report for a change from in.Base to in.Head.
+func Assess(in Input) *Report {
 	r := &Report{Class: Safe, Now: in.Now, Override: in.Override}
 	changed := map[string]bool{}
 	for _, sr := range changedSubjects(in) {
-		evaluateSubject(in, sr)
+		assessSubject(in, sr)
 		r.Subjects = append(r.Subjects, sr)
 		r.Class = worst(r.Class, sr.Class)
 		if sr.Kind == Modified {
@@ -35,9 +35,9 @@ func Evaluate(in Input) *Report {
 	return r
 }
 
-// Settle works out the sign-offs of an evaluated change again from in's reviews,
+// Settle works out the sign-offs of an assessed change again from in's reviews,
 // members, prior state and override, and what blocks the merge: the second, cheap
-// step of an evaluation. The bot evaluates once with no team members, reads the
+// step of an assessment. The bot assesses once with no team members, reads the
 // members of the teams whose sign-off the report requires (TeamHandles), and settles
 // the report with them, so the schemas are compared once per event.
 func Settle(in Input, r *Report) {
@@ -126,8 +126,8 @@ func header(s *contract.Subject, k Kind) *SubjectReport {
 	}
 }
 
-// evaluateSubject fills in findings, changes, impact and class.
-func evaluateSubject(in Input, sr *SubjectReport) {
+// assessSubject fills in findings, changes, impact and class.
+func assessSubject(in Input, sr *SubjectReport) {
 	b, h := in.Base.Subject(sr.Subject), in.Head.Subject(sr.Subject)
 	if dirs := in.Head.Duplicates[sr.Subject]; len(dirs) > 1 {
 		// Two folders claim the name: which schema the registry would get depends on
