@@ -223,7 +223,7 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 	}
 	p := &publish.Publisher{
 		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: sink,
-		Marker: &statusMarker{ctx: ctx, gh: gh, owner: t.owner, repo: t.repo, self: b.Self},
+		Marker: &statusMarker{gh: gh, owner: t.owner, repo: t.repo, self: b.Self},
 		Source: strings.TrimSuffix(t.html, "/"),
 		Progress: func(s publish.Summary) {
 			log.Info("published", "commit", s.Commit, "versions", len(s.Published))
@@ -290,14 +290,13 @@ func publishedComment(s publish.Summary) string {
 // status the bot itself set (self) marks a commit published: a writer who sets
 // contractbot/publish to success by hand must not make the bot skip a merge.
 type statusMarker struct {
-	ctx         context.Context
 	gh          statuses
 	owner, repo string
 	self        string
 }
 
-func (m *statusMarker) Done(commit string) (bool, error) {
-	states, err := m.gh.CommitStatuses(m.ctx, m.owner, m.repo, commit, StatusContext, m.self)
+func (m *statusMarker) Done(ctx context.Context, commit string) (bool, error) {
+	states, err := m.gh.CommitStatuses(ctx, m.owner, m.repo, commit, StatusContext, m.self)
 	if err != nil {
 		return false, err
 	}
@@ -309,7 +308,7 @@ func (m *statusMarker) Done(commit string) (bool, error) {
 	return false, nil
 }
 
-func (m *statusMarker) Mark(commit string, s publish.Summary) error {
+func (m *statusMarker) Mark(ctx context.Context, commit string, s publish.Summary) error {
 	var parts []string
 	for _, it := range s.Published {
 		parts = append(parts, fmt.Sprintf("%s v%d id %d", it.Subject, it.Version, it.ID))
@@ -321,7 +320,7 @@ func (m *statusMarker) Mark(commit string, s publish.Summary) error {
 	if len(desc) > 140 {
 		desc = desc[:137] + "..."
 	}
-	return m.gh.CreateStatus(m.ctx, m.owner, m.repo, commit, githubapi.Status{State: "success", Context: StatusContext, Description: desc})
+	return m.gh.CreateStatus(ctx, m.owner, m.repo, commit, githubapi.Status{State: "success", Context: StatusContext, Description: desc})
 }
 
 // mergedSignOffs reads the sign-offs and the override of a merged pull request from

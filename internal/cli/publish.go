@@ -163,7 +163,7 @@ func markBaseline(w io.Writer, r *gitrepo.Repo, m *publish.FileMarker, rev, stat
 	if err != nil {
 		return fmt.Errorf("resolve --baseline %s: %w", rev, err)
 	}
-	if err := m.Mark(h.String(), publish.Summary{Commit: h.String(), Time: c.Committer.When.UTC(), Published: []publish.Item{}}); err != nil {
+	if err := m.Mark(context.Background(), h.String(), publish.Summary{Commit: h.String(), Time: c.Committer.When.UTC(), Published: []publish.Item{}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%.12s and every commit before it are marked published in %s; contractbot publish will start after it\n", h, statePath)

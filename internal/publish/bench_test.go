@@ -67,7 +67,7 @@ func BenchmarkPublish(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := m.Mark(head.ParentHashes[0].String(), Summary{}); err != nil {
+		if err := m.Mark(context.Background(), head.ParentHashes[0].String(), Summary{}); err != nil {
 			b.Fatal(err)
 		}
 		sink, err := events.OpenFile(filepath.Join(tmp, "events.jsonl"))

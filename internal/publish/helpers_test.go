@@ -172,12 +172,12 @@ type flakyMarker struct {
 	calls, failAt int
 }
 
-func (m *flakyMarker) Mark(commit string, s Summary) error {
+func (m *flakyMarker) Mark(ctx context.Context, commit string, s Summary) error {
 	m.calls++
 	if m.calls == m.failAt {
 		return errInjected
 	}
-	return m.Marker.Mark(commit, s)
+	return m.Marker.Mark(ctx, commit, s)
 }
 
 // readEvents reads a JSON-lines event file, checking every line against the JSON Schema.

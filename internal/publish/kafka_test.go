@@ -70,7 +70,7 @@ func TestPublishKafkaOutage(t *testing.T) {
 				if err == nil {
 					t.Fatal("the run finished while the cluster was down")
 				}
-				if done, _ := m.Done(head.String()); done {
+				if done, _ := m.Done(context.Background(), head.String()); done {
 					t.Fatal("the head was marked although its events were not delivered")
 				}
 				down.Store(false)

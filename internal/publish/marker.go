@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +45,7 @@ func OpenFileMarker(path string) (*FileMarker, error) {
 }
 
 // Done reports whether commit is marked.
-func (m *FileMarker) Done(commit string) (bool, error) {
+func (m *FileMarker) Done(_ context.Context, commit string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	_, ok := m.state.Commits[commit]
@@ -52,7 +53,7 @@ func (m *FileMarker) Done(commit string) (bool, error) {
 }
 
 // Mark records commit and writes the file.
-func (m *FileMarker) Mark(commit string, s Summary) error {
+func (m *FileMarker) Mark(_ context.Context, commit string, s Summary) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.state.Commits[commit] = s

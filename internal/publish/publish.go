@@ -38,10 +38,11 @@ type Registry interface {
 }
 
 // Marker remembers which commits are published. The bot's marker is the commit status
-// contractbot/publish on GitHub; the CLI's is a file (FileMarker).
+// contractbot/publish on GitHub; the CLI's is a file (FileMarker). ctx bounds the
+// call (the bot's is a GitHub request).
 type Marker interface {
-	Done(commit string) (bool, error)
-	Mark(commit string, s Summary) error
+	Done(ctx context.Context, commit string) (bool, error)
+	Mark(ctx context.Context, commit string, s Summary) error
 }
 
 // Summary is what one commit published.
@@ -104,7 +105,7 @@ func (p *Publisher) Publish(ctx context.Context, head plumbing.Hash) ([]Summary,
 	if p.Marker == nil || p.Sink == nil {
 		return nil, ErrIncomplete
 	}
-	todo, last, err := p.pending(head)
+	todo, last, err := p.pending(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +151,11 @@ func (p *Publisher) indexAt(last plumbing.Hash) (*versions.Index, error) {
 
 // pending walks back from head along first parents to the newest commit marked done
 // and returns the commits after it, oldest first, and that commit (zero when none).
-func (p *Publisher) pending(head plumbing.Hash) ([]*object.Commit, plumbing.Hash, error) {
+func (p *Publisher) pending(ctx context.Context, head plumbing.Hash) ([]*object.Commit, plumbing.Hash, error) {
 	var chain []*object.Commit
 	h := head
 	for {
-		done, err := p.Marker.Done(h.String())
+		done, err := p.Marker.Done(ctx, h.String())
 		if err != nil {
 			return nil, plumbing.ZeroHash, fmt.Errorf("read publish state of %s: %w", short(h), err)
 		}
@@ -224,7 +225,7 @@ func (p *Publisher) commit(ctx context.Context, ix *versions.Index, c *object.Co
 			sum.Published = append(sum.Published, it)
 		}
 	}
-	if err := p.Marker.Mark(sum.Commit, sum); err != nil {
+	if err := p.Marker.Mark(ctx, sum.Commit, sum); err != nil {
 		return Summary{}, fmt.Errorf("mark done: %w", err)
 	}
 	return sum, nil

@@ -283,7 +283,7 @@ func TestPublishIncompatible(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	if m, _ := OpenFileMarker(r.state); m != nil {
-		if done, _ := m.Done(head.String()); done {
+		if done, _ := m.Done(context.Background(), head.String()); done {
 			t.Error("a commit was marked although its version was refused")
 		}
 	}
