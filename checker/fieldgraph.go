@@ -51,21 +51,58 @@ func (b *GraphBuilder) Field(t int32, name string, next ...int32) {
 // schema's record or the records of its top-level union).
 func (b *GraphBuilder) Root(types ...int32) { b.g.root = append(b.g.root, types...) }
 
-// Build returns the graph; the builder must not be used afterwards.
+// Build returns the graph; the builder must not be used afterwards. The graph is a
+// few allocations whatever its size: the field names are substrings of one string,
+// and every type's names and every field's next types are windows on one slice each.
+// A loaded tree keeps the graph of every subject (contract.LoadForLint), and the
+// collector visits each object it holds on every cycle.
 func (b *GraphBuilder) Build() *FieldGraph {
-	for id, m := range b.open {
-		t := &b.g.types[id]
-		t.names = make([]string, 0, len(m))
-		for n := range m {
-			t.names = append(t.names, n)
+	fields, targets, text := 0, 0, 0
+	for _, m := range b.open {
+		for n, next := range m {
+			fields++
+			targets += len(next)
+			text += len(n)
 		}
-		sort.Strings(t.names)
-		t.next = make([][]int32, len(t.names))
-		for i, n := range t.names {
-			next := slices.Clone(m[n])
-			slices.Sort(next)
-			t.next[i] = slices.Compact(next)
+	}
+	// Each type's field names, sorted, as a window on one slice.
+	keys := make([]string, 0, fields)
+	ends := make([]int, len(b.g.types))
+	for id := range b.g.types {
+		start := len(keys)
+		for n := range b.open[int32(id)] {
+			keys = append(keys, n)
 		}
+		sort.Strings(keys[start:])
+		ends[id] = len(keys)
+	}
+	var blob strings.Builder
+	blob.Grow(text)
+	for _, n := range keys {
+		blob.WriteString(n)
+	}
+	all := blob.String()
+	names := make([]string, 0, fields)
+	nexts := make([][]int32, 0, fields)
+	flat := make([]int32, 0, targets) // never grown: the windows stay on it
+	at := 0
+	for id := range b.g.types {
+		first := len(names)
+		for _, n := range keys[first:ends[id]] {
+			names = append(names, all[at:at+len(n)])
+			at += len(n)
+			start := len(flat)
+			flat = append(flat, b.open[int32(id)][n]...)
+			slices.Sort(flat[start:])
+			flat = flat[:start+len(slices.Compact(flat[start:]))]
+			var next []int32
+			if len(flat) > start {
+				next = flat[start:len(flat):len(flat)]
+			}
+			nexts = append(nexts, next)
+		}
+		b.g.types[id].names = names[first:len(names):len(names)]
+		b.g.types[id].next = nexts[first:len(nexts):len(nexts)]
 	}
 	b.open = nil
 	return &b.g

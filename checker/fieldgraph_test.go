@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -99,5 +101,33 @@ func TestGraphOfPaths(t *testing.T) {
 	}
 	if !g.Has("b.d.e") || g.Has("a.c") {
 		t.Error("Has disagrees with the paths")
+	}
+}
+
+// TestGraphBuildAllocationsDoNotGrowWithFields: a loaded tree keeps every subject's
+// graph, and the collector visits each object it holds, so Build makes as many
+// allocations for 400 fields as for 4 (the builder's maps are garbage after it).
+func TestGraphBuildAllocationsDoNotGrowWithFields(t *testing.T) {
+	allocs := func(fields int) uint64 {
+		b := NewGraphBuilder()
+		root := b.Type()
+		for i := 0; i < fields; i++ {
+			sub := b.Type()
+			b.Field(root, fmt.Sprintf("field_%d", i), sub)
+			b.Field(sub, "leaf")
+		}
+		b.Root(root)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		g := b.Build()
+		runtime.ReadMemStats(&after)
+		if !g.Has(fmt.Sprintf("field_%d.leaf", fields-1)) {
+			t.Fatalf("the graph of %d fields lost a field", fields)
+		}
+		return after.Mallocs - before.Mallocs
+	}
+	small, large := allocs(4), allocs(400)
+	if large > small+4 {
+		t.Errorf("Build of 400 fields made %d allocations, of 4 fields %d: want about as many", large, small)
 	}
 }
