@@ -48,6 +48,13 @@ func main() {
 	flag.StringVar(&o.bin, "bin", "contractbot", "the contractbot binary to run")
 	flag.StringVar(&o.repo, "repo", "", "the repository serve serves (`DIR`, e.g. made by synthrepo)")
 	flag.StringVar(&o.cache, "cache", "", "serve's --cache-dir (`DIR`): when it holds a cache already, the cold start is left out (default: a new one)")
+	flag.Func("serve-env", "add `KEY=VALUE` to the warm serve's environment (repeat it for more), e.g. GOGC=50", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return errors.New("write KEY=VALUE")
+		}
+		o.env = append(o.env, v)
+		return nil
+	})
 	flag.IntVar(&o.clients, "clients", 64, "concurrent client connections")
 	flag.DurationVar(&o.phase, "seconds", 3*time.Second, "length of one phase (one server, one round)")
 	flag.IntVar(&o.rounds, "rounds", 5, "rounds of bare then serve")
@@ -75,6 +82,7 @@ func main() {
 
 type options struct {
 	bin, repo, cache string
+	env              []string
 	clients, rounds  int
 	phase, idle      time.Duration
 	pprof, profile   string
@@ -140,7 +148,7 @@ func run(o options) error {
 	})
 	targets := []*target{
 		{name: "bare", base: bareURL, pid: bareProc.Process.Pid},
-		{name: "serve", base: warm.base + "/registry", pid: warm.cmd.Process.Pid},
+		{name: "serve", base: warm.base + "/registry", metrics: warm.base + "/metrics", pid: warm.cmd.Process.Pid},
 	}
 	for _, t := range targets {
 		t.client = newClient(o.clients)
@@ -148,8 +156,8 @@ func run(o options) error {
 			return err
 		}
 	}
-	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve | serve's collections |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for r := 1; r <= o.rounds; r++ {
 		var ph [2]phase
 		for i, t := range targets {
@@ -171,12 +179,12 @@ func run(o options) error {
 			}
 			t.sum.add(ph[i])
 		}
-		fmt.Printf("| %d | %.0f | %.0f | %s | %s | %.2f | %s, %s |\n", r, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
-			float64(ph[0].latency())/float64(ph[1].latency()), ph[0].cpuPerRequest(), ph[1].cpuPerRequest())
+		fmt.Printf("| %d | %.0f | %.0f | %s | %s | %.2f | %s, %s | %d |\n", r, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
+			float64(ph[0].latency())/float64(ph[1].latency()), ph[0].cpuPerRequest(), ph[1].cpuPerRequest(), ph[1].gc)
 	}
 	b, s := targets[0].sum, targets[1].sum
-	fmt.Printf("| all | %.0f | %.0f | %s | %s | **%.2f** | %s, %s |\n", b.rate(), s.rate(), b.latency(), s.latency(),
-		float64(b.latency())/float64(s.latency()), b.cpuPerRequest(), s.cpuPerRequest())
+	fmt.Printf("| all | %.0f | %.0f | %s | %s | **%.2f** | %s, %s | %d |\n", b.rate(), s.rate(), b.latency(), s.latency(),
+		float64(b.latency())/float64(s.latency()), b.cpuPerRequest(), s.cpuPerRequest(), s.gc)
 	fmt.Printf("serve: RSS %s after the load, peak %s (VmHWM, since the warm start)\n", mib(warm.rss("VmRSS")), mib(warm.rss("VmHWM")))
 	fmt.Printf("load average: %s\n", loadavg())
 	return nil
@@ -209,6 +217,9 @@ func start(o options, work, cache, label, pprofAddr string) (*proc, error) {
 	}
 	p := &proc{cmd: exec.Command(o.bin, args...), base: "http://127.0.0.1:" + port}
 	p.cmd.Stderr, p.cmd.Stdout = logf, logf
+	if label == "warm" && len(o.env) > 0 {
+		p.cmd.Env = append(os.Environ(), o.env...)
+	}
 	p.t0 = time.Now()
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
@@ -313,6 +324,7 @@ func (p *proc) rss(field string) int64 { return statusKB(p.cmd.Process.Pid, fiel
 // target is one server under load.
 type target struct {
 	name, base string
+	metrics    string // serve's /metrics
 	pid        int
 	client     *http.Client
 	sum        phase
@@ -323,6 +335,7 @@ type phase struct {
 	busy     time.Duration // the clients' time waiting for answers, summed
 	wall     time.Duration
 	cpu      time.Duration // the server process's CPU time
+	gc       int           // collections serve's /metrics counted (0 for bare)
 }
 
 func (p *phase) add(q phase) {
@@ -330,6 +343,7 @@ func (p *phase) add(q phase) {
 	p.busy += q.busy
 	p.wall += q.wall
 	p.cpu += q.cpu
+	p.gc += q.gc
 }
 
 func (p phase) rate() float64 { return float64(p.requests) / p.wall.Seconds() }
@@ -345,6 +359,21 @@ func (p phase) cpuPerRequest() time.Duration {
 func newClient(clients int) *http.Client {
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients, DisableCompression: true}
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// gcCycles is go_gc_duration_seconds_count from serve's /metrics (0 for bare).
+func (t *target) gcCycles() int {
+	if t.metrics == "" {
+		return 0
+	}
+	_, body := get(t.client, t.metrics)
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
 }
 
 // check reads every path once and compares the bytes with serve's.
@@ -373,6 +402,7 @@ func (t *target) drive(paths []string, clients int, d time.Duration) (phase, err
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
+	gc0 := t.gcCycles()
 	cpu0, t0 := cpuOf(t.pid), time.Now()
 	for c := range clients {
 		wg.Add(1)
@@ -397,7 +427,7 @@ func (t *target) drive(paths []string, clients int, d time.Duration) (phase, err
 		}()
 	}
 	wg.Wait()
-	ph := phase{requests: n.Load(), busy: time.Duration(busy.Load()), wall: time.Since(t0), cpu: cpuOf(t.pid) - cpu0}
+	ph := phase{requests: n.Load(), busy: time.Duration(busy.Load()), wall: time.Since(t0), cpu: cpuOf(t.pid) - cpu0, gc: t.gcCycles() - gc0}
 	if err, _ := failed.Load().(error); err != nil {
 		return ph, err
 	}

@@ -326,12 +326,21 @@ const serveObjectCache = 8 * cache.MiByte
 // big tree needs more (gctune; GOMEMLIMIT overrides it).
 const serveMemoryLimit = 300 << 20
 
+// serveGCPercent is serve's GOGC. The collector's own goal, live heap x (1 +
+// GOGC/100), stays well under the soft limit gctune raises to Headroom x live: at
+// GOGC 100 the two met, and as the limit also counts the runtime's own memory it
+// bound first, so under load the collector ran back to back (100,000 subjects: 60%
+// of serve's CPU, the registry at 0.67 of a bare handler; docs/performance.md, "The
+// embedded registry at 100,000 subjects"). A lower GOGC also keeps the heap nearer
+// the live set, which serve holds for hours.
+const serveGCPercent = 50
+
 // serveGC tunes the collector for a process that keeps its data for hours: the
 // CLI's tuning for one short run (GOGC 400 and a 768 MiB soft limit, in main) would
 // let serve's heap grow to the limit. GOGC and GOMEMLIMIT still take precedence.
 func serveGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(serveGCPercent)
 	}
 	gctune.SoftLimit(serveMemoryLimit)
 }
@@ -397,7 +406,7 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, 
 		case <-ctx.Done():
 			return
 		}
-		if err := guard.Do(log, "loading the contract tree", func() error { _, _, err := tree.Current(); return err }); err != nil {
+		if err := guard.Do(log, "loading the contract tree", pages.LoadTree); err != nil {
 			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
 		}
 	}()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/gctune"
 )
 
 func TestServeChecksItsSettings(t *testing.T) {
@@ -146,5 +148,14 @@ func TestServeChecksPublicURL(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "--public-url") || strings.Contains(errOut, "hunter2") {
 			t.Errorf("--public-url %q: exit %d: %q", bad, code, errOut)
 		}
+	}
+}
+
+// serve's collector goal (GOGC) stays under gctune's soft limit with room for the
+// runtime's own memory, so the limit does not make the collector run back to back.
+func TestServeGCGoalUnderTheSoftLimit(t *testing.T) {
+	goal := 1 + float64(serveGCPercent)/100 // times the live heap
+	if limit := float64(gctune.Headroom); goal > 0.8*limit {
+		t.Errorf("GOGC %d makes the collector's goal %.2f x the live heap, over 80%% of the soft limit (%.0f x)", serveGCPercent, goal, limit)
 	}
 }

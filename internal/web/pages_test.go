@@ -426,6 +426,32 @@ func TestFirstCatalogPageBeforeTheTree(t *testing.T) {
 	}
 }
 
+// Once serve has loaded the full tree (LoadTree), the catalog is the full tree's and
+// the light snapshot and its summaries are let go, without waiting for a catalog
+// request.
+func TestLoadTreeLetsTheLightSnapshotGo(t *testing.T) {
+	p := &Pages{Tree: &Tree{Repo: exampleRepo(t, orderCreatedV2)}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := p.Prime(); err != nil {
+		t.Fatal(err)
+	}
+	if p.light.snap == nil || p.light.sums == nil {
+		t.Fatal("Prime made no light snapshot")
+	}
+	if err := p.LoadTree(); err != nil {
+		t.Fatal(err)
+	}
+	p.light.mu.Lock()
+	defer p.light.mu.Unlock()
+	if p.light.snap != nil || p.light.sums != nil {
+		t.Error("the light snapshot is still held after the full tree loaded")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.snap == nil {
+		t.Error("no catalog snapshot of the full tree")
+	}
+}
+
 // TestPagesShortenLongNames: a field with a 70,000-character name is listed on the
 // subject page shortened with an ellipsis, and the page still has its later sections.
 func TestPagesShortenLongNames(t *testing.T) {
