@@ -1,10 +1,6 @@
 package web
 
 import (
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -31,11 +27,7 @@ func TestREADMEScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open this repository: %v", err)
 	}
-	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Mount(mux)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := servePages(t, repo, nil, nil)
 	// The health page's history part is computed after a first request.
 	get(t, srv, "/report")
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {

@@ -95,7 +95,7 @@ const measure = `(() => {
   }
   if (document.documentElement.scrollWidth > W) problems.push("the page is " + document.documentElement.scrollWidth + " px wide");
 
-  const ids = "table.catalog tbody td, table.catalog tbody th, thead th, h1, table.fields tbody th, code:not(pre code), a[href^='/subjects/'], a[href^='/teams/'], .id";
+  const ids = "table.catalog tbody td, table.catalog tbody th, thead th, h1, table.fields tbody th, code:not(pre code), a[href^='/subjects/'], a[href^='/teams/']";
   const allowed = " \n\t._-/,";
   for (const e of document.body.querySelectorAll(ids)) {
     if (e.closest("svg") || e.getClientRects().length === 0) continue;
