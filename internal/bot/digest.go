@@ -39,7 +39,7 @@ type Digest struct {
 	Root func(ctx context.Context) (string, error)
 	// Health builds the report of the default branch's head and returns the tree it
 	// was built from (its teams.yaml says where each team's part goes).
-	Health func(ctx context.Context, now time.Time) (*report.Report, *contract.Tree, error)
+	Health func(ctx context.Context, now time.Time) (*report.Health, *contract.Tree, error)
 	// Lease is DefaultDigestLease when 0.
 	Lease time.Duration
 }

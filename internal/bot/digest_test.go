@@ -47,14 +47,14 @@ func newDigestWorld(t *testing.T) *digestWorld {
 			root, err := FirstCommit(r.Git, head)
 			return root.String(), err
 		},
-		Health: func(_ context.Context, now time.Time) (*report.Report, *contract.Tree, error) {
+		Health: func(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
 			return health(r, head, now)
 		}}
 	return w
 }
 
 // health builds the report of head as contractbot report does.
-func health(r *testutil.Repo, head plumbing.Hash, now time.Time) (*report.Report, *contract.Tree, error) {
+func health(r *testutil.Repo, head plumbing.Hash, now time.Time) (*report.Health, *contract.Tree, error) {
 	ix, err := versions.Build(r.Git, head)
 	if err != nil {
 		return nil, nil, err

@@ -56,7 +56,7 @@ in that folder, and the next report reads only the commits made since
 			if err != nil {
 				return err
 			}
-			render, ok := map[string]func(*report.Report) string{"text": report.Text, "json": report.JSON, "markdown": report.Markdown}[format]
+			render, ok := map[string]func(*report.Health) string{"text": report.Text, "json": report.JSON, "markdown": report.Markdown}[format]
 			if !ok {
 				return fmt.Errorf("unknown --format %q: use text, json or markdown", format)
 			}
@@ -144,7 +144,7 @@ func (c *reportCache) indexAndAudit(repo *gitrepo.Repo, dir, branch string, head
 // while the versions index of the history is built and audited: two handles of the
 // repository, so that the two do not wait for one lock on object reads. cache, when
 // not nil, keeps the index and the audit between runs.
-func buildReport(dir string, cache *reportCache, at time.Time) (*report.Report, error) {
+func buildReport(dir string, cache *reportCache, at time.Time) (*report.Health, error) {
 	repo, branch, head, err := openDefaultBranch(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report on %s: %w", dir, err)

@@ -22,7 +22,7 @@ func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) 
 	return bot.Digest{
 		Repo: gh,
 		Root: func(context.Context) (string, error) { return firstCommit(dir, branch) },
-		Health: func(_ context.Context, now time.Time) (*report.Report, *contract.Tree, error) {
+		Health: func(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
 			repo, err := gitrepo.Open(dir)
 			if err != nil {
 				return nil, nil, err

@@ -149,7 +149,7 @@ const notDerivedAutomation = "automation rate and sign-off latency"
 
 // SetAutomation adds the automation figures to the report; its section says what its
 // source could not tell, so the line of NotDerived about them goes.
-func (r *Report) SetAutomation(a *Automation) {
+func (r *Health) SetAutomation(a *Automation) {
 	r.Automation = a
 	r.NotDerived = slices.DeleteFunc(r.NotDerived, func(s string) bool { return strings.HasPrefix(s, notDerivedAutomation) })
 }

@@ -7,23 +7,23 @@ import (
 )
 
 // JSON renders the report as indented JSON.
-func JSON(r *Report) string {
+func JSON(r *Health) string {
 	b, _ := json.MarshalIndent(r, "", "  ")
 	return string(b) + "\n"
 }
 
 // Text renders the report for a terminal.
-func Text(r *Report) string {
+func Text(r *Health) string {
 	return render(r, false)
 }
 
 // Markdown renders the report for a page or an issue.
-func Markdown(r *Report) string {
+func Markdown(r *Health) string {
 	return render(r, true)
 }
 
 // render writes both text forms: Markdown adds headings and code spans.
-func render(r *Report, md bool) string {
+func render(r *Health, md bool) string {
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	code := func(s string) string {

@@ -9,7 +9,7 @@ import (
 // A report with empty lists says so in sentences: no heading ends in a colon with
 // nothing under it, and no jobs is "no jobs", not "0 of 0 job(s) (100%)".
 func TestTextOfAnEmptyReport(t *testing.T) {
-	r := &Report{At: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Lineage: Lineage{Coverage: 1},
+	r := &Health{At: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Lineage: Lineage{Coverage: 1},
 		NotDerived: []string{"subjects with a topic but never published: the publish marks are commit statuses on GitHub, not in the repository"}}
 	text := Text(r)
 	lines := strings.Split(text, "\n")

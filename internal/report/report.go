@@ -14,8 +14,8 @@ import (
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
-// Report is the health of a contract repository at one commit.
-type Report struct {
+// Health is the health report of a contract repository at one commit.
+type Health struct {
 	Commit   string    `json:"commit"`
 	At       time.Time `json:"at"`
 	Subjects int       `json:"subjects"`
@@ -114,8 +114,8 @@ var jobKinds = []string{"flink-job", "spark-job", "kafka-streams", "batch-job"}
 
 // Build computes the report of a tree at now, with the versions index of the default
 // branch (nil: no ages) and the audit of its history.
-func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now time.Time) *Report {
-	r := &Report{At: now, Subjects: len(tree.Subjects), Unused: []Unused{}, DeprecatedReads: []DeprecatedRead{}, Broken: broken,
+func Build(tree *contract.Tree, ix *versions.Index, broken []history.Break, now time.Time) *Health {
+	r := &Health{At: now, Subjects: len(tree.Subjects), Unused: []Unused{}, DeprecatedReads: []DeprecatedRead{}, Broken: broken,
 		NotDerived: []string{
 			"subjects with a topic but never published: the publish marks are commit statuses on GitHub, not in the repository",
 			notDerivedAutomation + ": they come from the change events log or the bot's comments on GitHub (contractbot report --events FILE or --github OWNER/NAME)",

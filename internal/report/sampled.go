@@ -25,7 +25,7 @@ type Sampled struct {
 }
 
 // SetSampled adds the section "topics whose data departs from the contract".
-func (r *Report) SetSampled(s *Sampled) { r.Sampled = s }
+func (r *Health) SetSampled(s *Sampled) { r.Sampled = s }
 
 // departingLine renders one topic of the section.
 func departingLine(d Departing, code func(string) string) string {

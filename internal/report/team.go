@@ -32,7 +32,7 @@ func (p TeamPart) Empty() bool {
 
 // ForTeams splits the report by team (the owners in tree's teams.yaml), in team id
 // order; a team the report says nothing about has an empty part.
-func ForTeams(r *Report, tree *contract.Tree) []TeamPart {
+func ForTeams(r *Health, tree *contract.Tree) []TeamPart {
 	owner := map[string]string{}
 	for _, s := range tree.Subjects {
 		owner[s.Subject] = s.Owner

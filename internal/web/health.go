@@ -158,7 +158,7 @@ var healthRows = 200
 
 type healthPage struct {
 	layout
-	R *report.Report
+	R *report.Health
 	// Day is the day the ages are counted to.
 	Day string
 	// Computing: the history audit has not finished; AuditError says why it failed.

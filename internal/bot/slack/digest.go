@@ -19,7 +19,7 @@ const digestMaxItems = 10
 // team's unused subjects, its consumers' reads of deprecated fields, the reads that
 // hold up the removal of fields it deprecated, its jobs without lineage, and its
 // subjects' history that broke their level, each with what to do.
-func DigestMessage(repo, month string, r *report.Report, team *contract.Team, p report.TeamPart) Message {
+func DigestMessage(repo, month string, r *report.Health, team *contract.Team, p report.TeamPart) Message {
 	who := ""
 	if team.Lead != nil && team.Lead.GitHub != "" {
 		who = " (lead " + slackEscape(team.Lead.GitHub) + ")"

@@ -16,7 +16,7 @@ import (
 // TestDigestMessageGolden pins a team lead's monthly digest: every section, with a
 // name that tries to inject a Slack link.
 func TestDigestMessageGolden(t *testing.T) {
-	r := &report.Report{Commit: "0123456789abcdef0123456789abcdef01234567"}
+	r := &report.Health{Commit: "0123456789abcdef0123456789abcdef01234567"}
 	team := &contract.Team{ID: "data-warehouse", Slack: "#dw-realtime", Lead: &contract.Lead{Slack: "U05DWLEAD01", GitHub: "@zhangmin"}}
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	p := report.TeamPart{Team: "data-warehouse",
@@ -41,7 +41,7 @@ func TestDigestSectionsStayWithinSlackLimits(t *testing.T) {
 	for i := range 25 {
 		p.BlackBoxes = append(p.BlackBoxes, report.Consumer{Subject: strings.Repeat("s", 300), Name: fmt.Sprintf("job-%d", i), Kind: "flink-job"})
 	}
-	msg := DigestMessage("acme/contracts", "2026-12", &report.Report{}, &contract.Team{ID: "t"}, p)
+	msg := DigestMessage("acme/contracts", "2026-12", &report.Health{}, &contract.Team{ID: "t"}, p)
 	text := msg.Blocks[1].(*slackgo.SectionBlock).Text.Text
 	if len(text) > 3000 || !strings.Contains(text, "more") {
 		t.Errorf("section of %d bytes:\n%s", len(text), text)
@@ -50,7 +50,7 @@ func TestDigestSectionsStayWithinSlackLimits(t *testing.T) {
 	for i := range p.BlackBoxes {
 		p.BlackBoxes[i].Subject = "s"
 	}
-	msg = DigestMessage("acme/contracts", "2026-12", &report.Report{}, &contract.Team{ID: "t"}, p)
+	msg = DigestMessage("acme/contracts", "2026-12", &report.Health{}, &contract.Team{ID: "t"}, p)
 	if text := msg.Blocks[1].(*slackgo.SectionBlock).Text.Text; !strings.HasSuffix(text, "… and 2 more") {
 		t.Errorf("12 black boxes:\n%s", text)
 	}
