@@ -256,9 +256,7 @@ type Input struct {
 // InputError is unusable input: a schema that does not parse, an unresolved import.
 // It carries the place so a person can fix it.
 type InputError struct {
-	File    string
-	Line    int
-	Column  int
+	located.Span
 	Message string
 }
 

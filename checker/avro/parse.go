@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/jsontext"
+	"github.com/contractbot/contractbot/checker/located"
 	"github.com/hamba/avro/v2"
 )
 
@@ -72,26 +73,26 @@ func (s *Schema) Avro() avro.Schema { return s.root }
 // column of the problem (1-based) and a sentence that says what to fix.
 func Parse(in checker.Input) (s *Schema, err error) {
 	if len(in.Data) > MaxSchemaBytes {
-		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: fmt.Sprintf(
+		return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: 1, Column: 1}, Message: fmt.Sprintf(
 			"schema is %d bytes; the limit is %d bytes (8 MiB, avro.MaxSchemaBytes): split it into smaller subjects", len(in.Data), MaxSchemaBytes)}
 	}
 	lines := jsontext.NewLineIndex(in.Data)
 	if _, off := countValues(in.Data, MaxValues+1); off >= 0 {
 		line, col := lines.Pos(off)
-		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: tooWide()}
+		return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: line, Column: col}, Message: tooWide()}
 	}
 	text, err := parseJSON(in.Data)
 	if err != nil {
 		var se *jsontext.SyntaxError
 		if errors.As(err, &se) {
 			line, col := lines.Pos(se.Off)
-			return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: "invalid JSON: " + se.Msg}
+			return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: line, Column: col}, Message: "invalid JSON: " + se.Msg}
 		}
-		return nil, &checker.InputError{File: in.Path, Line: 1, Column: 1, Message: err.Error()}
+		return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: 1, Column: 1}, Message: err.Error()}
 	}
 	if ptr, msg := checkShape(text, ""); msg != "" {
 		line, col := lines.Pos(valueOffset(text, ptr))
-		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
+		return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: line, Column: col}, Message: msg}
 	}
 	var root avro.Schema
 	if filled, ok := fillRecordDefaults(text); ok {
@@ -104,7 +105,7 @@ func Parse(in checker.Input) (s *Schema, err error) {
 	if err != nil {
 		ptr, msg := explainHambaError(text, err)
 		line, col := lines.Pos(valueOffset(text, ptr))
-		return nil, &checker.InputError{File: in.Path, Line: line, Column: col, Message: msg}
+		return nil, &checker.InputError{Span: located.Span{File: in.Path, Line: line, Column: col}, Message: msg}
 	}
 	s = &Schema{File: in.Path, root: root, text: text, lines: lines, defs: map[avro.NamedSchema]string{}, records: map[*avro.RecordSchema]*recordInfo{}}
 	s.index(root, text, "")
@@ -369,7 +370,7 @@ func (s *Schema) FieldPathsCut() *checker.InputError {
 		return nil
 	}
 	line, col := s.position(s.cut.ptr)
-	return &checker.InputError{File: s.File, Line: line, Column: col, Message: fmt.Sprintf(
+	return &checker.InputError{Span: located.Span{File: s.File, Line: line, Column: col}, Message: fmt.Sprintf(
 		"the schema has more than %d field paths (%s). Only the first %d are listed (on the subject's page and in suggestions); the list stops before %s (a field of record %s). Consumers' reads and lineage are still checked against the records, but a change to the schema is compared field by field only within the list, and counts as breaking for every consumer.",
 		checker.MaxFieldPaths, s.graph.Why(), checker.MaxFieldPaths, s.cut.path, s.cut.record.FullName())}
 }

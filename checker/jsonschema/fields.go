@@ -7,6 +7,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/jsontext"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // fieldInfo is one property reached by a dotted path.
@@ -140,7 +141,7 @@ func (s *Schema) FieldPathsCut() *checker.InputError {
 		return nil
 	}
 	line, col := s.cut.doc.position(s.cut.ptr)
-	return &checker.InputError{File: s.cut.doc.file, Line: line, Column: col, Message: fmt.Sprintf(
+	return &checker.InputError{Span: located.Span{File: s.cut.doc.file, Line: line, Column: col}, Message: fmt.Sprintf(
 		"the schema has more than %d field paths (%s). Only the first %d are listed (on the subject's page and in suggestions); the list stops before %s. Consumers' reads and lineage are still checked against the objects, but a change to the schema is compared field by field only within the list, and counts as breaking for every consumer.",
 		checker.MaxFieldPaths, s.graph.Why(), checker.MaxFieldPaths, s.cut.path)}
 }

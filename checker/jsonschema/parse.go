@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/jsontext"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Schema is one parsed JSON Schema: the model the registry compares, built from the
@@ -74,7 +75,7 @@ type builder struct {
 
 func (b *builder) fail(doc *document, off int, format string, args ...any) {
 	line, col := doc.lines.Pos(off)
-	b.errs = append(b.errs, &checker.InputError{File: doc.file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+	b.errs = append(b.errs, &checker.InputError{Span: located.Span{File: doc.file, Line: line, Column: col}, Message: fmt.Sprintf(format, args...)})
 }
 
 // Parse reads one JSON Schema file and the files its $ref values name (through
@@ -115,7 +116,7 @@ func (b *builder) document(name string, data []byte, inherited int, main bool) (
 	lines := jsontext.NewLineIndex(data)
 	in := func(off int, format string, args ...any) error {
 		line, col := lines.Pos(off)
-		return &checker.InputError{File: name, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
+		return &checker.InputError{Span: located.Span{File: name, Line: line, Column: col}, Message: fmt.Sprintf(format, args...)}
 	}
 	if len(data) > MaxSchemaBytes {
 		return nil, in(0, "schema is %d bytes; the limit is %d bytes (8 MiB, jsonschema.MaxSchemaBytes): split it into smaller subjects", len(data), MaxSchemaBytes)

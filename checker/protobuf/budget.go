@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // MaxDeclarations bounds the declarations (statements ending in ';' and bodies opened
@@ -32,7 +33,7 @@ func longLine(display string, data []byte) error {
 			n = len(data)
 		}
 		if n > MaxLineBytes {
-			return &checker.InputError{File: display, Line: line, Column: 1, Message: fmt.Sprintf(
+			return &checker.InputError{Span: located.Span{File: display, Line: line, Column: 1}, Message: fmt.Sprintf(
 				"this line is %d bytes long, over the limit of %d bytes for a line of a Protobuf schema (the compiler's cost grows with the square of a line's length); break it into one declaration per line.",
 				n, MaxLineBytes)}
 		}
@@ -60,7 +61,7 @@ func (b *declarationBudget) take(display string, data []byte) error {
 	if n <= MaxDeclarations && line == 0 {
 		line, col = 1, 1 // over only with the files read before it
 	}
-	return &checker.InputError{File: display, Line: line, Column: col, Message: fmt.Sprintf(
+	return &checker.InputError{Span: located.Span{File: display, Line: line, Column: col}, Message: fmt.Sprintf(
 		"the schema has more than %d declarations (fields, enum values, options, messages) in this file and its imports; the checker refuses it here, at the first one past the limit, rather than use gigabytes of memory. Split it into several subjects.",
 		MaxDeclarations)}
 }

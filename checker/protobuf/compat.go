@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // Compat checks files for the CLI: each input is a file on disk named by Path (Data,
@@ -47,14 +48,14 @@ func parseInput(in checker.Input, importPaths []string) (*Schema, error) {
 	if data == nil {
 		st, err := os.Stat(in.Path)
 		if err != nil {
-			return nil, &checker.InputError{File: in.Path, Message: fmt.Sprintf("cannot read the schema: %v", err)}
+			return nil, &checker.InputError{Span: located.Span{File: in.Path}, Message: fmt.Sprintf("cannot read the schema: %v", err)}
 		}
 		if st.Size() > MaxSchemaBytes {
-			return nil, &checker.InputError{File: in.Path, Message: fmt.Sprintf("the schema is %d bytes, over the limit of %d bytes; split it into smaller files", st.Size(), MaxSchemaBytes)}
+			return nil, &checker.InputError{Span: located.Span{File: in.Path}, Message: fmt.Sprintf("the schema is %d bytes, over the limit of %d bytes; split it into smaller files", st.Size(), MaxSchemaBytes)}
 		}
 		data, err = os.ReadFile(in.Path)
 		if err != nil {
-			return nil, &checker.InputError{File: in.Path, Message: fmt.Sprintf("cannot read the schema: %v", err)}
+			return nil, &checker.InputError{Span: located.Span{File: in.Path}, Message: fmt.Sprintf("cannot read the schema: %v", err)}
 		}
 	}
 	dirs := append(append([]string(nil), importPaths...), filepath.Dir(in.Path))

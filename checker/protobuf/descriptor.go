@@ -8,6 +8,7 @@ import (
 	"github.com/bufbuild/protocompile/linker"
 	"github.com/bufbuild/protocompile/reporter"
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -31,12 +32,12 @@ func FromDescriptorProto(fdp *descriptorpb.FileDescriptorProto, resolve Resolver
 	names := &fileNames{main: name, display: name}
 	deps := fdp.GetDependency()
 	if len(deps) > MaxDescriptorImports {
-		return nil, &checker.InputError{File: name, Message: fmt.Sprintf("the descriptor imports %d files, over the limit of %d", len(deps), MaxDescriptorImports)}
+		return nil, &checker.InputError{Span: located.Span{File: name}, Message: fmt.Sprintf("the descriptor imports %d files, over the limit of %d", len(deps), MaxDescriptorImports)}
 	}
 	var linked linker.Files
 	if len(deps) > 0 {
 		if resolve == nil {
-			return nil, &checker.InputError{File: name, Message: "no resolver was given to read the descriptor's imports; pass a Resolver"}
+			return nil, &checker.InputError{Span: located.Span{File: name}, Message: "no resolver was given to read the descriptor's imports; pass a Resolver"}
 		}
 		var errs []error
 		rep := reporter.NewReporter(func(err reporter.ErrorWithPos) error {
@@ -63,11 +64,11 @@ func FromDescriptorProto(fdp *descriptorpb.FileDescriptorProto, resolve Resolver
 	}
 	fd, err := protodesc.NewFile(own, linked.AsResolver())
 	if err != nil {
-		return nil, &checker.InputError{File: name, Message: "the descriptor does not link: " + err.Error()}
+		return nil, &checker.InputError{Span: located.Span{File: name}, Message: "the descriptor does not link: " + err.Error()}
 	}
 	lf, err := linker.NewFile(fd, linked)
 	if err != nil {
-		return nil, &checker.InputError{File: name, Message: "the descriptor does not link: " + err.Error()}
+		return nil, &checker.InputError{Span: located.Span{File: name}, Message: "the descriptor does not link: " + err.Error()}
 	}
 	return newSchema(name, names, lf, message)
 }

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // fieldListing is the record message's fields, walked once: the graph of its message
@@ -65,7 +66,7 @@ func (s *Schema) FieldPathsCut() *checker.InputError {
 	if l.cutAt == "" {
 		return nil
 	}
-	ie := &checker.InputError{File: s.names.display, Line: 1, Column: 1}
+	ie := &checker.InputError{Span: located.Span{File: s.names.display, Line: 1, Column: 1}}
 	in := ""
 	if fd := s.fieldByPath(l.cutAt); fd != nil {
 		p := s.locate(fd)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // MaxSchemaBytes is the largest schema file (the checked file or any import) Parse
@@ -94,7 +95,7 @@ func (n *fileNames) name(file string) string {
 func parse(importPath string, names *fileNames, resolve Resolver, message string) (*Schema, error) {
 	display := names.display
 	if resolve == nil {
-		return nil, &checker.InputError{File: display, Message: "no resolver was given to read the schema; pass a Resolver"}
+		return nil, &checker.InputError{Span: located.Span{File: display}, Message: "no resolver was given to read the schema; pass a Resolver"}
 	}
 	var errs []error
 	rep := reporter.NewReporter(func(err reporter.ErrorWithPos) error {
@@ -115,7 +116,7 @@ func parse(importPath string, names *fileNames, resolve Resolver, message string
 		return nil, inputErrors(names, errs)
 	}
 	if len(files) != 1 {
-		return nil, &checker.InputError{File: display, Message: "the compiler returned no file"}
+		return nil, &checker.InputError{Span: located.Span{File: display}, Message: "the compiler returned no file"}
 	}
 	shared.keep(files[0])
 	return newSchema(importPath, names, files[0], message)
@@ -170,7 +171,7 @@ func inputErrors(names *fileNames, errs []error) error {
 	out := make([]error, 0, len(errs))
 	seen := map[string]bool{}
 	for _, err := range errs {
-		ie := &checker.InputError{File: names.display, Message: err.Error()}
+		ie := &checker.InputError{Span: located.Span{File: names.display}, Message: err.Error()}
 		var ewp reporter.ErrorWithPos
 		var own *checker.InputError
 		if errors.As(err, &own) {
@@ -215,7 +216,7 @@ func rejectEditions(s *Schema) error {
 		if f.Syntax() != protoreflect.Editions {
 			return nil
 		}
-		ie := &checker.InputError{File: s.names.name(f.Path()), Line: 1, Column: 1,
+		ie := &checker.InputError{Span: located.Span{File: s.names.name(f.Path()), Line: 1, Column: 1},
 			Message: "Protobuf editions are not supported; write the file with syntax = \"proto3\" or \"proto2\""}
 		if loc, ok := location(f, []int32{12}); ok { // FileDescriptorProto.edition = 14, syntax = 12
 			ie.Line, ie.Column = loc[0], loc[1]
@@ -249,7 +250,7 @@ func (s *Schema) findRecord(name string) (protoreflect.MessageDescriptor, error)
 	msgs := s.file.Messages()
 	if name == "" {
 		if msgs.Len() == 0 {
-			return nil, &checker.InputError{File: s.names.display, Line: 1, Column: 1,
+			return nil, &checker.InputError{Span: located.Span{File: s.names.display, Line: 1, Column: 1},
 				Message: "the file declares no message; declare the record message in it"}
 		}
 		return msgs.Get(0), nil
@@ -282,7 +283,7 @@ func (s *Schema) findRecord(name string) (protoreflect.MessageDescriptor, error)
 			names = append(names, string(md.FullName()))
 		}
 	})
-	return nil, &checker.InputError{File: s.names.display, Line: 1, Column: 1,
+	return nil, &checker.InputError{Span: located.Span{File: s.names.display, Line: 1, Column: 1},
 		Message: fmt.Sprintf("message %q is not declared in the file; name one of: %s", name, strings.Join(names, ", "))}
 }
 

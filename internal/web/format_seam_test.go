@@ -158,7 +158,7 @@ func (linesEngine) Parse(src checker.Source) (checker.Schema, error) {
 		}
 		f := strings.Fields(l)
 		if len(f) != 2 {
-			return nil, &checker.InputError{File: src.Path, Line: i + 1, Column: 1, Message: "write one field a line as `name type`"}
+			return nil, &checker.InputError{Span: located.Span{File: src.Path, Line: i + 1, Column: 1}, Message: "write one field a line as `name type`"}
 		}
 		s.fields[f[0]], s.lines[f[0]] = f[1], i+1
 	}
