@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/bot"
@@ -245,8 +246,10 @@ The routes, the environment, the permissions and every flag: docs/operations.md.
 			if b != nil {
 				b.Metrics = bot.NewMetrics(srv.Metrics())
 				b.Queue = srv.Queue()
-				if err := srv.Metrics().Register(startup.gauge); err != nil {
-					return err
+				for _, c := range []prometheus.Collector{startup.gauge, startup.held} {
+					if err := srv.Metrics().Register(c); err != nil {
+						return err
+					}
 				}
 				go startup.run(ctx, b)
 			}

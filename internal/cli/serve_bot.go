@@ -67,6 +67,7 @@ type botStartup struct {
 	first, max time.Duration
 
 	gauge   *prometheus.GaugeVec
+	held    prometheus.Gauge // deliveries held until the login is known
 	mu      sync.Mutex
 	missing map[string]string // cause -> why
 	ready   atomic.Bool       // the login is known: b.Self is set
@@ -83,6 +84,8 @@ func newBotStartup(clients bot.APIClients, repos []bot.Repository, log *slog.Log
 			[]string{"cause"})}
 	s.gauge.WithLabelValues(causeIdentity).Set(1)
 	s.gauge.WithLabelValues(causeInstallation).Set(0)
+	s.held = prometheus.NewGauge(prometheus.GaugeOpts{Name: "contractbot_bot_held_deliveries",
+		Help: "Webhook deliveries held by the queue's workers until the bot learns its GitHub login (the rest wait in the queue, up to --queue)."})
 	return s
 }
 
@@ -165,6 +168,21 @@ func (s *botStartup) installations(ctx context.Context) bool {
 	return len(failed) == 0
 }
 
+// hold waits until the login is known or ctx ends, counted in the held gauge.
+func (s *botStartup) hold(ctx context.Context) error {
+	if s.ready.Load() {
+		return nil
+	}
+	s.held.Inc()
+	defer s.held.Dec()
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // after runs f once the bot is ready (never if ctx ends first).
 func (s *botStartup) after(ctx context.Context, f func()) {
 	go func() {
@@ -177,16 +195,18 @@ func (s *botStartup) after(ctx context.Context, f func()) {
 }
 
 // route is b.Route once the login is known; before, a delivery is queued as it
-// came and routed when the queue runs it (the queue retries it with backoff while
-// the bot is not ready): b.Route reads the login.
+// came, and the worker that runs it holds it until the login is known (b.Route
+// reads the login), however long GitHub takes to answer: the deliveries behind it
+// wait in the queue, which bounds them (--queue; past it, 503). A delivery is lost
+// only when serve stops first; the reconcile loop then judges its pull request.
 func (s *botStartup) route(b *bot.Bot) server.Router {
 	return func(d server.Delivery) (*server.Job, error) {
 		if s.ready.Load() {
 			return b.Route(d)
 		}
 		return &server.Job{Key: "unrouted " + d.Event + " " + d.ID, Run: func(ctx context.Context) error {
-			if !s.ready.Load() {
-				return fmt.Errorf("%s delivery %s waits: %s", d.Event, d.ID, s.Missing())
+			if err := s.hold(ctx); err != nil {
+				return fmt.Errorf("%s delivery %s waited for the bot (%s): %w", d.Event, d.ID, s.Missing(), err)
 			}
 			job, err := b.Route(d)
 			if err != nil || job == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/contractbot/contractbot/internal/bot"
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"github.com/contractbot/contractbot/internal/githubfake"
+	"github.com/contractbot/contractbot/internal/server"
 	cbtest "github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -111,5 +112,58 @@ func TestBotStartupRetriesWithBackoff(t *testing.T) {
 		if v := testutil.ToFloat64(s.gauge.WithLabelValues(c)); v != 0 {
 			t.Errorf("contractbot_bot_not_ready{cause=%q} = %v after recovery", c, v)
 		}
+	}
+}
+
+// TestDeliveryHeldUntilTheLoginIsKnown: a delivery that arrives before the bot knows
+// its login is held by the worker that runs it (counted in
+// contractbot_bot_held_deliveries), not failed and left to the reconcile loop; once
+// GitHub answers, it is routed and run.
+func TestDeliveryHeldUntilTheLoginIsKnown(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	clients := &flakyClients{identityFails: 1 << 30}
+	s := newBotStartup(clients, nil, log)
+	s.first, s.max = time.Millisecond, time.Millisecond
+	b := &bot.Bot{Log: log}
+	job, err := s.route(b)(server.Delivery{ID: "d1", Event: "ping", Payload: []byte(`{}`)})
+	if err != nil || job == nil {
+		t.Fatalf("route before the login is known: %v %v", job, err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- job.Run(context.Background()) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.run(ctx, b)
+	deadline := time.Now().Add(10 * time.Second)
+	for testutil.ToFloat64(s.held) != 1 {
+		select {
+		case err := <-ran:
+			t.Fatalf("the delivery was not held: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery is not counted as held")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // many failed attempts at the login later
+	select {
+	case err := <-ran:
+		t.Fatalf("the delivery ended while the login is unknown: %v", err)
+	default:
+	}
+	clients.mu.Lock()
+	clients.identityFails = 0
+	clients.mu.Unlock()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("the held delivery failed once the login was known: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held delivery never ran")
+	}
+	if v := testutil.ToFloat64(s.held); v != 0 {
+		t.Errorf("contractbot_bot_held_deliveries = %v after it ran", v)
 	}
 }
