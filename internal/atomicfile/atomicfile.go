@@ -36,9 +36,15 @@ func Write(path string, data []byte) error {
 	}
 	// The rename is durable once the folder is synced: a caller that marks progress
 	// (publish's state) may say so only then.
-	dir, err := os.Open(filepath.Dir(path))
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir syncs a folder, making the renames in it durable (a variable: a test makes
+// it fail, as a disk that cannot be written does).
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	return errors.Join(dir.Sync(), dir.Close())
+	return errors.Join(d.Sync(), d.Close())
 }

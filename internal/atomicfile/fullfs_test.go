@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,5 +36,23 @@ func TestWriteOnAFullDisk(t *testing.T) {
 	}
 	if err := Write(path, []byte("new\n")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriteFailsWhenTheFolderIsNotSynced: the rename is durable only once the folder
+// is synced; when that fails (an I/O error, a full journal), Write says so, and a
+// caller marking progress (publish's state) does not mark it.
+func TestWriteFailsWhenTheFolderIsNotSynced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	injected := errors.New("injected: the folder cannot be synced")
+	synced := syncDir
+	t.Cleanup(func() { syncDir = synced })
+	syncDir = func(string) error { return injected }
+	if err := Write(path, []byte("new\n")); !errors.Is(err, injected) {
+		t.Errorf("Write with a folder that cannot be synced: %v, want the sync's error", err)
+	}
+	syncDir = synced
+	if err := Write(path, []byte("new\n")); err != nil {
+		t.Errorf("Write: %v", err)
 	}
 }

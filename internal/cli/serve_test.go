@@ -145,8 +145,15 @@ func TestServeChecksPublicURL(t *testing.T) {
 	dir, _ := exampleRepo(t)
 	for _, bad := range []string{"contracts.example.com", "javascript:alert(1)", "https://u:hunter2@contracts.example.com", "https://contracts.example.com/?a=b"} {
 		_, errOut, code := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--repo", dir, "--cache-dir", t.TempDir(), "--public-url", bad)
-		if code != 2 || !strings.Contains(errOut, "--public-url") || strings.Contains(errOut, "hunter2") {
+		// The refusal names the flag and says what to write (not cobra's "unknown
+		// flag", which a serve without --public-url would print), the password hidden.
+		if code != 2 || !strings.Contains(errOut, "--public-url") || !strings.Contains(errOut, "write the address people reach serve by") || strings.Contains(errOut, "hunter2") {
 			t.Errorf("--public-url %q: exit %d: %q", bad, code, errOut)
+		}
+	}
+	for _, good := range []string{"", "https://contracts.example.com", "http://10.0.0.7:8080/contracts"} {
+		if err := checkPublicURL(good); err != nil {
+			t.Errorf("--public-url %q refused: %v", good, err)
 		}
 	}
 }
