@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
@@ -160,7 +161,7 @@ func reachOf(r *git.Repository, at plumbing.Hash, dirs []string) (*contract.Tree
 	if err != nil {
 		return nil, nil, err
 	}
-	with, err := contract.WithImporters(src, dirs)
+	with, err := change.WithImporters(src, dirs)
 	if err != nil {
 		return nil, nil, err
 	}

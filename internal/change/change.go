@@ -42,11 +42,11 @@ type Loaded struct {
 
 // Load finds what changed and loads it on both sides.
 func Load(c Change) (*Loaded, error) {
-	dirs, err := contract.ChangedDirs(c.Base, c.Head)
+	dirs, err := ChangedDirs(c.Base, c.Head)
 	if err != nil {
 		return nil, err
 	}
-	if dirs, err = contract.WithImporters(c.Head, dirs); err != nil {
+	if dirs, err = WithImporters(c.Head, dirs); err != nil {
 		return nil, err
 	}
 	producers, err := producersOfRules(c.Base, c.Head, dirs)
@@ -60,7 +60,7 @@ func Load(c Change) (*Loaded, error) {
 		return nil, err
 	}
 	baseIndex := firstFolders(baseFolders)
-	headIndex, err := contract.UpdateIndex(baseIndex, c.Head, dirs)
+	headIndex, err := UpdateIndex(baseIndex, c.Head, dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func firstFolders(folders map[string][]string) map[string]string {
 // lost its name or a field, the consumer files that produce into it.
 func treeWide(base, src contract.Source, l *Loaded, baseFolders map[string][]string, index map[string]string, dirs []string) error {
 	head := l.Head
-	folders, err := contract.UpdateFolders(baseFolders, src, dirs)
+	folders, err := UpdateFolders(baseFolders, src, dirs)
 	if err != nil {
 		return fmt.Errorf("index the subjects of %s: %w", src.Describe(), err)
 	}

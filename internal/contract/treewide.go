@@ -74,7 +74,7 @@ func domainSubjects(src Source, dir string) (domainListing, error) {
 		if !n.Dir || n.Symlink {
 			continue
 		}
-		name, _, _, err := subjectLine(src, dir+"/"+n.Name)
+		name, _, _, err := SubjectLine(src, dir+"/"+n.Name)
 		if err != nil {
 			return domainListing{}, err
 		}
@@ -83,43 +83,11 @@ func domainSubjects(src Source, dir string) (domainListing, error) {
 	return out, nil
 }
 
-// UpdateFolders returns a copy of folders (SubjectFolders of another revision) brought
-// up to date for src, where only the folders dirs may differ.
-func UpdateFolders(folders map[string][]string, src Source, dirs []string) (map[string][]string, error) {
-	changed := make(map[string]bool, len(dirs))
-	for _, d := range dirs {
-		changed[d] = true
-	}
-	out := make(map[string][]string, len(folders))
-	for name, ds := range folders {
-		kept := slices.Clip(ds) // appended to below: never into the base's array
-		if slices.ContainsFunc(ds, func(d string) bool { return changed[d] }) {
-			kept = slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return changed[d] })
-		}
-		if len(kept) > 0 {
-			out[name] = kept
-		}
-	}
-	return folderNames(src, out, dirs)
-}
-
-func folderNames(src Source, out map[string][]string, dirs []string) (map[string][]string, error) {
-	for _, dir := range dirs {
-		name, _, ok, err := subjectLine(src, dir)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[name] = append(out[name], dir)
-		}
-	}
-	return out, nil
-}
-
-// subjectLine reads the subject key of dir's contract.yaml and the line it is on;
+// SubjectLine reads the subject key of dir's contract.yaml and the line it is on,
+// without parsing the YAML (what a partial load needs of the folders it does not load);
 // ok is false when there is none to read (a missing, linked, oversized or broken file
 // is reported when the folder is loaded).
-func subjectLine(src Source, dir string) (name string, line int, ok bool, err error) {
+func SubjectLine(src Source, dir string) (name string, line int, ok bool, err error) {
 	data, err := src.ReadFile(dir+"/"+ContractFile, MaxYAMLBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrSymlink) || errors.Is(err, fs.ErrInvalid) {
@@ -145,7 +113,7 @@ func DuplicateSubjects(src Source, folders map[string][]string) (Diagnostics, er
 		}
 		dirs = slices.Sorted(slices.Values(dirs))
 		for _, dir := range dirs[1:] {
-			_, line, ok, err := subjectLine(src, dir)
+			_, line, ok, err := SubjectLine(src, dir)
 			if err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -48,6 +49,13 @@ func (w *WorkTree) Describe() string { return w.dir.Describe() }
 // Commit is the commit the working tree was checked out from.
 func (w *WorkTree) Commit() *GitSource { return w.commit }
 
+// Repository is the repository a revision is read from.
+func (g *GitSource) Repository() *git.Repository { return g.repo }
+
+// CheckPath returns an error when name is not a clean slash-separated path inside the
+// repository (what every Source refuses to read).
+func CheckPath(name string) error { return cleanRel(name) }
+
 // live reports whether name or a folder above it changed.
 func (w *WorkTree) live(name string) bool {
 	for p := name; ; {
@@ -91,9 +99,9 @@ func (w *WorkTree) ReadFile(name string, limit int64) ([]byte, error) {
 	return w.dir.ReadFile(name, limit)
 }
 
-// changedSubjectDirs lists the subject folders contracts/<domain>/<name> under which
+// ChangedSubjectDirs lists the subject folders contracts/<domain>/<name> under which
 // something differs from the commit.
-func (w *WorkTree) changedSubjectDirs() []string {
+func (w *WorkTree) ChangedSubjectDirs() []string {
 	seen := map[string]bool{}
 	var out []string
 	for p := range w.changed {

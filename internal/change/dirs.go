@@ -1,0 +1,286 @@
+package change
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
+)
+
+// Which subject folders a change touches, and what the head's names are where it
+// touched them: the partial-load steps before contract.LoadSubjects.
+
+// ChangedDirs lists the subject folders whose content differs between two sources
+// (added, deleted or changed files), sorted. Between two Git revisions it compares
+// tree hashes, skipping whole domains whose tree did not change, and reads no file;
+// between a revision and a working tree, the same with the working tree's commit, then
+// the folders that differ there or that the working tree changed file by file;
+// otherwise it compares file contents.
+func ChangedDirs(base, head contract.Source) ([]string, error) {
+	if bg, ok := base.(*contract.GitSource); ok {
+		switch h := head.(type) {
+		case *contract.GitSource:
+			return changedGitDirs(bg, h)
+		case *contract.WorkTree:
+			return changedWorkTreeDirs(bg, h)
+		}
+	}
+	bd, err := contract.SubjectDirs(base)
+	if err != nil {
+		return nil, err
+	}
+	hd, err := contract.SubjectDirs(head)
+	if err != nil {
+		return nil, err
+	}
+	all := slices.Concat(bd, hd)
+	slices.Sort(all)
+	return differing(base, head, slices.Compact(all))
+}
+
+// differing keeps the folders of dirs whose files differ between two sources.
+func differing(base, head contract.Source, dirs []string) ([]string, error) {
+	var out []string
+	for _, dir := range dirs {
+		same, err := sameContent(base, head, dir)
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// changedGitDirs compares two revisions by tree hash, reading only the trees that
+// differ (gitrepo.Trees, the differ the versions index uses).
+func changedGitDirs(base, head *contract.GitSource) ([]string, error) {
+	var objects gitrepo.Objects = base.Repository().Storer
+	if head.Repository() != base.Repository() {
+		objects = gitrepo.Either{base.Repository().Storer, head.Repository().Storer}
+	}
+	changes, err := gitrepo.NewTrees(objects).ChangedDirs(base.Commit().TreeHash, head.Commit().TreeHash, contract.ContractsDir, 2)
+	if err != nil {
+		return nil, fmt.Errorf("compare the subject folders of %s and %s: %w", base.Describe(), head.Describe(), err)
+	}
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	slices.Sort(out) // Git orders "a-b" before "a/"; callers want path order
+	return out, nil
+}
+
+// changedWorkTreeDirs compares a revision with a working tree: the folders that differ
+// between the revision and the working tree's commit (by tree hash) and those the
+// working tree changed are compared file by file, as other sources are, and no other
+// folder is read.
+func changedWorkTreeDirs(base *contract.GitSource, head *contract.WorkTree) ([]string, error) {
+	dirs, err := changedGitDirs(base, head.Commit())
+	if err != nil {
+		return nil, err
+	}
+	dirs = append(dirs, head.ChangedSubjectDirs()...)
+	slices.Sort(dirs)
+	return differing(base, head, slices.Compact(dirs))
+}
+
+// sameContent compares the files of a folder, recursively, in two sources.
+func sameContent(a, b contract.Source, dir string) (bool, error) {
+	ae, aerr := a.ReadDir(dir)
+	be, berr := b.ReadDir(dir)
+	if aerr != nil || berr != nil {
+		return aerr != nil && berr != nil, nil
+	}
+	if len(ae) != len(be) {
+		return false, nil
+	}
+	for i := range ae {
+		if ae[i] != be[i] {
+			return false, nil
+		}
+		p := dir + "/" + ae[i].Name
+		if ae[i].Dir {
+			same, err := sameContent(a, b, p)
+			if err != nil || !same {
+				return same, err
+			}
+			continue
+		}
+		if ae[i].Symlink {
+			continue
+		}
+		ad, err1 := a.ReadFile(p, contract.MaxSchemaBytes)
+		bd, err2 := b.ReadFile(p, contract.MaxSchemaBytes)
+		if (err1 == nil) != (err2 == nil) || !bytes.Equal(ad, bd) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// importerOf is the engine that reads imports from a file of that name: the one its
+// extension names when that format has imports (checker/formats); nil otherwise.
+func importerOf(name string) checker.Engine {
+	if e, ok := formats.ByExtension(name); ok && e.Describe().Imports {
+		return e
+	}
+	return nil
+}
+
+// anyImportable reports whether one of the folders holds a file another schema can
+// import (a .proto file) in src. A deleted folder counts too: its importers break.
+func anyImportable(src contract.Source, dirs []string) bool {
+	for _, d := range dirs {
+		entries, err := src.ReadDir(d)
+		if err != nil {
+			return true
+		}
+		for _, e := range entries {
+			if importerOf(e.Name) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WithImporters adds to dirs every subject folder whose schema files (Protobuf) import
+// a file of one of them, directly or through other imports: a change to an imported
+// file changes the importer's schema too (a schema reference, in registry terms).
+// It reads every schema that can import when one of dirs holds a file that can be
+// imported.
+func WithImporters(src contract.Source, dirs []string) ([]string, error) {
+	if !anyImportable(src, dirs) {
+		return dirs, nil // nothing that can be imported changed
+	}
+	all, err := contract.SubjectDirs(src)
+	if err != nil {
+		return nil, err
+	}
+	imports := map[string][]string{} // importer dir -> imported dirs
+	for _, dir := range all {
+		entries, err := src.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			eng := importerOf(e.Name)
+			if e.Dir || e.Symlink || eng == nil {
+				continue
+			}
+			data, err := src.ReadFile(dir+"/"+e.Name, contract.MaxSchemaBytes)
+			if err != nil {
+				continue
+			}
+			for _, p := range eng.Imports(data) {
+				if contract.CheckPath(p) != nil {
+					continue
+				}
+				if i := strings.LastIndexByte(p, '/'); i > 0 {
+					imports[dir] = append(imports[dir], contract.ContractsDir+"/"+p[:i])
+				}
+			}
+		}
+	}
+	in := map[string]bool{}
+	for _, d := range dirs {
+		in[d] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for importer, deps := range imports {
+			if in[importer] {
+				continue
+			}
+			for _, d := range deps {
+				if in[d] {
+					in[importer], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(in))
+	for d := range in {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// UpdateIndex returns a copy of index (contract.IndexSubjects of another revision)
+// brought up to date for src, where only the folders dirs may differ: the index of a
+// head from its base's. A changed folder that is still there but names no subject now
+// (its contract.yaml is unreadable, over the size limit or broken) keeps the names it
+// had: its subject is broken, not gone, and what refers to it is not reported as well.
+func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (map[string]string, error) {
+	changed := map[string]bool{}
+	for _, d := range dirs {
+		changed[d] = true
+	}
+	out := make(map[string]string, len(index))
+	for name, dir := range index {
+		if !changed[dir] {
+			out[name] = dir
+		}
+	}
+	for _, dir := range dirs {
+		name, _, ok, err := contract.SubjectLine(src, dir)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[name]; ok && !dup {
+			out[name] = dir
+		}
+	}
+	named := make(map[string]bool, len(out))
+	for _, dir := range out {
+		named[dir] = true
+	}
+	for name, dir := range index {
+		if _, taken := out[name]; taken || !changed[dir] || named[dir] {
+			continue
+		}
+		if _, err := src.ReadDir(dir); err == nil {
+			out[name] = dir
+		}
+	}
+	return out, nil
+}
+
+// UpdateFolders returns a copy of folders (contract.SubjectFolders of another
+// revision) brought up to date for src, where only the folders dirs may differ.
+func UpdateFolders(folders map[string][]string, src contract.Source, dirs []string) (map[string][]string, error) {
+	changed := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		changed[d] = true
+	}
+	out := make(map[string][]string, len(folders))
+	for name, ds := range folders {
+		kept := slices.Clip(ds) // appended to below: never into the base's array
+		if slices.ContainsFunc(ds, func(d string) bool { return changed[d] }) {
+			kept = slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return changed[d] })
+		}
+		if len(kept) > 0 {
+			out[name] = kept
+		}
+	}
+	for _, dir := range dirs {
+		name, _, ok, err := contract.SubjectLine(src, dir)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = append(out[name], dir)
+		}
+	}
+	return out, nil
+}
