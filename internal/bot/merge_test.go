@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
+	"github.com/contractbot/contractbot/internal/verdict"
 )
 
 // The gate judges the merge (issue 25): what is evaluated is what merging the head
@@ -147,9 +149,20 @@ func registerOrderConsumers(t *testing.T) func(r *testutil.Repo) {
 	}
 }
 
-// signOffsAsked lists the teams the bot's comment says must sign off.
+// mustSignOff says whether the state the bot signed in its comment requires team to
+// sign off: the sign-offs it records, not a mention of the team anywhere in the text.
 func (g *gate) mustSignOff(team string) bool {
-	return strings.Contains(g.botComment().GetBody(), team)
+	g.t.Helper()
+	st, err := ParseState(testKey, fmt.Sprintf("acme/contracts#%d", g.n), g.botComment().GetBody())
+	if err != nil {
+		g.t.Fatalf("the bot's comment holds no state it signed: %v", err)
+	}
+	for _, so := range st.SignOffs {
+		if so.Team == team {
+			return true
+		}
+	}
+	return false
 }
 
 // TestConsumerRegisteredOnTheBaseIsAsked: a pull request branched before
@@ -191,8 +204,8 @@ func TestConsumerRegisteredOnTheBaseIsAsked(t *testing.T) {
 			if c := g.conclusion(); c != ConclusionActionRequired || !g.mustSignOff("data-warehouse") {
 				t.Errorf("after the consumer was registered on master and a %s: check %s; comment:\n%s", how, c, readable(g.botComment().GetBody()))
 			}
-			if got := g.fake.Count("POST", "/repos/{owner}/{repo}/pulls/{number}/requested_reviewers"); got == 0 {
-				t.Error("no review was requested from the consumer's team")
+			if _, teams := g.fake.RequestedReviewers("acme", "contracts", g.n); !slices.Contains(teams, "data-warehouse") {
+				t.Errorf("reviews requested from the teams %v, not from the consumer's team data-warehouse", teams)
 			}
 		})
 	}
@@ -200,14 +213,41 @@ func TestConsumerRegisteredOnTheBaseIsAsked(t *testing.T) {
 
 // TestFreezeAddedToTheBaseHolds: a freeze added to master after the pull request
 // branched holds it: the freezes of the base's tip count, not the branch point's.
+// The change has everything it needs (both sign-offs, the calendar entry) and its
+// gate is green; once master gets a freeze over the entry's window, the same pull
+// request's gate is not, the verdict says it is in a freeze, and the freeze is not
+// taken for a change the pull request makes to the rules.
 func TestFreezeAddedToTheBaseHolds(t *testing.T) {
 	g := newGate(t, opened, amountToString)
+	b := g.bot()
+	g.evaluate(b)
+	g.advance(time.Hour)
+	g.fake.AddReview("acme", "contracts", g.n, "dana", "APPROVED", g.clock())
+	g.fake.AddReview("acme", "contracts", g.n, "pat", "APPROVED", g.clock())
+	g.advance(time.Minute)
+	g.evaluate(b)
+	if c := g.conclusion(); c != ConclusionSuccess {
+		t.Fatalf("before the freeze, with both sign-offs and the calendar entry: check %s; comment:\n%s", c, readable(g.botComment().GetBody()))
+	}
+	g.advance(time.Minute)
 	g.onBase("master", g.base, func(r *testutil.Repo) {
 		r.Edit("calendar/freezes.yaml", "freezes:\n", "freezes:\n  - name: incident-1234\n    reason: The order pipeline is recovering from an incident.\n    start: \"2026-11-30T00:00\"\n    end: \"2026-12-31T00:00\"\n    timezone: UTC\n    scope: {everything: true}\n\n")
 	})
-	g.evaluate(g.bot())
-	if body := g.botComment().GetBody(); !strings.Contains(body, "incident-1234") {
-		t.Errorf("the freeze added to master does not hold the pull request:\n%s", readable(body))
+	g.evaluate(b)
+	body := g.botComment().GetBody()
+	if c := g.conclusion(); c != ConclusionActionRequired {
+		t.Errorf("after the freeze was added to master: check %s, want %s", c, ConclusionActionRequired)
+	}
+	runs := g.fake.CheckRuns("acme", "contracts", g.head.String())
+	if title := runs[len(runs)-1].GetOutput().GetTitle(); title == checkTitle(&verdict.Report{Class: verdict.Breaking, Ready: true}) {
+		t.Errorf("check run title %q", title)
+	}
+	if !strings.Contains(body, "not ready to merge (") || !strings.Contains(body, "in a freeze).") ||
+		!strings.Contains(body, "freeze `incident-1234` is in force until Thu 2026-12-31 00:00 UTC") {
+		t.Errorf("the verdict does not say the freeze holds the change:\n%s", readable(body))
+	}
+	if strings.Contains(body, "Changes to the rules") {
+		t.Errorf("the base's freeze is taken for the pull request's change to the rules:\n%s", readable(body))
 	}
 }
 
