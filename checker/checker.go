@@ -1,10 +1,10 @@
 // Package checker holds what the schema compatibility engines share: the format seam
-// (Engine, Schema, Version, Source, rule tables), the one level loop every engine runs
-// (CheckLevel), compatibility levels, findings, field changes and the result of a
+// (Engine, Schema, Version, ParseInput, rule tables), the one level loop every engine
+// runs (CheckLevel), compatibility levels, findings, field changes and the result of a
 // check. The engines live in checker/avro, checker/protobuf and checker/jsonschema and
 // are listed in one table, checker/formats; they are pure (no I/O beyond the bytes
-// they are given and what Source.Resolve returns) and report every problem they find,
-// each with a location (a located.Span, the place every located message of the
+// they are given and what ParseInput.Resolve returns) and report every problem they
+// find, each with a location (a located.Span, the place every located message of the
 // project shares: checker/located).
 package checker
 

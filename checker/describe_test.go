@@ -31,7 +31,7 @@ func TestDescribeFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := checker.Source{Input: checker.Input{Path: c.file, Data: text}, Name: c.file, Resolve: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) }}
+			src := checker.ParseInput{Input: checker.Input{Path: c.file, Data: text}, Name: c.file, Resolve: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) }}
 			var s checker.Schema
 			switch c.name {
 			case "avro":

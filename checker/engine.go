@@ -8,13 +8,13 @@ type Format string
 // listed in one table, checker/formats; everything above the checker (the loader, the
 // verdict, the registry, the pages) finds a subject's engine there by its Format and
 // never names a format itself. An engine is pure: it reads only the bytes it is given
-// and what Source.Resolve returns, and it is safe for concurrent use.
+// and what ParseInput.Resolve returns, and it is safe for concurrent use.
 type Engine interface {
 	// Describe says what the format is called and how its files look.
 	Describe() Description
 	// Parse parses one schema file, keeping the source position of every element.
 	// Unusable input is a *InputError, or several joined with errors.Join.
-	Parse(src Source) (Schema, error)
+	Parse(src ParseInput) (Schema, error)
 	// Check tests next against earlier versions (oldest first) at level, through
 	// CheckLevel. ruleSet selects a stricter rule set where the format has them (one
 	// of Description.RuleSets; "" for none). The result's Changes are left empty.
@@ -66,9 +66,9 @@ const (
 	SyntaxProtobuf = "protobuf"
 )
 
-// Source is one schema file handed to Engine.Parse with what it needs to read the
+// ParseInput is one schema file handed to Engine.Parse with what it needs to read the
 // files it refers to.
-type Source struct {
+type ParseInput struct {
 	// Path names the file in messages; Data is its text.
 	Input
 	// Name is the file's name as other files of the tree refer to it (a Protobuf
@@ -87,7 +87,7 @@ type Source struct {
 }
 
 // FileName returns Name, or Path when Name is empty.
-func (s Source) FileName() string {
+func (s ParseInput) FileName() string {
 	if s.Name != "" {
 		return s.Name
 	}
@@ -114,7 +114,7 @@ type Schema interface {
 	// first field left out); nil when it lists every path.
 	FieldPathsCut() *InputError
 	// Dependencies lists the other files the schema was built from, directly or
-	// through others, by the names Source.Resolve was asked for, sorted; nil when
+	// through others, by the names ParseInput.Resolve was asked for, sorted; nil when
 	// it stands alone. A change to one of them is a change to the schema.
 	Dependencies() []string
 }

@@ -25,7 +25,7 @@ func (Engine) Describe() checker.Description {
 
 // Parse parses one Avro schema; an Avro schema refers to no other file, so only Path
 // and Data are read.
-func (Engine) Parse(src checker.Source) (checker.Schema, error) {
+func (Engine) Parse(src checker.ParseInput) (checker.Schema, error) {
 	s, err := Parse(src.Input)
 	if err != nil {
 		return nil, err

@@ -76,11 +76,11 @@ func benchAvro(changed bool) []byte {
 // located, both), and logs the ratio. Run:
 // go test ./checker/jsonschema -run '^$' -bench CompatVsAvro -benchmem -count 5 -v
 func BenchmarkCompatVsAvro(b *testing.B) {
-	jOld, err := Parse(checker.Source{Input: checker.Input{Path: "old.json", Data: benchJSON(false)}})
+	jOld, err := Parse(checker.ParseInput{Input: checker.Input{Path: "old.json", Data: benchJSON(false)}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	jNew, err := Parse(checker.Source{Input: checker.Input{Path: "new.json", Data: benchJSON(true)}})
+	jNew, err := Parse(checker.ParseInput{Input: checker.Input{Path: "new.json", Data: benchJSON(true)}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func BenchmarkParse2000(b *testing.B) {
 	data := benchJSON(true)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Parse(checker.Source{Input: checker.Input{Path: "new.json", Data: data}}); err != nil {
+		if _, err := Parse(checker.ParseInput{Input: checker.Input{Path: "new.json", Data: data}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -133,8 +133,8 @@ func BenchmarkParse2000(b *testing.B) {
 // BenchmarkCompatRatio times both engines alternately in one loop (each iteration one
 // check of each), so both see the same machine load, and reports the ratio.
 func BenchmarkCompatRatio(b *testing.B) {
-	jOld, _ := Parse(checker.Source{Input: checker.Input{Path: "old.json", Data: benchJSON(false)}})
-	jNew, _ := Parse(checker.Source{Input: checker.Input{Path: "new.json", Data: benchJSON(true)}})
+	jOld, _ := Parse(checker.ParseInput{Input: checker.Input{Path: "old.json", Data: benchJSON(false)}})
+	jNew, _ := Parse(checker.ParseInput{Input: checker.Input{Path: "new.json", Data: benchJSON(true)}})
 	aOld, _ := avro.Parse(checker.Input{Path: "old.avsc", Data: benchAvro(false)})
 	aNew, _ := avro.Parse(checker.Input{Path: "new.avsc", Data: benchAvro(true)})
 	var tj, ta time.Duration

@@ -24,11 +24,11 @@ func deepJSON(levels int, leaf string) []byte {
 // incompatible one: bounded bytes, not 2^22 differences.
 func TestDeepReuseComparisonIsBounded(t *testing.T) {
 	e := Engine{}
-	old, err := e.Parse(checker.Source{Input: checker.Input{Path: "old.json", Data: deepJSON(22, "integer")}})
+	old, err := e.Parse(checker.ParseInput{Input: checker.Input{Path: "old.json", Data: deepJSON(22, "integer")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, err := e.Parse(checker.Source{Input: checker.Input{Path: "new.json", Data: deepJSON(22, "string")}})
+	next, err := e.Parse(checker.ParseInput{Input: checker.Input{Path: "new.json", Data: deepJSON(22, "string")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,11 +56,11 @@ func TestConfluentCorpus(t *testing.T) {
 			total++
 			id := fmt.Sprintf("%s#%d", file, i)
 			t.Run(id, func(t *testing.T) {
-				orig, err := Parse(checker.Source{Input: checker.Input{Path: "original.json", Data: ex.Original}})
+				orig, err := Parse(checker.ParseInput{Input: checker.Input{Path: "original.json", Data: ex.Original}})
 				if err != nil {
 					t.Fatalf("%s: original does not parse: %v", ex.Description, err)
 				}
-				upd, err := Parse(checker.Source{Input: checker.Input{Path: "update.json", Data: ex.Update}})
+				upd, err := Parse(checker.ParseInput{Input: checker.Input{Path: "update.json", Data: ex.Update}})
 				if err != nil {
 					t.Fatalf("%s: update does not parse: %v", ex.Description, err)
 				}

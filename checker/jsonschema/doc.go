@@ -2,7 +2,7 @@
 // Confluent Schema Registry's meaning of compatibility.
 //
 //   - Parse reads one schema and the files its $ref values name (through
-//     Source.Resolve, by their names from contracts/, as Protobuf imports and the
+//     ParseInput.Resolve, by their names from contracts/, as Protobuf imports and the
 //     registry's schema references name them):
 //     JSON with the position of every value (a small parser that keeps offsets and
 //     refuses text over MaxSchemaBytes or nesting past MaxNestingDepth), the draft its

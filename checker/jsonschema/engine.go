@@ -37,7 +37,7 @@ func (Engine) Describe() checker.Description {
 }
 
 // Parse parses one JSON Schema and the files its $ref values name (see Parse).
-func (Engine) Parse(src checker.Source) (checker.Schema, error) {
+func (Engine) Parse(src checker.ParseInput) (checker.Schema, error) {
 	s, err := Parse(src)
 	if err != nil {
 		return nil, err
@@ -261,8 +261,8 @@ func (s *Schema) Dependencies() []string { return s.deps }
 
 // fileSource is a file given on the command line; the files its $ref values name are
 // read from disk, under the first import path that has them, else as named.
-func fileSource(in checker.Input, importPaths []string) checker.Source {
-	return checker.Source{Input: in, Resolve: func(name string) ([]byte, error) {
+func fileSource(in checker.Input, importPaths []string) checker.ParseInput {
+	return checker.ParseInput{Input: in, Resolve: func(name string) ([]byte, error) {
 		for _, dir := range importPaths {
 			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				return data, nil

@@ -26,8 +26,8 @@ func FuzzParseCheck(f *testing.F) {
 	f.Add([]byte(`{"patternProperties": {"^a(": {}}, "additionalProperties": false}`), []byte(`{"dependencies": {"a": ["b"], "c": {"required": ["d"]}}}`))
 
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		old, errOld := Parse(checker.Source{Input: checker.Input{Path: "old.json", Data: a}})
-		next, errNew := Parse(checker.Source{Input: checker.Input{Path: "new.json", Data: b}})
+		old, errOld := Parse(checker.ParseInput{Input: checker.Input{Path: "old.json", Data: a}})
+		next, errNew := Parse(checker.ParseInput{Input: checker.Input{Path: "new.json", Data: b}})
 		for _, err := range []error{errOld, errNew} {
 			if err == nil {
 				continue

@@ -36,7 +36,7 @@ type Schema struct {
 
 // document is one schema file: the main one or one a $ref names.
 type document struct {
-	// file names it in messages; name is how the tree names it (Source.Resolve).
+	// file names it in messages; name is how the tree names it (ParseInput.Resolve).
 	file, name string
 	text       *jsontext.Node
 	lines      jsontext.LineIndex
@@ -65,7 +65,7 @@ const defaultDraft = 7
 
 // builder holds what one Parse reads: its documents and the nodes built so far.
 type builder struct {
-	src     checker.Source
+	src     checker.ParseInput
 	docs    map[string]*document
 	order   []*document
 	nodes   map[nodeKey]*node
@@ -84,7 +84,7 @@ func (b *builder) fail(doc *document, off int, format string, args ...any) {
 // JSON, an unknown $schema, a schema the draft's meta-schema refuses, a $ref to
 // nothing, a cycle of bare $ref, nesting past MaxNestingDepth) is a
 // *checker.InputError with the file, line and column, or several joined.
-func Parse(src checker.Source) (*Schema, error) {
+func Parse(src checker.ParseInput) (*Schema, error) {
 	b := &builder{src: src, docs: map[string]*document{}, nodes: map[nodeKey]*node{}}
 	doc, err := b.document(src.FileName(), src.Data, defaultDraft, true)
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 	"github.com/contractbot/contractbot/checker"
 )
 
-func src(path, text string, files map[string]string) checker.Source {
-	return checker.Source{
+func src(path, text string, files map[string]string) checker.ParseInput {
+	return checker.ParseInput{
 		Input: checker.Input{Path: path, Data: []byte(text)},
 		Resolve: func(name string) ([]byte, error) {
 			if t, ok := files[name]; ok {
@@ -116,7 +116,7 @@ func TestReferencesToOtherFiles(t *testing.T) {
   "required": ["order_id"]
 }`
 	files := map[string]string{"shop/customer/customer.json": `{"$defs": {"Customer": {"type": "object", "properties": {"id": {"type": "string"}}}}}`}
-	s1 := checker.Source{Input: checker.Input{Path: "contracts/shop/order/order.json", Data: []byte(main)}, Name: "shop/order/order.json", Resolve: src("", "", files).Resolve}
+	s1 := checker.ParseInput{Input: checker.Input{Path: "contracts/shop/order/order.json", Data: []byte(main)}, Name: "shop/order/order.json", Resolve: src("", "", files).Resolve}
 	old, err := Parse(s1)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (Engine) Describe() checker.Description {
 // Parse compiles one file under its import path (src.Name, else src.Path), reading
 // its own text from src.Data when set and its imports through src.Resolve; findings
 // and errors name files by import path. src.Record names the record message.
-func (Engine) Parse(src checker.Source) (checker.Schema, error) {
+func (Engine) Parse(src checker.ParseInput) (checker.Schema, error) {
 	self := src.FileName()
 	resolve := func(name string) ([]byte, error) {
 		if name == self && src.Data != nil {

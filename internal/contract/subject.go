@@ -293,8 +293,8 @@ func (l *loader) loadSchema(f *file, o *object, s *Subject, has map[string]DirEn
 
 // schemaSource is what an engine parses: a schema file of the tree, its imports
 // read through resolveProto.
-func (l *loader) schemaSource(file, record string, data []byte) checker.Source {
-	return checker.Source{
+func (l *loader) schemaSource(file, record string, data []byte) checker.ParseInput {
+	return checker.ParseInput{
 		Input:   checker.Input{Path: file, Data: data},
 		Name:    strings.TrimPrefix(file, ContractsDir+"/"),
 		Resolve: l.resolveProto,

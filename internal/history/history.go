@@ -282,7 +282,7 @@ func (r *reader) parseText(eng checker.Engine, v versions.Version) (checker.Sche
 	if err != nil {
 		return nil, fmt.Errorf("read %s version %d: %w", v.Subject, v.Version, err)
 	}
-	sc, err := eng.Parse(checker.Source{
+	sc, err := eng.Parse(checker.ParseInput{
 		Input: checker.Input{Path: v.Path, Data: data},
 		Name:  strings.TrimPrefix(v.Path, contract.ContractsDir+"/"),
 		Resolve: func(name string) ([]byte, error) {

@@ -87,7 +87,7 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 	old := make([]checker.Version, 0, len(prev))
 	for _, ve := range prev {
 		commit := ve.v.Commit
-		sc, err := eng.Parse(checker.Source{
+		sc, err := eng.Parse(checker.ParseInput{
 			Input: checker.Input{Path: fmt.Sprintf("%s version %d", ve.v.Subject, ve.v.Version), Data: ve.text()},
 			Name:  ve.importPath,
 			Resolve: func(name string) ([]byte, error) {
@@ -116,7 +116,7 @@ func (s *Server) check(eng checker.Engine, se *subjectEntry, prev []*versionEntr
 			return eng.Check(old, next, level, ""), nil
 		}
 	}
-	next, err := eng.Parse(checker.Source{
+	next, err := eng.Parse(checker.ParseInput{
 		Input: checker.Input{Path: "request", Data: []byte(req.Schema)},
 		Name:  self,
 		Resolve: func(name string) ([]byte, error) {

@@ -116,7 +116,7 @@ func loader(s *contract.Subject, v versions.Version, read func(versions.Version)
 		if err != nil {
 			return nil, nil, err
 		}
-		sch, err := eng.Parse(checker.Source{
+		sch, err := eng.Parse(checker.ParseInput{
 			Input:   checker.Input{Path: v.Path, Data: text},
 			Name:    strings.TrimPrefix(v.Path, contract.ContractsDir+"/"),
 			Resolve: resolve,

@@ -33,7 +33,7 @@ func parseHistory(in Input, eng checker.Engine, b, h *contract.Subject, history 
 			continue
 		}
 		budget -= len(hi.Data)
-		src := checker.Source{
+		src := checker.ParseInput{
 			Input:   hi.Input,
 			Name:    strings.TrimPrefix(b.SchemaFile, contract.ContractsDir+"/"),
 			Resolve: in.Base.ReadImport,

@@ -149,7 +149,7 @@ func (linesEngine) Describe() checker.Description {
 	return checker.Description{Format: "lines", Name: "Lines", Extensions: []string{".lines"}, RegistryType: "LINES"}
 }
 
-func (linesEngine) Parse(src checker.Source) (checker.Schema, error) {
+func (linesEngine) Parse(src checker.ParseInput) (checker.Schema, error) {
 	s := &linesSchema{file: src.Path, fields: map[string]string{}, lines: map[string]int{}}
 	for i, l := range strings.Split(string(src.Data), "\n") {
 		l = strings.TrimSpace(l)
@@ -220,13 +220,13 @@ func (linesEngine) Imports([]byte) []string { return nil }
 func (e linesEngine) Compat(previous []checker.Input, next checker.Input, opts checker.Options) (*checker.Result, error) {
 	var prev []checker.Version
 	for _, in := range previous {
-		s, err := e.Parse(checker.Source{Input: in})
+		s, err := e.Parse(checker.ParseInput{Input: in})
 		if err != nil {
 			return nil, err
 		}
 		prev = append(prev, checker.Version{Schema: s})
 	}
-	n, err := e.Parse(checker.Source{Input: next})
+	n, err := e.Parse(checker.ParseInput{Input: next})
 	if err != nil {
 		return nil, err
 	}
