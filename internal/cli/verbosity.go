@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 
@@ -20,7 +21,16 @@ func (v *verbosity) add(cmd *cobra.Command, quiet, verbose string) {
 	cmd.Flags().BoolVarP(&v.quiet, "quiet", "q", false, quiet)
 	if verbose != "" {
 		cmd.Flags().BoolVarP(&v.verbose, "verbose", "v", false, verbose)
-		cmd.MarkFlagsMutuallyExclusive("quiet", "verbose")
+		prev := cmd.PreRunE
+		cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+			if v.quiet && v.verbose {
+				return errors.New("-q (--quiet) and -v (--verbose) ask for less and more output; give one")
+			}
+			if prev != nil {
+				return prev(cmd, args)
+			}
+			return nil
+		}
 	}
 }
 
