@@ -6,8 +6,8 @@
 // The records that find something keep the data of their own kind and their own JSON
 // form (a compatibility finding its schema path and the version it fails against, a
 // contract diagnostic its code, a SQL finding its table), and share the Span:
-// checker.Finding, checker.InputError, contract.Diagnostic and lineage.Finding embed
-// it. A finding and a diagnostic turn themselves into a Message with one method
+// checker.Finding, checker.InputError, contract.Diagnostic, flinksql.Error and
+// lineage.Finding embed it. A finding and a diagnostic turn themselves into a Message with one method
 // (Located), and what lists messages of several kinds (the verdict's check-run
 // annotations and GitHub Actions commands) works on Messages only. A Span's File is a
 // path in the repository: the names engines report (a Protobuf import path, relative

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // tokKind is the kind of a token.
@@ -56,9 +58,7 @@ func clip(s string) string {
 
 // Error is a located parse error.
 type Error struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
+	located.Span
 	Message string `json:"message"`
 }
 
@@ -78,7 +78,7 @@ func lex(file, src string) ([]token, *Error) {
 	colLine, colOff, colRunes := -1, 0, 0
 	errAt := func(off int, format string, args ...any) *Error {
 		l, c := position(src, off)
-		return &Error{File: file, Line: l, Column: c, Message: fmt.Sprintf(format, args...)}
+		return &Error{Span: located.Span{File: file, Line: l, Column: c}, Message: fmt.Sprintf(format, args...)}
 	}
 	// quoted reads the text whose opening quote q is at src[i], unescaped, and moves
 	// i past its closing quote: a doubled quote stands for one, and with backslash a

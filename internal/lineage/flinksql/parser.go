@@ -3,6 +3,8 @@ package flinksql
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 // MaxDepth bounds the nesting of parentheses, subqueries and expressions; deeper input
@@ -31,7 +33,7 @@ type bail struct{ err *Error }
 func Parse(file, src string) *Script {
 	s := &Script{File: file}
 	if len(src) > MaxSize {
-		s.Errors = append(s.Errors, &Error{File: file, Line: 1, Column: 1,
+		s.Errors = append(s.Errors, &Error{Span: located.Span{File: file, Line: 1, Column: 1},
 			Message: fmt.Sprintf("the script is %d bytes, more than the %d this parser reads; split it", len(src), MaxSize)})
 		return s
 	}

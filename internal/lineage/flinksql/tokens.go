@@ -3,6 +3,8 @@ package flinksql
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contractbot/contractbot/checker/located"
 )
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -101,7 +103,7 @@ func (p *parser) fail(format string, args ...any) {
 }
 
 func (p *parser) failAt(t token, format string, args ...any) {
-	panic(bail{&Error{File: p.file, Line: t.line, Column: t.col, Message: fmt.Sprintf(format, args...)}})
+	panic(bail{&Error{Span: located.Span{File: p.file, Line: t.line, Column: t.col}, Message: fmt.Sprintf(format, args...)}})
 }
 
 func (p *parser) enter() {
