@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,7 +47,8 @@ var teamFlags = map[string][]string{
 
 // setCompletion registers the completions of every command of the tree rooted at
 // root: fixed values for enum flags, teams read from the repository for team flags,
-// and subjects (and SUBJECT:FIELD paths) for impact's argument.
+// the contracts' topics for sample --topic, and subjects (and SUBJECT:FIELD paths)
+// for impact's argument.
 func setCompletion(root *cobra.Command) {
 	enums := flagEnums()
 	walk(root, func(c *cobra.Command) {
@@ -56,6 +58,9 @@ func setCompletion(root *cobra.Command) {
 		}
 		for _, flag := range teamFlags[path] {
 			_ = c.RegisterFlagCompletionFunc(flag, completeTeams)
+		}
+		if path == "sample" {
+			_ = c.RegisterFlagCompletionFunc("topic", completeTopics)
 		}
 	})
 }
@@ -86,6 +91,22 @@ func completeTeams(cmd *cobra.Command, args []string, toComplete string) ([]stri
 		return nil, cobra.ShellCompDirectiveError
 	}
 	return withPrefix(tree.TeamIDs(), toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeTopics completes a topic that a contract of the repository names.
+func completeTopics(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	tree, err := contract.Load(completionRepo(cmd, args))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var topics []string
+	for _, s := range tree.Subjects {
+		if s.Topic != "" && !slices.Contains(topics, s.Topic) {
+			topics = append(topics, s.Topic)
+		}
+	}
+	sort.Strings(topics)
+	return withPrefix(topics, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeSubjectField completes impact's SUBJECT[:FIELD.PATH]: a subject name, then,

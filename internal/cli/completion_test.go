@@ -41,6 +41,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"calendar", "--repo", "../..", "--team", "d"}, "data-warehouse"},
 		{[]string{"calendar", "../..", "--team", "a"}, "accounts analytics"},
 		{[]string{"lineage", "sync", "--repo", "../..", "--owner", "p"}, "payments platform"},
+		{[]string{"sample", "--repo", "../..", "--topic", "ods_order_"}, "ods_order_events ods_order_snapshot ods_order_status_events"},
 		{[]string{"lint", "-o", ""}, "text json github"},
 		{[]string{"check", "--fail-on", ""}, "not-ready breaking"},
 		{[]string{"impact", "--format", ""}, "text json"},
