@@ -201,7 +201,16 @@ type reader struct {
 	mu    sync.Mutex
 	s     storer.EncodedObjectStorer
 	trees map[string]*object.Tree
+	// order lists the commits of trees, oldest first: at most maxTrees are kept.
+	order []string
 }
+
+// maxTrees bounds the commit trees a reader keeps for the imports of the versions it
+// parses. A tree keeps the subtrees its look-ups opened (contracts/ with a name map
+// of every domain), so keeping every commit's made the audit of a 5,000-commit
+// history of 100,000 subjects hold gigabytes; the subjects audited at the same time
+// (one per core) read a few commits each.
+const maxTrees = 16
 
 // parsed is a version's parse result.
 type parsed struct {
@@ -308,7 +317,12 @@ func (r *reader) readAt(commit, path string) ([]byte, error) {
 		if t, err = c.Tree(); err != nil {
 			return nil, err
 		}
+		if len(r.order) == maxTrees {
+			delete(r.trees, r.order[0])
+			r.order = r.order[1:]
+		}
 		r.trees[commit] = t
+		r.order = append(r.order, commit)
 	}
 	e, err := t.FindEntry(path)
 	if err != nil || !e.Mode.IsFile() {

@@ -1,8 +1,11 @@
 package history
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -140,5 +143,42 @@ func TestLastTransitive(t *testing.T) {
 		if got := lastTransitive(c.vs); got != c.want {
 			t.Errorf("%v: %d, want %d", c.vs, got, c.want)
 		}
+	}
+}
+
+// TestReaderKeepsFewTrees reads an import at more commits than the reader keeps trees
+// for: it keeps at most maxTrees (keeping every commit's tree held gigabytes in the
+// audit of a long history), and still reads at every commit.
+func TestReaderKeepsFewTrees(t *testing.T) {
+	r := testutil.ExampleRepo(t)
+	for i := 0; i < maxTrees+4; i++ {
+		r.Write("contracts/risk/fraud-score/notes.md", fmt.Sprintf("note %d\n", i))
+		r.Commit(fmt.Sprintf("note %d", i))
+	}
+	repo, err := gitrepo.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := &reader{s: repo.Storer, trees: map[string]*object.Tree{}}
+	commit, err := object.GetCommit(repo.Storer, head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < maxTrees+4; i++ {
+		data, err := rd.readAt(commit.Hash.String(), "contracts/risk/fraud-score/notes.md")
+		if err != nil || string(data) != fmt.Sprintf("note %d\n", maxTrees+3-i) {
+			t.Fatalf("read at %d commits back: %q, %v", i, data, err)
+		}
+		if commit, err = commit.Parent(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rd.trees) > maxTrees || len(rd.order) != len(rd.trees) {
+		t.Errorf("the reader keeps %d trees (%d in order), want at most %d", len(rd.trees), len(rd.order), maxTrees)
 	}
 }
