@@ -48,11 +48,12 @@ func (b *Bot) alertLedger(api GitHub, repo Repository, root string) (memory.Ledg
 		Context: AlertContext, Spread: true, Settle: b.ClaimSettle, Log: b.Log}, nil
 }
 
-// tell posts msg with key to channel once since since. With claims, the replicas
-// agree first on who posts (and the one that does still skips a channel whose
-// history shows the key, as one replica alone does). Without claims the channel's
-// history is read and then posted to: enough for one replica, while two replicas
-// at the same instant may both post. told reports that the message is there (posted
+// tell posts msg with key to channel once since since. The channel's history is read
+// first: a message found there costs no claim (a problem that persists is checked
+// every round, and a claim costs GitHub calls). With claims, the replicas then agree
+// on who posts, and the one that does reads the history again. Without claims the
+// history is read and then posted to: enough for one replica, while two replicas at
+// the same instant may both post. told reports that the message is there (posted
 // now, or found).
 func tell(ctx context.Context, claims Claims, n MarkedNotifier, channel string, msg slack.Message, key string, since time.Time) (told bool, err error) {
 	post := func(ctx context.Context) (string, error) {
@@ -67,6 +68,9 @@ func tell(ctx context.Context, claims Claims, n MarkedNotifier, channel string, 
 	if claims == nil {
 		_, err := post(ctx)
 		return err == nil, err
+	}
+	if found, err := n.Marked(ctx, channel, key, since); err == nil && found {
+		return true, nil
 	}
 	sum := sha256.Sum256([]byte(channel + "\x00" + key))
 	return claims.Once(ctx, "tell/"+hex.EncodeToString(sum[:10]), since, post)

@@ -82,6 +82,7 @@ func TestOnceAcrossRacingReplicas(t *testing.T) {
 	alert := sample.Alert{Topic: "ods_order_snapshot", Subject: "orders.order-snapshot-value", Channels: []string{"#orders", "#dw-realtime"},
 		Problem: sample.ProblemCount{Kind: sample.UndeclaredField, Field: "userid", Count: 1, Message: "field \"userid\" is not declared"}}
 	var wg sync.WaitGroup
+	var replicas []*SampleAlerts
 	for range 2 {
 		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: 200 * time.Millisecond, GH: githubapi.New(fake.Client()), Now: time.Now, Log: log}
 		ledger, err := b.AlertLedger(context.Background(), Repository{"acme", "contracts"}, root)
@@ -89,6 +90,7 @@ func TestOnceAcrossRacingReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		alerts := &SampleAlerts{Notify: botslack.New("xoxb-test", url), Claims: ledger, Log: log}
+		replicas = append(replicas, alerts)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -106,5 +108,13 @@ func TestOnceAcrossRacingReplicas(t *testing.T) {
 			lines = append(lines, m.Channel+": "+m.Text)
 		}
 		t.Errorf("messages per channel %v, want one in each of #orders and #dw-realtime:\n%s", got, strings.Join(lines, "\n"))
+	}
+	// The next round finds the alert in Slack and claims nothing: a problem that
+	// persists costs no GitHub call.
+	const statuses = "/repos/{owner}/{repo}/commits/{ref}/statuses"
+	listed := fake.Count("GET", statuses)
+	replicas[0].Alert(context.Background(), alert)
+	if n := fake.Count("GET", statuses) - listed; n != 0 || len(posted()) != 2 {
+		t.Errorf("the next round read the ledger %d times and left %d messages, want 0 and 2", n, len(posted()))
 	}
 }
