@@ -1,36 +1,47 @@
 #!/bin/sh
-# check-scale.sh BIN OUT [RUNS]: the same change at 10,000 and 50,000 subjects.
-# Generates OUT/10k and OUT/50k (cmd/synthrepo, 50 commits, seed 1), then commits in
-# each what BenchmarkCheck commits (an optional field added to the first 100 Avro
-# schemas in path order), then times `BIN check --rev HEAD --against HEAD~1`
-# alternately on the two: without a cache, then with --cache-dir (the first run of
-# each size fills its cache, the others read it). Prints one line per run: size,
-# cache, CPU seconds (user + system), wall seconds, max RSS in MB.
+# check-scale.sh BIN OUT [RUNS]: a 100-subject change at 2,000 and 100,000 subjects,
+# as a commit and in the working tree. Generates OUT/2k and OUT/100k (cmd/synthrepo,
+# 50 commits, seed 1: about 2.6 GB and 5 minutes for 100k); commits on a branch
+# `change` what BenchmarkCheck commits (an optional field added to the first 100 Avro
+# schemas in path order) and leaves the same edit uncommitted in main's working tree.
+# One run of each form fills the cache check keeps in .git/contractbot; then, the two
+# sizes alternately, it times `BIN check --rev change --against main` (the commit) and
+# `BIN check` (the working tree), and `git status` for the floor of any comparison of
+# a working tree by stat data. Prints one line per run: size, form, CPU seconds
+# (user + system), wall seconds, max RSS in MB.
 set -eu
 bin=${1:?usage: check-scale.sh BIN OUT [RUNS]}
 out=${2:?usage: check-scale.sh BIN OUT [RUNS]}
 runs=${3:-5}
-for n in 10 50; do
+now=--now=2026-12-01T09:00:00Z
+for n in 2 100; do
 	dir=$out/${n}k
 	if [ ! -d "$dir/.git" ]; then
 		go run ./cmd/synthrepo -subjects "${n}000" -commits 50 -seed 1 -checkout "$dir" >/dev/null
+		git -C "$dir" checkout -q -b change
 		find "$dir/contracts" -name '*.avsc' | sort | head -100 | while read -r f; do
 			sed -i '0,/"fields": *\[/s//"fields": [{"name": "bench_note", "type": ["null", "string"], "default": null}, /' "$f"
 		done
 		git -C "$dir" -c user.name=b -c user.email=b@example.com commit -q -a -m "add an optional field to 100 subjects"
+		git -C "$dir" checkout -q main
+		git -C "$dir" checkout -q change -- .
+		git -C "$dir" reset -q
 	fi
-	rm -rf "$out/cache-${n}k"
+	"$bin" check --repo "$dir" --rev change --against main "$now" >/dev/null 2>&1 || true
+	"$bin" check --repo "$dir" "$now" >/dev/null 2>&1 || true
 done
-printf '%-5s %-6s %6s %7s %7s\n' size cache cpu_s wall_s rss_mb
-for cache in none dir; do
+printf '%-5s %-8s %6s %7s %7s\n' size form cpu_s wall_s rss_mb
+for form in commit worktree status; do
 	i=0
 	while [ $i -lt "$runs" ]; do
-		for n in 10 50; do
-			flag=""
-			[ $cache = dir ] && flag="--cache-dir $out/cache-${n}k"
-			# shellcheck disable=SC2086
-			/usr/bin/time -q -f '%U %S %e %M' -o "$out/time.txt" "$bin" check --repo "$out/${n}k" --rev HEAD --against HEAD~1 --now 2026-12-01T09:00:00Z $flag >/dev/null 2>&1 || true
-			awk -v n="${n}k" -v c=$cache '{ printf "%-5s %-6s %6.2f %7.2f %7d\n", n, c, $1 + $2, $3, $4 / 1024 }' "$out/time.txt"
+		for n in 2 100; do
+			case $form in
+			commit) set -- "$bin" check --repo "$out/${n}k" --rev change --against main "$now" ;;
+			worktree) set -- "$bin" check --repo "$out/${n}k" "$now" ;;
+			status) set -- git -C "$out/${n}k" status --short ;;
+			esac
+			/usr/bin/time -q -f '%U %S %e %M' -o "$out/time.txt" "$@" >/dev/null 2>&1 || true
+			awk -v n="${n}k" -v f=$form '{ printf "%-5s %-8s %6.2f %7.2f %7d\n", n, f, $1 + $2, $3, $4 / 1024 }' "$out/time.txt"
 		done
 		i=$((i + 1))
 	done
