@@ -68,11 +68,14 @@ func TestLineageEndToEnd(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /lineage: %d", code)
 	}
+	// The pages put a line-break point (<wbr>) after each . _ - / of an identifier;
+	// the text a reader sees is the page without them.
+	page = strings.ReplaceAll(page, "<wbr>", "")
 	for _, want := range []string{
 		"From 3 OpenLineage events, 2 jobs reading contract topics",
 		`<code>contracts/orders/order-created/consumers/order-fraud-rules.yaml</code> <span class="tag bad">missing</span>`,
-		`<th scope="row">dwd-order-detail</th><td><a href="/subjects/orders.order-created-value">orders.order-created-value</a></td><td><code>event_time</code></td>`,
-		`<th scope="row">dwd-order-detail</th><td><a href="/subjects/orders.order-created-value">orders.order-created-value</a></td><td><code>coupon_code</code></td>`,
+		`<th scope="row">dwd-order-detail</th><td data-label="Subject"><a href="/subjects/orders.order-created-value">orders.order-created-value</a></td><td data-label="Field"><code>event_time</code></td>`,
+		`<th scope="row">dwd-order-detail</th><td data-label="Subject"><a href="/subjects/orders.order-created-value">orders.order-created-value</a></td><td data-label="Field"><code>coupon_code</code></td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the lineage page lacks %s\n%s", want, page)
