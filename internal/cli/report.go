@@ -171,7 +171,8 @@ func buildReport(dir string, cache *reportCache, at time.Time) (*report.Health, 
 }
 
 // loadWithoutSchemas loads the tree at a commit of the repository at dir, on its own
-// handle of the repository, without reading its schemas.
+// handle of the repository, without reading its schemas and keeping of each subject
+// what the report reads (contract.LoadForReport).
 func loadWithoutSchemas(dir string, commit plumbing.Hash) (*contract.Tree, error) {
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
@@ -182,7 +183,7 @@ func loadWithoutSchemas(dir string, commit plumbing.Hash) (*contract.Tree, error
 	if err != nil {
 		return nil, err
 	}
-	return contract.LoadWithoutSchemas(src)
+	return contract.LoadForReport(src)
 }
 
 // buildID identifies this build of contractbot, for caches whose content depends on
