@@ -4,8 +4,8 @@
 # one `contractbot compat --batch` process and by Avro Java's SchemaCompatibility in one
 # JVM (Debian's libavro-java: apt-get install libavro-java; javac and java on PATH).
 # The Java file is written and compiled under a temporary directory here, never in the
-# repository. Prints farm-bench's whole-process figures (A = contractbot, B = one JVM
-# doing the 100 pairs once) and the warm JVM's time per 100 pairs after JIT warm-up.
+# repository. Prints GNU time's whole-process figures for five alternating pairs of runs
+# (A = contractbot, B = one JVM doing the 100 pairs once) and the warm JVM's time per 100 pairs after JIT warm-up.
 # Run from the repository root: sh scripts/compat-batch-vs-java.sh
 set -eu
 work=$(mktemp -d)
@@ -60,5 +60,9 @@ JAVA
 j=/usr/share/java
 cp="$work:$j/avro.jar:$j/jackson-core-asl.jar:$j/jackson-mapper-asl.jar:$j/slf4j-api.jar"
 javac -cp "$cp" -d "$work" "$work/Bench.java"
-farm-bench -n 5 --vs "java -cp $cp Bench $work/pairs.txt 0 1" -- "$work/contractbot" compat --batch "$work/pairs.jsonl"
+fmt='%e s wall, %U+%S s CPU, %M KiB peak'
+for i in 1 2 3 4 5; do
+  /usr/bin/time -f "A $fmt" "$work/contractbot" compat --batch "$work/pairs.jsonl" >/dev/null
+  /usr/bin/time -f "B $fmt" java -cp "$cp" Bench "$work/pairs.txt" 0 1 >/dev/null
+done
 java -cp "$cp" Bench "$work/pairs.txt" 20 50 2>/dev/null
