@@ -9,7 +9,7 @@ import (
 )
 
 // verbosity is a command's -q/--quiet and -v/--verbose. What each drops or adds is
-// the command's to say in its flag usage (README.md, "Quiet and verbose");
+// the command's to say in its flag usage (docs/cli.md, "Quiet and verbose");
 // errors always print.
 type verbosity struct {
 	quiet, verbose bool
