@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/contractbot/contractbot/internal/atomicfile"
 )
 
 // The subject names of a revision (SubjectFolders) are read from every contract.yaml,
@@ -167,16 +170,8 @@ func SaveFolderCache(dir string) error {
 	if !read {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create the cache folder %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "subject-folders-*")
-	if err != nil {
-		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename
-	w := bufio.NewWriter(tmp)
-	fmt.Fprintln(w, folderCacheHeader)
+	var w bytes.Buffer
+	fmt.Fprintln(&w, folderCacheHeader)
 	domainFolders.Lock()
 	for h := range domainFolders.used {
 		d := domainFolders.byTree[h]
@@ -187,20 +182,15 @@ func SaveFolderCache(dir string) error {
 		if d.clean {
 			state = "clean"
 		}
-		fmt.Fprintf(w, "tree %s %s\n", h, state)
+		fmt.Fprintf(&w, "tree %s %s\n", h, state)
 		for _, f := range d.folders {
-			fmt.Fprintf(w, "%s\t%s\n", f.folder, f.subject)
+			fmt.Fprintf(&w, "%s\t%s\n", f.folder, f.subject)
 		}
 	}
 	domainFolders.Unlock()
-	if err := w.Flush(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, "subject-folders")); err != nil {
+	// atomicfile syncs the file and its folder before and after the rename: a crash or a
+	// full disk leaves the old cache or the new one, never a torn file.
+	if err := atomicfile.Write(filepath.Join(dir, "subject-folders"), w.Bytes()); err != nil {
 		return fmt.Errorf("write the subject folder cache in %s: %w", dir, err)
 	}
 	return nil
