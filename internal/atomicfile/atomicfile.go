@@ -4,7 +4,9 @@
 package atomicfile
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -12,6 +14,18 @@ import (
 // Write replaces the file at path with data atomically, creating its folder when
 // missing. On failure the old file, if any, is left as it was.
 func Write(path string, data []byte) error {
+	return WriteTo(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteTo is Write for content too large to build in memory first (the parse cache
+// can be hundreds of MB): write streams it into a buffered writer on the temporary
+// file. The file is synced, renamed over the old one and its folder synced; on any
+// error (write's own, a full disk, a failed sync) the temporary file is removed, the
+// old file is left as it was and the first error is returned.
+func WriteTo(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -20,11 +34,16 @@ func Write(path string, data []byte) error {
 		return err
 	}
 	defer func() { _ = os.Remove(f.Name()) }() // gone after the rename; left only on failure
-	if _, err := f.Write(data); err != nil {
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
 		_ = f.Close() // the first error is the one to report
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := syncFile(f); err != nil {
 		_ = f.Close() // the first error is the one to report
 		return err
 	}
@@ -38,6 +57,11 @@ func Write(path string, data []byte) error {
 	// (publish's state) may say so only then.
 	return syncDir(filepath.Dir(path))
 }
+
+// syncFile syncs the temporary file before it is renamed into place (a variable: a
+// test makes it fail, as a file system with delayed allocation reports a full disk
+// only when the data is flushed).
+var syncFile = (*os.File).Sync
 
 // syncDir syncs a folder, making the renames in it durable (a variable: a test makes
 // it fail, as a disk that cannot be written does).

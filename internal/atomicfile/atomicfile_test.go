@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +42,30 @@ func TestWriteFailureLeavesNoTemporaryFile(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 || !entries[0].IsDir() {
 		t.Errorf("the folder holds %v (%v), want the folder a.json alone", entries, err)
+	}
+}
+
+// A stream that fails part way (an encoder's error) leaves the old file and no
+// temporary file, and WriteTo returns the stream's own error.
+func TestWriteToStreamError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.gob")
+	if err := Write(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("the encoder failed")
+	err := WriteTo(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, strings.Repeat("x", 200<<10)); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("WriteTo: %v, want the stream's error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Errorf("the file holds %d bytes, want the old content", len(got))
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("the folder holds %v, want the file alone", entries)
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/gob"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/contractbot/contractbot/checker"
+	"github.com/contractbot/contractbot/internal/atomicfile"
 )
 
 // ParseCache keeps what Load learns from each schema it parses (the field paths and
@@ -91,23 +92,15 @@ func (c *ParseCache) Save() error {
 	for k := range c.used {
 		keep[k] = c.entries[k]
 	}
-	dir := filepath.Dir(c.file)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create the cache folder %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, parseCacheFile+"-*")
+	err := atomicfile.WriteTo(c.file, func(w io.Writer) error {
+		enc := gob.NewEncoder(w)
+		if err := enc.Encode(parseCacheHead{"contractbot lint parses 1", c.salt}); err != nil {
+			return err
+		}
+		return enc.Encode(keep)
+	})
 	if err != nil {
-		return fmt.Errorf("write the parse cache in %s: %w", dir, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename
-	w := bufio.NewWriter(tmp)
-	enc := gob.NewEncoder(w)
-	err = errors.Join(enc.Encode(parseCacheHead{"contractbot lint parses 1", c.salt}), enc.Encode(keep), w.Flush(), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.file)
-	}
-	if err != nil {
-		return fmt.Errorf("write the parse cache in %s: %w", dir, err)
+		return fmt.Errorf("write the parse cache in %s: %w", filepath.Dir(c.file), err)
 	}
 	return nil
 }
