@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -43,7 +44,7 @@ func TestGitHubAppAuth(t *testing.T) {
 	if err != nil || self != botLogin {
 		t.Fatalf("identity %q, %v; want %q", self, err, botLogin)
 	}
-	b := &Bot{Self: self, StateKey: testKey, ClaimSettle: testSettle, Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	b := &Bot{Self: self, StateKey: testKey, ClaimSettle: testSettle, Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -48,9 +49,9 @@ type Bot struct {
 	Cache    *GitCache
 	// Auth returns the credentials for fetching owner/repo (nil for none).
 	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
-	// Now is the bot's clock (time.Now in production; tests move it).
-	Now func() time.Time
-	Log *slog.Logger
+	// Clock is the bot's clock (the computer's when nil; tests move theirs).
+	Clock clock.Clock
+	Log   *slog.Logger
 	// Metrics counts failed side effects (nil: not counted).
 	Metrics *Metrics
 	// Queue, when set, guards the evaluations the reconcile loop runs as it guards a
@@ -155,3 +156,6 @@ func (b *Bot) clients(ctx context.Context, owner, repo string, installation int6
 	}
 	return b.GH, auth, nil
 }
+
+// now is the bot's clock's time.
+func (b *Bot) now() time.Time { return clock.Now(b.Clock) }

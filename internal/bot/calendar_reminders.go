@@ -23,7 +23,7 @@ type MarkedNotifier interface {
 // affected consumers' channels, each once per channel (across replicas through
 // b.Alerts when set: once.go).
 func (b *Bot) CalendarReminders(ctx context.Context, tree *contract.Tree, n MarkedNotifier) {
-	now := b.Now()
+	now := b.now()
 	for _, rem := range calendar.DueWindowReminders(tree, now) {
 		msg := slack.WindowMessage(rem)
 		since := rem.Entry.Start.Add(-5 * 24 * time.Hour)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -28,7 +29,7 @@ func TestCalendarRemindersOnceAcrossReplicas(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	now := time.Date(2026, 12, 7, 11, 0, 0, 0, berlin) // Monday; the window opens Tuesday 10:00
 	replica := func() *Bot {
-		return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	}
 	notify := botslack.New("xoxb-test", sl.GetAPIURL())
 	run := func() {

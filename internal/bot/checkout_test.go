@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 )
 
 // TestCheckoutIsTheBot: the App's evaluation and an evaluation of a checkout
@@ -23,7 +24,7 @@ func TestCheckoutIsTheBot(t *testing.T) {
 
 	g.fake.AddToken("ci-token", "ci-user")
 	ci := &Bot{Self: "ci-user", StateKey: []byte("the workflow's key"), GH: githubapi.New(g.fake.ClientWithToken("ci-token")),
-		Now: g.clock, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
+		Clock: clock.Func(g.clock), Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
 	pr, err := githubapi.New(g.fake.Client()).GetPullRequest(context.Background(), "acme", "contracts", g.n)
 	if err != nil {
 		t.Fatal(err)

@@ -91,7 +91,7 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 		// memory is written over it (keepSent) as over a comment written now.
 		comment, ev.written = *ev.mem.Comment, *ev.mem.State
 	default:
-		st.WrittenAt = b.Now().UTC()
+		st.WrittenAt = b.now().UTC()
 		if st.HeadSince.IsZero() {
 			st.HeadSince = st.WrittenAt
 		}

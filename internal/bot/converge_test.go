@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -33,7 +34,7 @@ var (
 // verified state of the previous evaluation.
 func runConverge(t *testing.T, gh *recorder, pr PullRequest, r *verdict.Report, prev *State, markdown string) error {
 	t.Helper()
-	b := &Bot{Self: botLogin, StateKey: testKey, Now: func() time.Time { return r.Now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, Clock: clock.Func(func() time.Time { return r.Now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ev := &evaluation{gh: &onceGitHub{GitHub: gh}, pr: &pr, report: r, markdown: markdown, log: b.Log, mem: memory.Memory{State: prev}}
 	ev.next = carried(prev, r)
 	return b.converge(context.Background(), ev)

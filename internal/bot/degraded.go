@@ -3,9 +3,9 @@ package bot
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/registry"
 )
 
@@ -21,8 +21,8 @@ type DegradedAlerts struct {
 	// alert is logged and not sent).
 	Channel func() string
 	Log     *slog.Logger
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock tells the time (the computer's when nil).
+	Clock clock.Clock
 }
 
 // Alert sends the alert for st unless a replica sent it already. A failure is logged:
@@ -33,13 +33,9 @@ func (a *DegradedAlerts) Alert(ctx context.Context, st registry.Status) {
 		a.Log.Warn("embedded registry degraded: no Slack channel for operations alerts; set --ops-channel or give the platform team a slack: channel in teams.yaml", "cause", st.Cause)
 		return
 	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
 	key := "degraded/" + st.Cause + "@" + shortHead(st.BranchHead)
 	msg := slack.DegradedMessage(st)
-	_, err := tell(ctx, a.Claims, a.Notify, ch, msg, key, now().AddDate(0, 0, -7))
+	_, err := tell(ctx, a.Claims, a.Notify, ch, msg, key, clock.Now(a.Clock).AddDate(0, 0, -7))
 	if err != nil && a.Claims == nil {
 		// Better twice than never: post without knowing whether a replica did.
 		a.Log.Warn("reading the operations channel's history failed; alerting anyway", "channel", ch, "err", err)

@@ -64,7 +64,7 @@ func (b *Bot) writeMark(ctx context.Context, gh memory.Statuses, d Digest, root,
 // sending it. Replicas agree through the marks of a ledger (memory.Ledger.Once): the
 // oldest live claim sends, every replica sees the same oldest claim.
 func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
-	now := b.Now().UTC()
+	now := b.now().UTC()
 	month := now.Format("2006-01")
 	if len(b.StateKey) == 0 || b.Self == "" {
 		return fmt.Errorf("monthly digest: %w, or the bot's login is unknown: it cannot sign or recognise its marks", ErrNoKey)

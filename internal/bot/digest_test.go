@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	botslack "github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/history"
@@ -77,7 +78,7 @@ func health(r *testutil.Repo, head plumbing.Hash, now time.Time) (*report.Health
 // bot is a replica; notify, when not nil, replaces its Slack.
 func (w *digestWorld) bot(notify Notifier) *Bot {
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: 250 * time.Millisecond, GH: githubapi.New(w.fake.Client()),
-		Now: w.clock, Notify: botslack.New("xoxb-test", w.slack.url), Log: slog.New(slog.NewTextHandler(testWriter{w.t}, nil))}
+		Clock: clock.Func(w.clock), Notify: botslack.New("xoxb-test", w.slack.url), Log: slog.New(slog.NewTextHandler(testWriter{w.t}, nil))}
 	if notify != nil {
 		b.Notify = notify
 	}

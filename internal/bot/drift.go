@@ -11,6 +11,7 @@ import (
 	"github.com/contractbot/contractbot/internal/bot/slack"
 	"github.com/go-git/go-git/v5"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/guard"
 	"github.com/contractbot/contractbot/internal/registry"
@@ -32,8 +33,8 @@ type DriftWatch struct {
 	// Channel receives the alerts (the platform team's).
 	Channel string
 	Log     *slog.Logger
-	// Now is the watch's clock (time.Now when nil).
-	Now func() time.Time
+	// Clock tells the time (the computer's when nil).
+	Clock clock.Clock
 
 	index *versions.Index
 }
@@ -63,11 +64,7 @@ func (w *DriftWatch) Check(ctx context.Context) error {
 	msg := slack.DriftMessage(report)
 	sum := sha256.Sum256([]byte(msg.Text))
 	key := "drift/" + hex.EncodeToString(sum[:8])
-	now := time.Now
-	if w.Now != nil {
-		now = w.Now
-	}
-	_, err = tell(ctx, w.Claims, w.Notify, w.Channel, msg, key, now().AddDate(0, 0, -7))
+	_, err = tell(ctx, w.Claims, w.Notify, w.Channel, msg, key, clock.Now(w.Clock).AddDate(0, 0, -7))
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 )
 
@@ -17,8 +18,8 @@ import (
 func TestBotAgainstGitHubFake(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	fake := githubfake.New(githubfake.WithClock(clock))
+	nowFn := func() time.Time { return now }
+	fake := githubfake.New(githubfake.WithClock(nowFn))
 	defer fake.Close()
 	fake.AddRepo("acme", "contracts")
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
@@ -27,7 +28,7 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 
 	api := githubapi.New(fake.Client())
 	api.Sleep = func(context.Context, time.Duration) error { return nil }
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: clock,
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(nowFn),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CloneURL: func(string, string) string { return remote }}
 	ctx := context.Background()
 
@@ -87,7 +88,7 @@ func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	closed := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.SetState("acme", "contracts", closed, "closed")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
 	if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
@@ -103,7 +104,7 @@ func TestOpenStates(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestUnchangedCommentIsNotWritten(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	const patch = "/repos/{owner}/{repo}/issues/comments/{id}"
 	// The first evaluation creates the comment with a note that the memory was

@@ -210,7 +210,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	}
 	ev.in = verdict.Input{
 		Base: loaded.Base, Head: loaded.Head, History: loaded.History,
-		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.Now(), HeadSHA: pr.HeadSHA,
+		Author: pr.Author, Reviews: reviews, OpenedAt: pr.CreatedAt, Now: b.now(), HeadSHA: pr.HeadSHA,
 		AdminTeam: b.AdminTeam, SQLBreaks: lineage.SQLBreaks(loaded.Base, loaded.Head),
 	}
 	if len(conflicts) > 0 {

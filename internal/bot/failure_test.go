@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -35,7 +36,7 @@ func TestFailedEvaluationShowsOnThePullRequest(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var cloneURL atomic.Value // the fake keeps the clone URL a pull request had when added
 	cloneURL.Store(filepath.Join(t.TempDir(), "no-such-repository"))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log,
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log,
 		CloneURL: func(string, string) string { return cloneURL.Load().(string) }}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Attempts: 2, Backoff: 20 * time.Millisecond, Route: b.Route, Log: log})
 	ts := httptest.NewServer(srv)
@@ -91,7 +92,7 @@ func TestShowFailureWithoutChecksAPI(t *testing.T) {
 	fake.AddRepo("acme", "contracts")
 	fake.AddToken("ghp_token", "contractbot-user")
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: strings.Repeat("a", 40), BaseSHA: strings.Repeat("b", 40), BaseRef: "master"})
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.ClientWithToken("ghp_token")), Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.ClientWithToken("ghp_token")), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.ShowFailure(context.Background(), "acme", "contracts", n, 0, false); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestReconcileSurvivesAPanic(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	srv := server.New(server.Config{Log: log})
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: panickyReviews{githubapi.New(fake.Client()), bad},
-		Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log, Queue: srv.Queue()}
+		Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log, Queue: srv.Queue()}
 	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
 
 	if len(fake.Comments("acme", "contracts", good)) != 1 {

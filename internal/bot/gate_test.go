@@ -23,6 +23,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	botslack "github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
@@ -129,7 +130,7 @@ func (g *gate) replicas() func() {
 // bot is a fresh bot process (a restart, or another replica) acting as the App.
 func (g *gate) bot() *Bot {
 	return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(g.fake.Client()),
-		Cache: &GitCache{Dir: g.t.TempDir()}, Now: g.clock, AdminTeam: "acme/contract-admins",
+		Cache: &GitCache{Dir: g.t.TempDir()}, Clock: clock.Func(g.clock), AdminTeam: "acme/contract-admins",
 		Notify: botslack.New("xoxb-test", g.slack.url), Log: slog.New(slog.NewTextHandler(testWriter{g.t}, nil))}
 }
 

@@ -155,7 +155,7 @@ func (b *Bot) runCommand(ctx context.Context, owner, repo string, n int, inst in
 			return reply(ctx, gh, owner, repo, n, fmt.Sprintf("@%s only members of %s may override contractbot; ask one of them.", author, orDash(b.AdminTeam)))
 		}
 		log.Info("override", "reason", cmd.Arg)
-		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.Now(), CommentID: commentID}
+		o := &verdict.Override{By: author, Reason: cmd.Arg, At: b.now(), CommentID: commentID}
 		return b.evaluate(ctx, owner, repo, n, inst, evalOptions{override: o}, log)
 	}
 	gh, _, err := b.clients(ctx, owner, repo, inst)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -58,7 +59,7 @@ func TestCommandsInComments(t *testing.T) {
 	fake.SetCloneURL("acme", "contracts", remote)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.AddTeamMember("acme", "contract-admins", "boss")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
 		AdminTeam: "acme/contract-admins", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	say := func(login, body string) {

@@ -9,7 +9,7 @@ import (
 
 // keeper is the bot's memory keeper (internal/bot/memory): its login, its key, its clock.
 func (b *Bot) keeper() memory.Keeper {
-	return memory.Keeper{Self: b.Self, Key: b.StateKey, Now: b.Now}
+	return memory.Keeper{Self: b.Self, Key: b.StateKey, Clock: b.Clock}
 }
 
 // app is the slug of the App the bot acts as ("" when it acts as a user): the check

@@ -243,7 +243,7 @@ func TestOwnWriteIsBelieved(t *testing.T) {
 		fake.SetCloneURL("acme", "contracts", g.repo.Dir)
 		n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: g.head.String(), BaseSHA: g.base.String(), BaseRef: "master"})
 		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()),
-			Cache: &GitCache{Dir: t.TempDir()}, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			Cache: &GitCache{Dir: t.TempDir()}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		for range 2 {
 			if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 				t.Fatal(err)

@@ -84,7 +84,7 @@ func TestOnceAcrossRacingReplicas(t *testing.T) {
 	var wg sync.WaitGroup
 	var replicas []*SampleAlerts
 	for range 2 {
-		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: 200 * time.Millisecond, GH: githubapi.New(fake.Client()), Now: time.Now, Log: log}
+		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: 200 * time.Millisecond, GH: githubapi.New(fake.Client()), Log: log}
 		ledger, err := b.AlertLedger(context.Background(), Repository{"acme", "contracts"}, root)
 		if err != nil {
 			t.Fatal(err)

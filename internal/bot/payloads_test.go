@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -76,7 +77,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 	repo["owner"].(map[string]any)["login"] = "acme"
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: log}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/verdict"
@@ -34,7 +35,7 @@ func TestBotEvaluatesAPullRequest(t *testing.T) {
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}}
 	now := opened.Add(time.Hour)
 	gh.clock = func() time.Time { return now }
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	if err := b.Evaluate(ctx, "acme", "contracts", 42, b.Log); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
@@ -45,7 +46,7 @@ func TestPushPublishes(t *testing.T) {
 	}
 	defer sink.Close()
 	sl, posted := slackWithHistory(t)
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink},
 		Notify: botslack.New("xoxb-test", sl.GetAPIURL())}
 	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, dir)
@@ -144,7 +145,7 @@ func TestForeignPublishStatusIsNotTheBots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sink.Close()
-	b := &Bot{Self: botLogin, StateKey: testKey, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now },
+	b := &Bot{Self: botLogin, StateKey: testKey, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Publishing: &Publishing{Sink: sink}}
 	payload := fmt.Sprintf(`{"ref":"refs/heads/master","after":%q,"repository":{"name":"contracts","default_branch":"master","clone_url":%q,"html_url":"https://github.com/acme/contracts","owner":{"login":"acme"}}}`, merge, r.Dir)
 	job, err := b.Route(server.Delivery{ID: "p", Event: "push", Payload: []byte(payload)})

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 	"io"
 	"log/slog"
 	"os"
@@ -25,7 +26,7 @@ func TestPushChangingOneTeamsImpact(t *testing.T) {
 	fake, n := fakeWithPR(t, remote, base, head, now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()

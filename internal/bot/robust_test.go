@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -44,7 +45,7 @@ func TestBrokenYAMLInThePullRequest(t *testing.T) {
 	})
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestRateLimitedGitHubConverges(t *testing.T) {
 	var waits []time.Duration
 	// Real waits: go-github itself refuses calls until a secondary limit has passed.
 	api.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); time.Sleep(d); return nil }
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}

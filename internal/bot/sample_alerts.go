@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/sample"
 )
 
@@ -22,8 +23,8 @@ type SampleAlerts struct {
 	// Claims, when set, is where replicas claim each alert before it is sent.
 	Claims Claims
 	Log    *slog.Logger
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock tells the time (the computer's when nil).
+	Clock clock.Clock
 }
 
 // AlertAgain is how long a problem that persists stays told.
@@ -37,14 +38,10 @@ func SampleAlertKey(a sample.Alert) string {
 
 // Alert tells each of the alert's channels, unless it was told already.
 func (s *SampleAlerts) Alert(ctx context.Context, a sample.Alert) {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
 	key := SampleAlertKey(a)
 	msg := slack.SampleMessage(a)
 	for _, ch := range a.Channels {
-		if _, err := tell(ctx, s.Claims, s.Notify, ch, msg, key, now().Add(-AlertAgain)); err != nil && s.Log != nil {
+		if _, err := tell(ctx, s.Claims, s.Notify, ch, msg, key, clock.Now(s.Clock).Add(-AlertAgain)); err != nil && s.Log != nil {
 			s.Log.Warn("telling a channel about a topic that departs from its contract failed", "channel", ch, "topic", a.Topic, "err", err)
 		}
 	}

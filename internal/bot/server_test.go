@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -20,15 +21,15 @@ import (
 func TestServeEndToEnd(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	fake := githubfake.New(githubfake.WithClock(clock))
+	nowFn := func() time.Time { return now }
+	fake := githubfake.New(githubfake.WithClock(nowFn))
 	defer fake.Close()
 	fake.AddRepo("acme", "contracts")
 	fake.SetCloneURL("acme", "contracts", remote)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Now: clock, Log: log}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(nowFn), Log: log}
 	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b.Route, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

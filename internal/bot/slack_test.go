@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slacktest"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -29,8 +30,8 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	opened := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	now := opened
-	clock := func() time.Time { return now }
-	fake := githubfake.New(githubfake.WithClock(clock), githubfake.WithInstallationTokenTTL(0))
+	nowFn := func() time.Time { return now }
+	fake := githubfake.New(githubfake.WithClock(nowFn), githubfake.WithInstallationTokenTTL(0))
 	defer fake.Close()
 	fake.AddRepo("acme", "contracts")
 	fake.SetCloneURL("acme", "contracts", remote)
@@ -74,7 +75,7 @@ func TestRemindersAndEscalationOnSlack(t *testing.T) {
 	// A new Bot each time: state survives only in GitHub, as across a restart.
 	evaluate := func() {
 		t.Helper()
-		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: cache, Now: clock, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: cache, Clock: clock.Func(nowFn), Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +155,7 @@ func TestProducerHearsWhenAllSignOffsAreIn(t *testing.T) {
 	gh.members = map[string][]string{"acme/data-warehouse": {"dana"}, "acme/data-platform": {"pat"}}
 	gh.clock = func() time.Time { return now }
 	notify := &memNotifier{}
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Now: func() time.Time { return now }, Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: gh, Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Notify: notify, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	run := func() {
 		t.Helper()
 		if err := b.Evaluate(context.Background(), "acme", "contracts", 42, b.Log); err != nil {

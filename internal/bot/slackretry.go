@@ -92,7 +92,7 @@ func (b *Bot) keepSent(ctx context.Context, ev *evaluation, before State) {
 	if reflect.DeepEqual(sentPart(before), sentPart(st)) {
 		return
 	}
-	st.HeadSince, st.WrittenAt = ev.written.HeadSince, b.Now().UTC()
+	st.HeadSince, st.WrittenAt = ev.written.HeadSince, b.now().UTC()
 	if _, err := b.writeComment(ctx, ev.gh, *ev.pr, st, ev.markdown); err != nil {
 		b.Metrics.failed("comment")
 		ev.log.Warn("could not write what was sent to Slack into the comment; Slack itself still tells (sent.go)", "err", err)

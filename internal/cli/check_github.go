@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/bot"
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
@@ -94,7 +95,7 @@ func checkPullRequest(cmd *cobra.Command, repoDir string, g githubRun, now time.
 	}
 	defer repo.Close()
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	b := &bot.Bot{GH: gh, StateKey: g.stateKey, Now: func() time.Time { return now }, Log: log}
+	b := &bot.Bot{GH: gh, StateKey: g.stateKey, Clock: clock.Fixed(now), Log: log}
 	if b.Self, err = api.AuthenticatedUser(ctx); err != nil || b.Self == "" {
 		b.Self = bot.ActionsLogin // GITHUB_TOKEN may not read GET /user
 	}

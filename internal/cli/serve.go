@@ -197,7 +197,7 @@ The routes, the environment, the permissions and every flag: docs/operations.md.
 				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
 				n := botslack.New(tok, slackAPIURL, botslack.WithLog(log))
 				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
-				go (&bot.Bot{Now: time.Now, Log: log, Alerts: claims}).CalendarRemindersEvery(ctx, current, n, every)
+				go (&bot.Bot{Log: log, Alerts: claims}).CalendarRemindersEvery(ctx, current, n, every)
 				if driftURL != "" {
 					c, err := registry.NewClient(driftURL, clientOptions(10*time.Second)...)
 					if err != nil {
@@ -389,8 +389,8 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, 
 		Degraded: reg.Degraded, WithoutSchemas: true,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
-	feeds := &web.Feeds{Tree: tree, Now: time.Now, Log: log, PublicURL: publicURL}
-	pages := &web.Pages{Tree: tree, Now: time.Now, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
+	feeds := &web.Feeds{Tree: tree, Log: log, PublicURL: publicURL}
+	pages := &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
 	if build, err := buildID(); err == nil {
 		pages.AuditCache = &history.Cache{Dir: filepath.Join(cacheDir, "audit"), Repo: repoDir, Branch: branch, Build: build, Log: log}
 	}

@@ -23,7 +23,7 @@ import (
 // anything: the login it writes as (only comments by it are its own) is learned by
 // botStartup in the background, so a GitHub outage never keeps serve from starting.
 func newBot(cloneDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, bot.APIClients, error) {
-	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Now: time.Now, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
 	var clients bot.APIClients
 	if appID != 0 {
 		key, err := os.ReadFile(appKeyFile)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -36,7 +37,7 @@ func BenchmarkCatalog(b *testing.B) {
 	}
 	indexed := time.Now()
 	p := &Pages{Tree: &Tree{Repo: repo, SharedVersions: sharedIndex(ix)},
-		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	w := httptest.NewRecorder()
@@ -112,7 +113,7 @@ func BenchmarkCatalogVsBare(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := &Pages{Tree: &Tree{Repo: repo, Head: func() (plumbing.Hash, error) { return head, nil }},
-		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	pages := httptest.NewServer(mux)

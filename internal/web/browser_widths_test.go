@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/go-git/go-git/v5"
+
+	"github.com/contractbot/contractbot/internal/clock"
 )
 
 // widths are the windows every page is measured at: two desktops and a phone.
@@ -50,7 +52,7 @@ func allPagesServer(t *testing.T, signOffs SignOffSource, changes ...func(t *tes
 // servePages serves the pages of repo with a sign-off source and observed lineage.
 func servePages(t *testing.T, repo *git.Repository, signOffs SignOffSource, obs ObservedLineage) *httptest.Server {
 	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+	(&Pages{Tree: &Tree{Repo: repo}, Clock: clock.Func(func() time.Time { return pagesNow }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: signOffs, Observed: obs}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

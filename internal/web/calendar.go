@@ -102,7 +102,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		d.Teams = append(d.Teams, id)
 	}
 	slices.Sort(d.Teams)
-	now := p.Now().In(loc)
+	now := p.now().In(loc)
 	today := midnight(now)
 	day := today
 	if v := q.Get("date"); v != "" {
@@ -138,7 +138,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		d.Feed = "/calendar/" + url.PathEscape(d.Team) + ".ics"
 	}
 
-	view := calendar.Agenda(s.tree, from, to, d.Team, calendar.WithNow(p.Now()))
+	view := calendar.Agenda(s.tree, from, to, d.Team, calendar.WithNow(p.now()))
 	items := view.Items()
 	d.Items = len(items)
 	seen := map[*contract.Freeze]bool{}

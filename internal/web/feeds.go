@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/calendar"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
@@ -23,8 +24,9 @@ const (
 // Calendar or Outlook. Responses carry an ETag of the commit and the team.
 type Feeds struct {
 	Tree *Tree
-	Now  func() time.Time
-	Log  *slog.Logger
+	// Clock tells the time (the computer's when nil).
+	Clock clock.Clock
+	Log   *slog.Logger
 	// Name is the calendar's display name.
 	Name string
 	// PublicURL is where people reach the pages (serve --public-url, e.g.
@@ -58,7 +60,7 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 		http.Error(w, fmt.Sprintf("no team %q in contracts/teams.yaml", team), http.StatusNotFound)
 		return
 	}
-	now := f.Now().UTC()
+	now := f.now().UTC()
 	day := now.Truncate(24 * time.Hour)
 	etag := fmt.Sprintf(`"%s-%s-%s"`, head.String()[:16], team, day.Format("20060102"))
 	if r.Header.Get("If-None-Match") == etag {
@@ -99,3 +101,6 @@ func (f *Feeds) serve(w http.ResponseWriter, r *http.Request, team string) {
 	w.Header().Set("Cache-Control", "max-age=300")
 	w.Write(buf.Bytes())
 }
+
+// now is the feeds' clock's time.
+func (f *Feeds) now() time.Time { return clock.Now(f.Clock) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/emersion/go-ical"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -21,7 +22,7 @@ func TestCalendarFeeds(t *testing.T) {
 	dir, repo := r.Dir, r.Git
 	commit := func(msg string) { t.Helper(); r.Commit(msg) }
 	mux := http.NewServeMux()
-	(&Feeds{Tree: &Tree{Repo: repo}, Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) },
+	(&Feeds{Tree: &Tree{Repo: repo}, Clock: clock.Fixed(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "https://contracts.example.com/"}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

@@ -202,7 +202,7 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 		p.unavailable(w, err)
 		return
 	}
-	now := p.Now().UTC()
+	now := p.now().UTC()
 	day := now.Format("2006-01-02")
 	broken, auditErr, done := s.health.result()
 	// Ages count days: the page is a function of the commit, the day and whether

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkHealth(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := &Pages{Tree: &Tree{Repo: repo, Head: func() (plumbing.Hash, error) { return head, nil }, SharedVersions: sharedIndex(ix)},
-		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	get := func(path string) string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/report"
 )
 
@@ -27,7 +28,7 @@ func TestHealthPageShowsSampledTopics(t *testing.T) {
 		return &report.Sampled{Source: "serve's sampler, 2026-12-01 09:00 UTC", Topics: 2, Departing: []report.Departing{}}, "2"
 	}
 	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: exampleRepo(t)}, Now: func() time.Time { return pagesNow },
+	(&Pages{Tree: &Tree{Repo: exampleRepo(t)}, Clock: clock.Func(func() time.Time { return pagesNow }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Sampled: sampled}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

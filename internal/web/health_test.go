@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -167,7 +168,7 @@ func TestHealthPageFollowsTheBranch(t *testing.T) {
 	head := first
 	mux := http.NewServeMux()
 	p := &Pages{Tree: &Tree{Repo: r.Git, Head: func() (plumbing.Hash, error) { return head, nil }},
-		Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	p.Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -191,7 +191,7 @@ func (p *Pages) evaluate(s *snapshot, head string) *pendingEval {
 	var l *change.Loaded
 	if err == nil {
 		if l, err = change.Between(p.Tree.Repo, p.mergeBase(s.head, prc), h); err == nil {
-			r := verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: p.Now(), HeadSHA: head})
+			r := verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: p.now(), HeadSHA: head})
 			if len(r.Lint) > 0 {
 				return &pendingEval{missing: fmt.Sprintf("its head commit %s does not pass lint (%s), so its changes cannot be judged yet.", short, plural(len(r.Lint), "error"))}
 			}

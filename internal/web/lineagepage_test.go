@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
 
@@ -54,7 +55,7 @@ func (f *fakeObserved) add(t *testing.T, file string) {
 
 func lineageServer(t *testing.T, repo *git.Repository, observed ObservedLineage) *httptest.Server {
 	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+	(&Pages{Tree: &Tree{Repo: repo}, Clock: clock.Func(func() time.Time { return pagesNow }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Observed: observed}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -208,7 +209,7 @@ func TestLineagePageWithoutSchemas(t *testing.T) {
 	}
 	pages := func(withoutSchemas bool, observed ObservedLineage) *httptest.Server {
 		mux := http.NewServeMux()
-		(&Pages{Tree: &Tree{Repo: repo, WithoutSchemas: withoutSchemas}, Now: func() time.Time { return pagesNow },
+		(&Pages{Tree: &Tree{Repo: repo, WithoutSchemas: withoutSchemas}, Clock: clock.Func(func() time.Time { return pagesNow }),
 			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Observed: observed}).Mount(mux)
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)

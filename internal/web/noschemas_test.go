@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestTreeWithoutSchemas(t *testing.T) {
 	r := testutil.ExampleRepo(t)
 	serve := func(without bool) func(string) string {
-		p := &Pages{Tree: &Tree{Repo: r.Git, WithoutSchemas: without}, Now: func() time.Time { return pagesNow },
+		p := &Pages{Tree: &Tree{Repo: r.Git, WithoutSchemas: without}, Clock: clock.Func(func() time.Time { return pagesNow }),
 			Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		mux := http.NewServeMux()
 		p.Mount(mux)

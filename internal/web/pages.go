@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
 )
@@ -25,8 +26,9 @@ var styleCSS []byte
 // rendered on the server and work without JavaScript; they carry no script at all.
 type Pages struct {
 	Tree *Tree
-	Now  func() time.Time
-	Log  *slog.Logger
+	// Clock tells the time (the computer's when nil).
+	Clock clock.Clock
+	Log   *slog.Logger
 	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
 	// the bot is not connected (the pages say so).
 	SignOffs SignOffSource
@@ -217,3 +219,6 @@ func plural(n int, word string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// now is the pages' clock's time.
+func (p *Pages) now() time.Time { return clock.Now(p.Clock) }

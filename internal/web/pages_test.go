@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/inert"
 	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/testutil"
@@ -85,7 +86,7 @@ func pagesServer(t testing.TB, repo *git.Repository) *httptest.Server {
 // pagesServerWith serves the pages with a sign-off source (nil: not connected).
 func pagesServerWith(t testing.TB, repo *git.Repository, signOffs SignOffSource) *httptest.Server {
 	mux := http.NewServeMux()
-	(&Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow },
+	(&Pages{Tree: &Tree{Repo: repo}, Clock: clock.Func(func() time.Time { return pagesNow }),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SignOffs: signOffs}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -329,7 +330,7 @@ func TestPagesOnGeneratedTree(t *testing.T) {
 // a new commit changes the ETag and the page.
 func TestPagesServedFromMemory(t *testing.T) {
 	r := testutil.ExampleRepo(t)
-	p := &Pages{Tree: &Tree{Repo: r.Git}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &Pages{Tree: &Tree{Repo: r.Git}, Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	srv := httptest.NewServer(mux)
@@ -396,7 +397,7 @@ func (p *Pages) caches() []*pageCache {
 // the full tree gives once loaded.
 func TestFirstCatalogPageBeforeTheTree(t *testing.T) {
 	repo := exampleRepo(t, orderCreatedV2)
-	p := &Pages{Tree: &Tree{Repo: repo}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &Pages{Tree: &Tree{Repo: repo}, Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	srv := httptest.NewServer(mux)
@@ -430,7 +431,7 @@ func TestFirstCatalogPageBeforeTheTree(t *testing.T) {
 // the light snapshot and its summaries are let go, without waiting for a catalog
 // request.
 func TestLoadTreeLetsTheLightSnapshotGo(t *testing.T) {
-	p := &Pages{Tree: &Tree{Repo: exampleRepo(t, orderCreatedV2)}, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &Pages{Tree: &Tree{Repo: exampleRepo(t, orderCreatedV2)}, Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := p.Prime(); err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func (p *Pages) signOffs(w http.ResponseWriter, r *http.Request) {
 			d.Error = "The bot's state could not be read right now; try again in a minute."
 			status = http.StatusServiceUnavailable
 		}
-		d.Rows = signOffRows(prs, p.Now(), "")
+		d.Rows = signOffRows(prs, p.now(), "")
 		for _, r := range d.Rows {
 			if r.Overdue {
 				d.Overdue++

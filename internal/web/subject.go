@@ -109,7 +109,7 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	}
 	key := ""
 	if p.SignOffs == nil {
-		key = s.pageKey(r, p.Now().UTC().Format("2006-01-02T15:04")+"\x00"+gen)
+		key = s.pageKey(r, p.now().UTC().Format("2006-01-02T15:04")+"\x00"+gen)
 		if p.serveCached(w, r, s, key) {
 			return
 		}
@@ -147,7 +147,7 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Graph = s.lineage(sub)
-	now := p.Now()
+	now := p.now()
 	for _, e := range s.tree.Entries { // sorted by start
 		if e.End.After(now) && slices.Contains(e.Subjects, sub.Subject) {
 			d.Entries = append(d.Entries, e)

@@ -121,8 +121,8 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 		loc = calendar.Location(t.Timezone)
 	}
 	d.Zone = loc.String()
-	d.Deprecated = deprecatedRows(teamDeprecatedReads(s.tree, id), p.Now().UTC().Format("2006-01-02"))
-	now := p.Now().In(loc)
+	d.Deprecated = deprecatedRows(teamDeprecatedReads(s.tree, id), p.now().UTC().Format("2006-01-02"))
+	now := p.now().In(loc)
 	for _, it := range calendar.Agenda(s.tree, now, now.Add(TeamHorizon), id).Items() {
 		if it.Kind == calendar.KindEntry {
 			d.Entries = append(d.Entries, newCalItem(s.tree, it, midnight(now), loc))
@@ -137,7 +137,7 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 			p.Log.Error("pages: reading the open pull requests failed", "err", err)
 			d.SignOffError = "The bot's state could not be read right now; try again in a minute."
 		}
-		for _, row := range signOffRows(prs, p.Now(), id) {
+		for _, row := range signOffRows(prs, p.now(), id) {
 			if slices.ContainsFunc(row.Teams, func(s signOffRow) bool { return s.waiting() }) {
 				d.Waiting = append(d.Waiting, row)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/testutil"
 	"github.com/contractbot/contractbot/internal/versions"
@@ -41,7 +42,7 @@ func TestSharedVersions(t *testing.T) {
 		fn(lent)
 		return true
 	}}
-	p := &Pages{Tree: tree, Now: func() time.Time { return pagesNow }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &Pages{Tree: tree, Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	get := func(path string) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 )
 
 // Memory is what the bot's own sticky comment tells, once verified.
@@ -67,16 +68,11 @@ type Keeper struct {
 	Self string
 	// Key signs and verifies the state (HMAC-SHA256).
 	Key []byte
-	// Now is the bot's clock (time.Now when nil).
-	Now func() time.Time
+	// Clock is the bot's clock (the computer's when nil).
+	Clock clock.Clock
 }
 
-func (k Keeper) now() time.Time {
-	if k.Now == nil {
-		return time.Now()
-	}
-	return k.Now()
-}
+func (k Keeper) now() time.Time { return clock.Now(k.Clock) }
 
 // Own lists the comments with the marker written by login self, oldest first. A
 // comment with the marker written by anyone else is not the bot's and is ignored.

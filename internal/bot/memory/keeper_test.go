@@ -7,20 +7,21 @@ import (
 	"time"
 
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 )
 
 var testKey = DeriveStateKey([]byte("memory test secret"))
 
 // keeperOn is a pull request on the GitHub fake and the keeper of the fake's bot.
-func keeperOn(t *testing.T, clock func() time.Time) (*githubfake.Server, *githubapi.Client, PullRequest, Keeper) {
+func keeperOn(t *testing.T, nowFn func() time.Time) (*githubfake.Server, *githubapi.Client, PullRequest, Keeper) {
 	t.Helper()
-	fake := githubfake.New(githubfake.WithClock(clock))
+	fake := githubfake.New(githubfake.WithClock(nowFn))
 	t.Cleanup(fake.Close)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: "aaaa", BaseSHA: "bbbb"})
 	fake.AddToken("writer-token", "wendy")
 	return fake, githubapi.New(fake.Client()), PullRequest{Owner: "acme", Repo: "contracts", Number: n},
-		Keeper{Self: githubfake.DefaultBotLogin, Key: testKey, Now: clock}
+		Keeper{Self: githubfake.DefaultBotLogin, Key: testKey, Clock: clock.Func(nowFn)}
 }
 
 // TestReadBelievesOnlyItsOwnWrite: the state is believed only from a comment the
@@ -28,8 +29,8 @@ func keeperOn(t *testing.T, clock func() time.Time) (*githubfake.Server, *github
 // else is a rebuilt memory that says why.
 func TestReadBelievesOnlyItsOwnWrite(t *testing.T) {
 	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	fake, gh, pr, k := keeperOn(t, clock)
+	nowFn := func() time.Time { return now }
+	fake, gh, pr, k := keeperOn(t, nowFn)
 	ctx := context.Background()
 	read := func() Memory {
 		t.Helper()
@@ -56,7 +57,7 @@ func TestReadBelievesOnlyItsOwnWrite(t *testing.T) {
 	if m := read(); m.State == nil || m.State.HeadSHA != "aaaa" {
 		t.Fatalf("its own write: %+v", m)
 	}
-	other := Keeper{Self: k.Self, Key: DeriveStateKey([]byte("another secret")), Now: clock}
+	other := Keeper{Self: k.Self, Key: DeriveStateKey([]byte("another secret")), Clock: clock.Func(nowFn)}
 	if m, _ := other.Reread(ctx, gh, pr, nil); !m.Rebuilt || m.Notice != NoticeUnverified {
 		t.Errorf("read with another key: %+v", m)
 	}
