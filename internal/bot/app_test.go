@@ -45,7 +45,7 @@ func TestGitHubAppAuth(t *testing.T) {
 		t.Fatalf("identity %q, %v; want %q", self, err, botLogin)
 	}
 	b := &Bot{Self: self, StateKey: testKey, ClaimSettle: testSettle, Clients: ClientsOf(apps), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
-	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestFailedEvaluationShowsOnThePullRequest(t *testing.T) {
 	cloneURL.Store(filepath.Join(t.TempDir(), "no-such-repository"))
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log,
 		CloneURL: func(string, string) string { return cloneURL.Load().(string) }}
-	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Attempts: 2, Backoff: 20 * time.Millisecond, Route: b.Route, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Attempts: 2, Backoff: 20 * time.Millisecond, Route: b, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	ctx := context.Background()

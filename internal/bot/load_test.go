@@ -42,7 +42,7 @@ func TestWebhookLoad(t *testing.T) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
-	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 2, QueueSize: 1000, Route: b.Route, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 2, QueueSize: 1000, Route: b, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

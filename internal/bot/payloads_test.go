@@ -78,7 +78,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
-	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b.Route, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	resp, err := githubfake.Deliver(context.Background(), nil, ts.URL+"/webhook", "s", "pull_request", payload)

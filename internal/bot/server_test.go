@@ -30,7 +30,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(nowFn), Log: log}
-	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b.Route, Log: log})
+	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

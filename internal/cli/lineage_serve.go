@@ -6,14 +6,15 @@ import (
 	"net/http"
 
 	"github.com/contractbot/contractbot/internal/lineage/olstore"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/web"
 )
 
-// withLineage adds the OpenLineage endpoint (POST and GET /api/v1/lineage) to what
-// serve mounts, keeping events in the file when one is given, and shows what they say
-// on the lineage page of pages (when not nil). A POST must carry token as a bearer
+// newLineage is the OpenLineage endpoint (POST and GET /api/v1/lineage) serve
+// mounts, keeping events in the file when one is given, and shows what they say on
+// the lineage page of pages (when not nil). A POST must carry token as a bearer
 // token; without one, POSTs are refused unless anyone says to take them from anyone.
-func withLineage(mount func(*http.ServeMux), file, token string, anyone bool, pages *web.Pages, log *slog.Logger) (func(*http.ServeMux), error) {
+func newLineage(file, token string, anyone bool, pages *web.Pages, log *slog.Logger) (server.Mounter, error) {
 	if token != "" && anyone {
 		return nil, errors.New("--insecure-lineage-without-token and a lineage token exclude each other: keep the token")
 	}
@@ -25,10 +26,5 @@ func withLineage(mount func(*http.ServeMux), file, token string, anyone bool, pa
 	if pages != nil {
 		pages.Observed = store
 	}
-	return func(mux *http.ServeMux) {
-		if mount != nil {
-			mount(mux)
-		}
-		mux.Handle(olstore.Path, store)
-	}, nil
+	return server.MountFunc(func(mux *http.ServeMux) { mux.Handle(olstore.Path, store) }), nil
 }

@@ -80,12 +80,12 @@ func TestLineageServeThenVerify(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("verify --url differs from verify --openlineage:\n%s\nwant\n%s", out, want)
 	}
-	again, err := withLineage(nil, file, "", true, nil, nil)
+	again, err := newLineage(file, "", true, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux2 := http.NewServeMux()
-	again(mux2)
+	again.Mount(mux2)
 	srv2 := httptest.NewServer(mux2)
 	defer srv2.Close()
 	if out2, _, _ := runCLI(t, "lineage", "verify", "--repo", "../..", "--url", srv2.URL); out2 != out {
@@ -169,12 +169,12 @@ func TestLineageVerifyMatchesJobsByTheOpenLineageKey(t *testing.T) {
 // (anyone: --insecure-lineage-without-token).
 func lineageEndpoint(t *testing.T, file, token string, anyone bool) *httptest.Server {
 	t.Helper()
-	mount, err := withLineage(nil, file, token, anyone, nil, nil)
+	mount, err := newLineage(file, token, anyone, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mount(mux)
+	mount.Mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -225,7 +225,7 @@ func TestLineageEndpointIsClosedWithoutAToken(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "--insecure-lineage-without-token") {
 		t.Errorf("a POST to serve without a token: %d %q", resp.StatusCode, body)
 	}
-	if _, err := withLineage(nil, "", "s3cret", true, nil, nil); err == nil {
+	if _, err := newLineage("", "s3cret", true, nil, nil); err == nil {
 		t.Error("a token and --insecure-lineage-without-token were both taken")
 	}
 }

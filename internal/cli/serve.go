@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,17 +12,14 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/bot"
-	botslack "github.com/contractbot/contractbot/internal/bot/slack"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gctune"
 	"github.com/contractbot/contractbot/internal/gitrepo"
@@ -37,32 +32,35 @@ import (
 	"github.com/contractbot/contractbot/internal/web"
 )
 
+// serveFlags are serve's settings, from its flags.
+type serveFlags struct {
+	logs                     logFlags
+	addr, metricsAddr        string
+	lineageEvents            string
+	lineageToken             string
+	lineageAnyone            bool
+	githubURL, cacheDir      string
+	workers, queue           int
+	repos                    []string
+	every                    time.Duration
+	appID                    int64
+	appKeyFile, adminTeam    string
+	slackAPIURL              string
+	remindBefore             []time.Duration
+	repoDir, branch          string
+	publishEvents, publishTo string
+	driftURL, driftChannel   string
+	opsChannel               string
+	driftEvery               time.Duration
+	digestRepo, githubRepo   string
+	publicURL                string
+	sampling                 serveSampleFlags
+	maxConns                 int
+	pprofAddr                string
+}
+
 func newServeCmd() *cobra.Command {
-	var (
-		logs                     logFlags
-		addr, metricsAddr        string
-		lineageEvents            string
-		lineageToken             string
-		lineageAnyone            bool
-		githubURL, cacheDir      string
-		workers, queue           int
-		repos                    []string
-		every                    time.Duration
-		appID                    int64
-		appKeyFile, adminTeam    string
-		slackAPIURL              string
-		remindBefore             []time.Duration
-		repoDir, branch          string
-		publishEvents, publishTo string
-		driftURL, driftChannel   string
-		opsChannel               string
-		driftEvery               time.Duration
-		digestRepo, githubRepo   string
-		publicURL                string
-		sampling                 serveSampleFlags
-		maxConns                 int
-		pprofAddr                string
-	)
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the contract repository (pages, schema registry, calendar feeds) and, with GitHub credentials, run the pull-request bot",
@@ -89,234 +87,46 @@ The routes, the environment, the permissions and every flag: docs/operations.md.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			serveGC()
-			log, err := logs.logger(cmd.ErrOrStderr())
+			log, err := f.logs.logger(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			// The bot's settings are checked before the read side starts indexing.
-			root := cacheRoot(cacheDir)
-			secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
-			token := os.Getenv("GITHUB_TOKEN")
-			var b *bot.Bot
-			var startup *botStartup
-			var watch []bot.Repository
-			for _, r := range repos {
-				owner, name, ok := strings.Cut(r, "/")
-				if !ok || owner == "" || name == "" {
-					return fmt.Errorf("--reconcile %q: write owner/name", r)
-				}
-				watch = append(watch, bot.Repository{Owner: owner, Name: name})
-			}
-			switch {
-			case token == "" && appID == 0:
-				log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
-			case secret == "":
-				return fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
-			default:
-				var clients bot.APIClients
-				if b, clients, err = newBot(filepath.Join(root, "git"), githubURL, token, appID, appKeyFile, adminTeam, slackAPIURL, remindBefore, log); err != nil {
-					return err
-				}
-				startup = newBotStartup(clients, watch, log)
-				b.StateKey = bot.DeriveStateKey([]byte(secret))
-				if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
-					b.StateKey = []byte(k)
-				}
-				if publishEvents != "" {
-					sink, err := openSink(publishEvents, 10*time.Second)
-					if err != nil {
-						return err
-					}
-					defer func() {
-						if err := sink.Close(); err != nil {
-							log.Error("closing the event sink", "err", err)
-						}
-					}()
-					b.Publishing = &bot.Publishing{Sink: sink}
-					if publishTo != "" {
-						c, err := registry.NewClient(publishTo, clientOptions(10*time.Second)...)
-						if err != nil {
-							return err
-						}
-						b.Publishing.Registry = c
-					}
-				}
-			}
-			// Degraded-registry alerts go to the operations channel, read when they happen:
-			// the registry starts following the branch before the tree is loaded.
-			var loaded atomic.Pointer[web.Tree]
-			onGitHub, err := githubRepoOf(githubRepo, digestRepo, watch)
-			if err != nil {
-				return err
-			}
-			claims := newAlertClaims(b, startup, onGitHub, repoDir, func() string {
-				if t := loaded.Load(); t != nil {
-					return t.Branch
-				}
-				return ""
-			})
-			var onDegraded func(registry.Status)
-			tok := os.Getenv("SLACK_BOT_TOKEN")
-			if tok != "" {
-				alerts := &bot.DegradedAlerts{Notify: botslack.New(tok, slackAPIURL, botslack.WithLog(log)), Log: log, Claims: claims,
-					Channel: func() string { return opsChannelOf(opsChannel, loaded.Load()) }}
-				onDegraded = func(st registry.Status) { alerts.Alert(ctx, st) }
-			}
-			if err := checkPublicURL(publicURL); err != nil {
-				return err
-			}
-			if pprofAddr != "" {
-				if err := servePprof(ctx, pprofAddr, log); err != nil {
-					return err
-				}
-			}
-			mount, tree, pages, reg, err := readSide(ctx, repoDir, branch, root, publicURL, onDegraded, log)
-			if err != nil {
-				return err
-			}
-			loaded.Store(tree)
-			if mount, err = withLineage(mount, lineageEvents, cmp.Or(lineageToken, os.Getenv("CONTRACTBOT_LINEAGE_TOKEN")), lineageAnyone, pages, log); err != nil {
-				return err
-			}
-			var sampleNotify bot.MarkedNotifier
-			if tok != "" {
-				sampleNotify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
-			}
-			sampler, err := sampling.watch(ctx, repoDir, tree.Branch, sampleNotify, claims, log)
-			if err != nil {
-				return err
-			}
-			if sampler != nil {
-				inner := mount
-				mount = func(mux *http.ServeMux) { inner(mux); mux.Handle("GET /sample.json", sampleHandler(sampler)) }
-				pages.Sampled = sampledFor(sampler)
-			}
-			if tok != "" {
-				// Calendar reminders and drift alerts need Slack and the repository, not GitHub.
-				n := botslack.New(tok, slackAPIURL, botslack.WithLog(log))
-				current := func() (*contract.Tree, error) { t, _, err := tree.Current(); return t, err }
-				go (&bot.Bot{Log: log, Alerts: claims}).CalendarRemindersEvery(ctx, current, n, every)
-				if driftURL != "" {
-					c, err := registry.NewClient(driftURL, clientOptions(10*time.Second)...)
-					if err != nil {
-						return err
-					}
-					ch := driftChannel
-					if ch == "" {
-						ch = opsChannelOf(opsChannel, tree)
-					}
-					if ch == "" {
-						return fmt.Errorf("--drift-registry: name the alert channel with --drift-channel or --ops-channel (no platform team with a Slack channel in teams.yaml)")
-					}
-					repo, err := gitrepo.Open(repoDir)
-					if err != nil {
-						return err
-					}
-					w := &bot.DriftWatch{Repo: repo.Repository, Branch: tree.Branch, Registry: c, Notify: n, Claims: claims, Channel: ch, Log: log}
-					go w.Every(ctx, driftEvery)
-				}
-			}
-			cfg := server.Config{WebhookSecret: []byte(secret), Workers: workers, QueueSize: queue, Log: log, Mount: mount,
-				SeparateMetrics: metricsAddr != "", Degraded: reg.Degraded, NotReady: reg.NotReady, MaxConns: maxConns}
-			if b != nil {
-				// The bot's wants are a degradation, not unreadiness: the read side serves.
-				cfg.Route = startup.route(b)
-				cfg.Degraded = func() string {
-					var out []string
-					for _, s := range []string{reg.Degraded(), startup.Missing()} {
-						if s != "" {
-							out = append(out, s)
-						}
-					}
-					return strings.Join(out, "; ")
-				}
-			}
-			srv := server.New(cfg)
-			if err := reg.RegisterMetrics(srv.Metrics()); err != nil {
-				return err
-			}
-			if sampler != nil {
-				if err := sampler.RegisterMetrics(srv.Metrics()); err != nil {
-					return err
-				}
-				go sampler.Every(ctx, sampling.interval)
-			}
-			if b != nil {
-				b.Metrics = bot.NewMetrics(srv.Metrics())
-				b.Queue = srv.Queue()
-				for _, c := range []prometheus.Collector{startup.gauge, startup.held} {
-					if err := srv.Metrics().Register(c); err != nil {
-						return err
-					}
-				}
-				go startup.run(ctx, b)
-			}
-			l, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			if metricsAddr != "" {
-				ml, err := net.Listen("tcp", metricsAddr)
-				if err != nil {
-					return fmt.Errorf("--metrics-addr: %w", err)
-				}
-				go func() {
-					if err := srv.ServeMetrics(ctx, ml); err != nil {
-						log.Error("the metrics listener stopped", "err", err)
-					}
-				}()
-			}
-			if b != nil && len(watch) > 0 {
-				startup.after(ctx, func() { b.ReconcileEvery(ctx, watch, every) })
-				pages.SignOffs = &botSignOffs{bot: b, repos: watch, startup: startup}
-			}
-			if digestRepo != "" {
-				owner, name, ok := strings.Cut(digestRepo, "/")
-				switch {
-				case !ok || owner == "" || name == "":
-					return fmt.Errorf("--digest %q: write owner/name", digestRepo)
-				case b == nil || b.Notify == nil:
-					return fmt.Errorf("--digest needs the bot (GitHub credentials) and SLACK_BOT_TOKEN: the marks that make it once a month live on GitHub")
-				}
-				d := branchDigest(bot.Repository{Owner: owner, Name: name}, repoDir, tree.Branch, sampler)
-				startup.after(ctx, func() { b.MonthlyDigestEvery(ctx, d, time.Hour) })
-			}
-			return srv.Serve(ctx, l, 30*time.Second)
+			return f.serve(ctx, log)
 		},
 	}
-	sampling.add(cmd)
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	cmd.Flags().IntVar(&maxConns, "max-connections", server.DefaultMaxConns, "connections held at once; past it new ones wait in the kernel's accept queue (keep it well under ulimit -n)")
-	cmd.Flags().StringVar(&publicURL, "public-url", "", "where people reach these pages (https://contracts.example.com), for the calendar feeds' links")
-	cmd.Flags().StringVar(&lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
-	cmd.Flags().StringVar(&lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with this bearer token; prefer CONTRACTBOT_LINEAGE_TOKEN (ps shows flags)")
-	cmd.Flags().BoolVar(&lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events from anyone, with no token (without a token or this flag POSTs get 403)")
-	cmd.Flags().StringVar(&pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this loopback address (127.0.0.1:6060)")
-	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
-	logs.register(cmd.Flags())
-	cmd.Flags().StringVar(&repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch is served")
-	cmd.Flags().StringVar(&branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
-	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where serve keeps what it can compute again: the versions index and the bot's clones (default: contractbot in the user cache folder)")
-	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel")
-	cmd.Flags().IntVar(&queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
-	cmd.Flags().Int64Var(&appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
-	cmd.Flags().StringVar(&appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
-	cmd.Flags().DurationSliceVar(&remindBefore, "remind-before", bot.DefaultMarks, "when to remind a team before its sign-off deadline (whole hours)")
-	cmd.Flags().StringVar(&publishEvents, "publish-events", "", "publish pushes to the default branch, sending change events here (file:PATH, http(s)://..., kafka:BROKERS/TOPIC); the commit status contractbot/publish marks each commit done")
-	cmd.Flags().StringVar(&publishTo, "publish-registry", "", "with --publish-events: also register the versions in this schema registry (Confluent API)")
-	cmd.Flags().StringVar(&driftURL, "drift-registry", "", "compare Git with this live registry every --drift-every and alert on Slack when they drift (needs SLACK_BOT_TOKEN)")
-	cmd.Flags().StringVar(&driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: --ops-channel)")
-	cmd.Flags().StringVar(&opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
-	cmd.Flags().DurationVar(&driftEvery, "drift-every", time.Hour, "how often the drift check runs")
-	cmd.Flags().StringVar(&digestRepo, "digest", "", "owner/name of --repo on GitHub: send each team lead its part of the health report on Slack once a month (needs the bot and SLACK_BOT_TOKEN)")
-	cmd.Flags().StringVar(&githubRepo, "github-repo", "", "owner/name: --repo's repository on GitHub, where the replicas claim the alerts that must go out once (calendar reminders, drift, sampling and degraded-registry alerts: commit statuses on the branch's first commit; needs the bot) (default: --digest's, else the only --reconcile repository; without one each replica reads Slack before it posts, which two replicas at one instant may both do)")
-	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
-	cmd.Flags().StringVar(&slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
-	cmd.Flags().StringSliceVar(&repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
-	cmd.Flags().DurationVar(&every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
+	f.sampling.add(cmd)
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().IntVar(&f.maxConns, "max-connections", server.DefaultMaxConns, "connections held at once; past it new ones wait in the kernel's accept queue (keep it well under ulimit -n)")
+	cmd.Flags().StringVar(&f.publicURL, "public-url", "", "where people reach these pages (https://contracts.example.com), for the calendar feeds' links")
+	cmd.Flags().StringVar(&f.lineageEvents, "lineage-events", "", "keep the OpenLineage events received at POST /api/v1/lineage in this JSON-lines file too (default: memory only)")
+	cmd.Flags().StringVar(&f.lineageToken, "lineage-token", "", "take OpenLineage events at POST /api/v1/lineage only with this bearer token; prefer CONTRACTBOT_LINEAGE_TOKEN (ps shows flags)")
+	cmd.Flags().BoolVar(&f.lineageAnyone, "insecure-lineage-without-token", false, "take OpenLineage events from anyone, with no token (without a token or this flag POSTs get 403)")
+	cmd.Flags().StringVar(&f.pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this loopback address (127.0.0.1:6060)")
+	cmd.Flags().StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, instead of beside the webhook and pages on --addr")
+	f.logs.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.repoDir, "repo", ".", "the contract repository (a local Git clone) whose default branch is served")
+	cmd.Flags().StringVar(&f.branch, "branch", "", "the branch served (default: the first of origin/HEAD, origin/main, origin/master, main and master that exists)")
+	cmd.Flags().StringVar(&f.githubURL, "github-url", "", "GitHub Enterprise API base URL (default: github.com)")
+	cmd.Flags().StringVar(&f.cacheDir, "cache-dir", "", "where serve keeps what it can compute again: the versions index and the bot's clones (default: contractbot in the user cache folder)")
+	cmd.Flags().IntVar(&f.workers, "workers", runtime.NumCPU(), "pull requests evaluated in parallel")
+	cmd.Flags().IntVar(&f.queue, "queue", 1000, "pull requests that may wait; beyond that webhooks get 503")
+	cmd.Flags().Int64Var(&f.appID, "app-id", 0, "authenticate as this GitHub App (with --app-key-file) instead of GITHUB_TOKEN")
+	cmd.Flags().StringVar(&f.appKeyFile, "app-key-file", "", "the GitHub App's private key (PEM)")
+	cmd.Flags().DurationSliceVar(&f.remindBefore, "remind-before", bot.DefaultMarks, "when to remind a team before its sign-off deadline (whole hours)")
+	cmd.Flags().StringVar(&f.publishEvents, "publish-events", "", "publish pushes to the default branch, sending change events here (file:PATH, http(s)://..., kafka:BROKERS/TOPIC); the commit status contractbot/publish marks each commit done")
+	cmd.Flags().StringVar(&f.publishTo, "publish-registry", "", "with --publish-events: also register the versions in this schema registry (Confluent API)")
+	cmd.Flags().StringVar(&f.driftURL, "drift-registry", "", "compare Git with this live registry every --drift-every and alert on Slack when they drift (needs SLACK_BOT_TOKEN)")
+	cmd.Flags().StringVar(&f.driftChannel, "drift-channel", "", "Slack channel for drift alerts (default: --ops-channel)")
+	cmd.Flags().StringVar(&f.opsChannel, "ops-channel", "", "Slack channel for operations alerts: the embedded registry degraded, and drift (default: the platform team's channel in teams.yaml; needs SLACK_BOT_TOKEN)")
+	cmd.Flags().DurationVar(&f.driftEvery, "drift-every", time.Hour, "how often the drift check runs")
+	cmd.Flags().StringVar(&f.digestRepo, "digest", "", "owner/name of --repo on GitHub: send each team lead its part of the health report on Slack once a month (needs the bot and SLACK_BOT_TOKEN)")
+	cmd.Flags().StringVar(&f.githubRepo, "github-repo", "", "owner/name: --repo's repository on GitHub, where the replicas claim the alerts that must go out once (calendar reminders, drift, sampling and degraded-registry alerts: commit statuses on the branch's first commit; needs the bot) (default: --digest's, else the only --reconcile repository; without one each replica reads Slack before it posts, which two replicas at one instant may both do)")
+	cmd.Flags().StringVar(&f.adminTeam, "admin-team", "", "org/slug of the team whose members may /contractbot override")
+	cmd.Flags().StringVar(&f.slackAPIURL, "slack-api-url", "", "base URL of the Slack Web API (default https://slack.com/api/): a Slack-compatible endpoint or a test double")
+	cmd.Flags().StringSliceVar(&f.repos, "reconcile", nil, "owner/name of repositories whose open pull requests are re-evaluated periodically (reminders, missed webhooks)")
+	cmd.Flags().DurationVar(&f.every, "reconcile-every", 5*time.Minute, "how often the reconcile loop runs")
 	return cmd
 }
 
@@ -360,26 +170,46 @@ func cacheRoot(dir string) string {
 	return filepath.Join(base, "contractbot")
 }
 
-// readSide mounts what serve shows of the contract repository at repoDir: the
-// embedded read-only schema registry under /registry/, the calendar's ICS feeds and
-// the pages, keeping in cacheDir what a restart can reuse (the versions index and the
-// catalog's summaries in versions/, the health report's audit in audit/, as report
-// does). It returns at once: the registry indexes the branch in the background
-// (answering 503 until it is ready) and the catalog is served from summaries until
-// the full tree is loaded.
-func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, onDegraded func(registry.Status), log *slog.Logger) (func(*http.ServeMux), *web.Tree, *web.Pages, *registry.Server, error) {
-	repo, err := gitrepo.OpenWithCache(repoDir, serveObjectCache)
+// readSide is what serve shows of the contract repository: the embedded read-only
+// schema registry under /registry/, the calendar's ICS feeds and the pages (a
+// server.Mounter).
+type readSide struct {
+	reg   *registry.Server
+	tree  *web.Tree
+	feeds *web.Feeds
+	pages *web.Pages
+}
+
+// readSideConfig is what newReadSide reads.
+type readSideConfig struct {
+	repoDir, branch string
+	// cacheDir keeps what a restart can reuse (the versions index and the catalog's
+	// summaries in versions/, the health report's audit in audit/, as report does).
+	cacheDir  string
+	publicURL string
+	// onDegraded, when set, is told when the embedded registry degrades.
+	onDegraded func(registry.Status)
+	log        *slog.Logger
+}
+
+// newReadSide starts the read side of the repository at c.repoDir. It returns at
+// once: the registry indexes the branch in the background (answering 503 until it is
+// ready) and the catalog is served from summaries until the full tree is loaded.
+func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
+	log := c.log
+	repo, err := gitrepo.OpenWithCache(c.repoDir, serveObjectCache)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("--repo: %w", err)
+		return nil, fmt.Errorf("--repo: %w", err)
 	}
-	if branch, err = branchOf(repo, repoDir, branch); err != nil {
-		return nil, nil, nil, nil, err
+	branch, err := branchOf(repo, c.repoDir, c.branch)
+	if err != nil {
+		return nil, err
 	}
-	cache := &versions.Cache{Dir: filepath.Join(cacheDir, "versions"), Repo: repoDir, Branch: branch, Log: log}
+	cache := &versions.Cache{Dir: filepath.Join(c.cacheDir, "versions"), Repo: c.repoDir, Branch: branch, Log: log}
 	primed := make(chan struct{}) // the first catalog page is made before the registry indexes
-	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: onDegraded, Cache: cache}, primed)
+	reg, err := registry.Start(registry.Source{Repo: repo.Repository, Branch: branch, Logger: log, OnDegraded: c.onDegraded, Cache: cache}, primed)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("embedded registry: %w", err)
+		return nil, fmt.Errorf("embedded registry: %w", err)
 	}
 	log.Info("serving the branch "+plumbing.ReferenceName(branch).Short(), "commit", reg.Head())
 	go reg.Follow(ctx, time.Second)
@@ -389,35 +219,42 @@ func readSide(ctx context.Context, repoDir, branch, cacheDir, publicURL string, 
 		Degraded: reg.Degraded, WithoutSchemas: true,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
-	feeds := &web.Feeds{Tree: tree, Log: log, PublicURL: publicURL}
-	pages := &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}
+	rs := &readSide{reg: reg, tree: tree,
+		feeds: &web.Feeds{Tree: tree, Log: log, PublicURL: c.publicURL},
+		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}}
 	if build, err := buildID(); err == nil {
-		pages.AuditCache = &history.Cache{Dir: filepath.Join(cacheDir, "audit"), Repo: repoDir, Branch: branch, Build: build, Log: log}
+		rs.pages.AuditCache = &history.Cache{Dir: filepath.Join(c.cacheDir, "audit"), Repo: c.repoDir, Branch: branch, Build: build, Log: log}
 	}
-	go func() {
-		// The first catalog page (from the subjects' summaries) first: the registry's
-		// index and the full tree read the same repository and would slow it down.
-		if err := guard.Do(log, "preparing the first catalog page", pages.Prime); err != nil {
-			log.Warn("preparing the first catalog page failed", "err", err)
-		}
-		close(primed)
-		// Then the full tree, now rather than on the first request for another page,
-		// once the registry serves: the two loads at once would hold both peaks of
-		// memory at the same time (docs/performance.md, "Web pages (serve)").
-		select {
-		case <-reg.Ready():
-		case <-ctx.Done():
-			return
-		}
-		if err := guard.Do(log, "loading the contract tree", pages.LoadTree); err != nil {
-			log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
-		}
-	}()
-	return func(mux *http.ServeMux) {
-		mux.Handle("/registry/", reg.Under("/registry"))
-		feeds.Mount(mux)
-		pages.Mount(mux)
-	}, tree, pages, reg, nil
+	go rs.load(ctx, primed)
+	return rs, nil
+}
+
+// load makes the first catalog page (from the subjects' summaries) first, and then
+// lets the registry index (primed): the registry's index and the full tree read the same repository and would slow it
+// down. Then the full tree, now rather than on the first request for another page,
+// once the registry serves: the two loads at once would hold both peaks of memory at
+// the same time (docs/performance.md, "Web pages (serve)").
+func (rs *readSide) load(ctx context.Context, primed chan<- struct{}) {
+	log := rs.pages.Log
+	if err := guard.Do(log, "preparing the first catalog page", rs.pages.Prime); err != nil {
+		log.Warn("preparing the first catalog page failed", "err", err)
+	}
+	close(primed)
+	select {
+	case <-rs.reg.Ready():
+	case <-ctx.Done():
+		return
+	}
+	if err := guard.Do(log, "loading the contract tree", rs.pages.LoadTree); err != nil {
+		log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
+	}
+}
+
+// Mount adds the registry, the feeds and the pages to mux.
+func (rs *readSide) Mount(mux *http.ServeMux) {
+	mux.Handle("/registry/", rs.reg.Under("/registry"))
+	rs.feeds.Mount(mux)
+	rs.pages.Mount(mux)
 }
 
 // checkPublicURL refuses a --public-url that is not an absolute http(s) URL of a

@@ -16,33 +16,146 @@ import (
 	"github.com/contractbot/contractbot/internal/bot"
 	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	botslack "github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/server"
 )
 
-// newBot assembles the bot from the command's settings without asking GitHub
-// anything: the login it writes as (only comments by it are its own) is learned by
-// botStartup in the background, so a GitHub outage never keeps serve from starting.
-func newBot(cloneDir, githubURL, token string, appID int64, appKeyFile, adminTeam, slackAPIURL string, remindBefore []time.Duration, log *slog.Logger) (*bot.Bot, bot.APIClients, error) {
-	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Log: log, AdminTeam: adminTeam, Marks: remindBefore}
+// serveBot is the bot as serve runs it, with what learns its login (startup); a nil
+// *serveBot is serve without the bot (no GitHub credentials), and its methods say so.
+type serveBot struct {
+	b       *bot.Bot
+	startup *botStartup
+	webhook []byte      // CONTRACTBOT_WEBHOOK_SECRET
+	sink    events.Sink // --publish-events, closed by close
+}
+
+// newServeBot assembles the bot from serve's settings and the environment without
+// asking GitHub anything: the login it writes as (only comments by it are its own)
+// is learned by botStartup in the background, so a GitHub outage never keeps serve
+// from starting. It is nil, with no error, without GitHub credentials.
+func (f *serveFlags) newServeBot(cloneDir string, watch []bot.Repository, log *slog.Logger) (*serveBot, error) {
+	secret := os.Getenv("CONTRACTBOT_WEBHOOK_SECRET")
+	token := os.Getenv("GITHUB_TOKEN")
+	switch {
+	case token == "" && f.appID == 0:
+		log.Info("no GitHub credentials (GITHUB_TOKEN or --app-id): serving the read side only, without the bot")
+		return nil, nil
+	case secret == "":
+		return nil, fmt.Errorf("set CONTRACTBOT_WEBHOOK_SECRET to the webhook secret (see contractbot serve --help)")
+	}
+	b := &bot.Bot{Cache: &bot.GitCache{Dir: cloneDir}, Log: log, AdminTeam: f.adminTeam, Marks: f.remindBefore}
 	var clients bot.APIClients
-	if appID != 0 {
-		key, err := os.ReadFile(appKeyFile)
+	if f.appID != 0 {
+		key, err := os.ReadFile(f.appKeyFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--app-key-file: %w", err)
+			return nil, fmt.Errorf("--app-key-file: %w", err)
 		}
-		clients = &githubapi.AppClients{AppID: appID, PrivateKey: key, BaseURL: githubURL, Log: log}
+		clients = &githubapi.AppClients{AppID: f.appID, PrivateKey: key, BaseURL: f.githubURL, Log: log}
 	} else {
-		api, err := tokenAPI(token, githubURL, log)
+		api, err := tokenAPI(token, f.githubURL, log)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		clients = &githubapi.TokenClients{API: api, Token: token}
 	}
 	b.Clients = bot.ClientsOf(clients)
 	if tok := os.Getenv("SLACK_BOT_TOKEN"); tok != "" {
-		b.Notify = botslack.New(tok, slackAPIURL, botslack.WithLog(log))
+		b.Notify = botslack.New(tok, f.slackAPIURL, botslack.WithLog(log))
 	}
-	return b, clients, nil
+	b.StateKey = bot.DeriveStateKey([]byte(secret))
+	if k := os.Getenv("CONTRACTBOT_STATE_KEY"); k != "" {
+		b.StateKey = []byte(k)
+	}
+	sb := &serveBot{b: b, startup: newBotStartup(clients, watch, log), webhook: []byte(secret)}
+	if f.publishEvents == "" {
+		return sb, nil
+	}
+	sink, err := openSink(f.publishEvents, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	sb.sink = sink
+	b.Publishing = &bot.Publishing{Sink: sink}
+	if f.publishTo != "" {
+		c, err := registry.NewClient(f.publishTo, clientOptions(10*time.Second)...)
+		if err != nil {
+			sb.close(log)
+			return nil, err
+		}
+		b.Publishing.Registry = c
+	}
+	return sb, nil
+}
+
+// close closes the event sink.
+func (sb *serveBot) close(log *slog.Logger) {
+	if sb == nil || sb.sink == nil {
+		return
+	}
+	if err := sb.sink.Close(); err != nil {
+		log.Error("closing the event sink", "err", err)
+	}
+}
+
+// bot is the bot (nil without one).
+func (sb *serveBot) bot() *bot.Bot {
+	if sb == nil {
+		return nil
+	}
+	return sb.b
+}
+
+// starting is what learns the bot's login (nil without the bot).
+func (sb *serveBot) starting() *botStartup {
+	if sb == nil {
+		return nil
+	}
+	return sb.startup
+}
+
+// secret is the webhook secret (nil without the bot).
+func (sb *serveBot) secret() []byte {
+	if sb == nil {
+		return nil
+	}
+	return sb.webhook
+}
+
+// router turns the server's deliveries into the bot's jobs (nil without the bot:
+// no /webhook).
+func (sb *serveBot) router() server.Router {
+	if sb == nil {
+		return nil
+	}
+	return sb.startup.route(sb.b)
+}
+
+// start gives the bot the server's metrics and queue and starts learning its login.
+func (sb *serveBot) start(ctx context.Context, srv *server.Server) error {
+	if sb == nil {
+		return nil
+	}
+	sb.b.Metrics = bot.NewMetrics(srv.Metrics())
+	sb.b.Queue = srv.Queue()
+	if err := sb.startup.metrics(srv.Metrics()); err != nil {
+		return err
+	}
+	go sb.startup.run(ctx, sb.b)
+	return nil
+}
+
+// reconcileRepos are --reconcile's repositories.
+func reconcileRepos(repos []string) ([]bot.Repository, error) {
+	var watch []bot.Repository
+	for _, r := range repos {
+		owner, name, ok := strings.Cut(r, "/")
+		if !ok || owner == "" || name == "" {
+			return nil, fmt.Errorf("--reconcile %q: write owner/name", r)
+		}
+		watch = append(watch, bot.Repository{Owner: owner, Name: name})
+	}
+	return watch, nil
 }
 
 // The causes the bot may not be ready for: the metric's label values and /readyz's words.
@@ -199,7 +312,7 @@ func (s *botStartup) after(ctx context.Context, f func()) {
 // reads the login), however long GitHub takes to answer: the deliveries behind it
 // wait in the queue, which bounds them (--queue; past it, 503). A delivery is lost
 // only when serve stops first; the reconcile loop then judges its pull request.
-func (s *botStartup) route(b *bot.Bot) server.Router {
+func (s *botStartup) route(b *bot.Bot) server.RouterFunc {
 	return func(d server.Delivery) (*server.Job, error) {
 		if s.ready.Load() {
 			return b.Route(d)

@@ -19,6 +19,7 @@ import (
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/sample"
+	"github.com/contractbot/contractbot/internal/server"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -112,6 +113,12 @@ func (c *contractAtHead) load() (sample.Contract, error) {
 	repo := c.repo.Repository
 	c.head, c.c = head, sample.Contract{Tree: tree, Index: ix, Read: func(v versions.Version) ([]byte, error) { return ix.Schema(repo, v) }}
 	return c.c, nil
+}
+
+// sampleMount serves the last round's result as JSON at GET /sample.json (404
+// before the first).
+func sampleMount(w *sample.Watch) server.Mounter {
+	return server.MountFunc(func(mux *http.ServeMux) { mux.Handle("GET /sample.json", sampleHandler(w)) })
 }
 
 // sampleHandler serves the last round's result as JSON (404 before the first).

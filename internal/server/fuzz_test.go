@@ -38,7 +38,7 @@ func FuzzWebhook(f *testing.F) {
 	w := &Webhook{Secret: secret, MaxBody: 64 << 10, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		Queue:   NewQueue(ctx, QueueConfig{Workers: 1, MaxPending: 10}),
 		Metrics: NewWebhookMetrics(reg),
-		Route: func(d Delivery) (*Job, error) {
+		Route: RouterFunc(func(d Delivery) (*Job, error) {
 			routed.Add(1)
 			var v map[string]any
 			if err := json.Unmarshal(d.Payload, &v); err != nil {
@@ -48,7 +48,7 @@ func FuzzWebhook(f *testing.F) {
 				return nil, nil
 			}
 			return &Job{Key: "pr", Run: func(context.Context) error { return nil }}, nil
-		}}
+		})}
 	labels := append(slices.Clone(Events), EventUnverified, EventOther)
 	answers := []int{http.StatusOK, http.StatusAccepted, http.StatusBadRequest, http.StatusUnauthorized,
 		http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}

@@ -26,12 +26,12 @@ func TestUnverifiedRequestsKeepNothing(t *testing.T) {
 	var routed []Delivery
 	var mu sync.Mutex
 	srv := New(Config{WebhookSecret: secret, Workers: 1, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
-		Route: func(d Delivery) (*Job, error) {
+		Route: RouterFunc(func(d Delivery) (*Job, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			routed = append(routed, d)
 			return nil, nil
-		}})
+		})})
 
 	huge := func(i int) string { return strings.Repeat(string(rune('a'+i%26)), 900<<10) }
 	body := `{"action":"opened"}`
@@ -101,7 +101,7 @@ func TestUnverifiedRequestsKeepNothing(t *testing.T) {
 // TestServeRefusesHugeHeaders: the server's own listener answers a header block past
 // MaxHeaderBytes with 431 before any handler runs.
 func TestServeRefusesHugeHeaders(t *testing.T) {
-	srv := New(Config{WebhookSecret: secret, Route: func(Delivery) (*Job, error) { t.Error("routed"); return nil, nil }})
+	srv := New(Config{WebhookSecret: secret, Route: RouterFunc(func(Delivery) (*Job, error) { t.Error("routed"); return nil, nil })})
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Config = NewHTTPServer(srv)
 	ts.Start()

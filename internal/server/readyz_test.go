@@ -14,10 +14,11 @@ import (
 // side says it cannot answer yet (the registry indexing), 200 "ready" once it can, and
 // 200 "degraded: <reason>" while it serves an older commit.
 func TestReadyzSaysWhyNotReady(t *testing.T) {
-	var notReady, degraded atomic.Value
-	notReady.Store("indexing: the embedded registry is indexing the history of main up to 0123456789ab (for 3s)")
-	degraded.Store("")
-	s := New(Config{NotReady: func() string { return notReady.Load().(string) }, Degraded: func() string { return degraded.Load().(string) }})
+	var r readiness
+	r.notReady.Store("indexing: the embedded registry is indexing the history of main up to 0123456789ab (for 3s)")
+	r.degraded.Store("")
+	notReady, degraded := &r.notReady, &r.degraded
+	s := New(Config{Readiness: &r})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -57,3 +58,9 @@ func TestReadyzSaysWhyNotReady(t *testing.T) {
 		}
 	}
 }
+
+// readiness is a Readiness the test changes.
+type readiness struct{ notReady, degraded atomic.Value }
+
+func (r *readiness) NotReady() string { return r.notReady.Load().(string) }
+func (r *readiness) Degraded() string { return r.degraded.Load().(string) }

@@ -42,23 +42,43 @@ type Config struct {
 	// MaxBody bounds a webhook body (DefaultMaxBody when 0).
 	MaxBody int64
 	Log     *slog.Logger
-	// Mount adds more handlers to the server's mux (the embedded registry, pages).
-	Mount func(mux *http.ServeMux)
+	// Mounts add more handlers to the server's mux (the embedded registry, pages),
+	// in order.
+	Mounts []Mounter
 	// SeparateMetrics leaves /metrics off the main mux: serve MetricsHandler on
 	// another listener instead (ServeMetrics).
 	SeparateMetrics bool
-	// Degraded, when set, says why the read side serves an older commit than its
-	// branch's ("" when it does not): /readyz then answers 200 "degraded: <reason>".
-	Degraded func() string
 	// MaxConns bounds the connections held at once (DefaultMaxConns when 0);
 	// BodiesPerClient the requests with a body one address has in flight
 	// (DefaultBodiesPerClient when 0).
 	MaxConns, BodiesPerClient int
-	// NotReady, when set, says why the read side cannot answer yet ("" once it can):
-	// /readyz then answers 503 "not ready: <reason>" (serve passes the embedded
-	// registry's, "indexing: ..." while it builds its first index).
-	NotReady func() string
+	// Readiness, when set, is what /readyz says besides the server's own state
+	// (serve passes the embedded registry's, with the bot's wants).
+	Readiness Readiness
 }
+
+// Readiness says whether what the server serves can answer.
+type Readiness interface {
+	// NotReady says why the read side cannot answer yet ("" once it can): /readyz
+	// then answers 503 "not ready: <reason>" (the embedded registry says
+	// "indexing: ..." while it builds its first index).
+	NotReady() string
+	// Degraded says why the read side serves an older commit than its branch's, or
+	// lacks something ("" when it does not): /readyz then answers 200 "degraded:
+	// <reason>".
+	Degraded() string
+}
+
+// Mounter adds handlers to the server's mux.
+type Mounter interface {
+	Mount(mux *http.ServeMux)
+}
+
+// MountFunc is a Mounter that is a function.
+type MountFunc func(mux *http.ServeMux)
+
+// Mount calls f.
+func (f MountFunc) Mount(mux *http.ServeMux) { f(mux) }
 
 // Server is `contractbot serve`: POST /webhook, /healthz, /readyz, /metrics and what
 // Mount adds. Every response carries X-Content-Type-Options: nosniff.
@@ -93,8 +113,8 @@ func New(cfg Config) *Server {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
 		}
-		if cfg.NotReady != nil {
-			if reason := cfg.NotReady(); reason != "" {
+		if cfg.Readiness != nil {
+			if reason := cfg.Readiness.NotReady(); reason != "" {
 				http.Error(w, "not ready: "+reason, http.StatusServiceUnavailable)
 				return
 			}
@@ -102,8 +122,8 @@ func New(cfg Config) *Server {
 		// Degraded is still ready: the last good commit is served (a replica taken out
 		// of the load balancer would serve nothing); the reason is in the body and
 		// the contractbot_registry_degraded metric alerts.
-		if cfg.Degraded != nil {
-			if reason := cfg.Degraded(); reason != "" {
+		if cfg.Readiness != nil {
+			if reason := cfg.Readiness.Degraded(); reason != "" {
 				w.Write([]byte("degraded: " + reason + "\n"))
 				return
 			}
@@ -113,8 +133,8 @@ func New(cfg Config) *Server {
 	if !cfg.SeparateMetrics {
 		mux.Handle("GET /metrics", s.MetricsHandler())
 	}
-	if cfg.Mount != nil {
-		cfg.Mount(mux)
+	for _, m := range cfg.Mounts {
+		m.Mount(mux)
 	}
 	s.handler = NoSniff(limitPerClient(mux, cmp.Or(cfg.BodiesPerClient, DefaultBodiesPerClient)))
 	return s

@@ -30,7 +30,16 @@ type Delivery struct {
 
 // Router turns a delivery into a job for the queue, or nil for an event the bot does
 // not act on. An error means the payload is malformed: it is logged and answered 400.
-type Router func(d Delivery) (*Job, error)
+// The bot is one.
+type Router interface {
+	Route(d Delivery) (*Job, error)
+}
+
+// RouterFunc is a Router that is a function.
+type RouterFunc func(d Delivery) (*Job, error)
+
+// Route calls f.
+func (f RouterFunc) Route(d Delivery) (*Job, error) { return f(d) }
 
 // Events are the GitHub event names counted by name in the deliveries metric; every
 // other name is counted as "other", and a request whose signature is not verified as
@@ -144,7 +153,7 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		rw.WriteHeader(http.StatusAccepted)
 		return
 	}
-	job, err := w.Route(Delivery{ID: id, Event: event, Payload: body})
+	job, err := w.Route.Route(Delivery{ID: id, Event: event, Payload: body})
 	if err != nil {
 		w.count(label, "bad_request")
 		log.Warn("malformed webhook payload", "err", err)

@@ -41,7 +41,7 @@ func newHook(t *testing.T, maxPending int, blocking bool) *hookFixture {
 	w := &Webhook{
 		Secret: secret, MaxBody: 1 << 10, Queue: f.queue, Metrics: f.m,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Route: func(d Delivery) (*Job, error) {
+		Route: RouterFunc(func(d Delivery) (*Job, error) {
 			f.routed.Add(1)
 			if bytes.Contains(d.Payload, []byte("not json")) {
 				return nil, errors.New("invalid character")
@@ -51,7 +51,7 @@ func newHook(t *testing.T, maxPending int, blocking bool) *hookFixture {
 			}
 			key := string(d.Payload)
 			return &Job{Key: key, Run: func(context.Context) error { <-f.block; f.ran.Add(1); return nil }}, nil
-		},
+		}),
 	}
 	f.srv = httptest.NewServer(w)
 	t.Cleanup(f.srv.Close)
