@@ -48,7 +48,8 @@ with HEAD as git status compares it: by the stat data in Git's index, reading on
 files whose stat data changed, and listing the folders for new files. The first check
 of a repository reads every contract.yaml for the names of the base's subjects; they
 are kept per domain folder (by Git tree hash) in .git/contractbot (or --cache-dir), and
-a later check reads only the domains that changed since.
+a later check reads only the domains that changed since. The folders' listings are
+kept there too, with each folder's times: a folder unchanged since is not listed again.
 
 In GitHub Actions (GITHUB_ACTIONS=true without --rev, --against or --overlay; or
 --github) check evaluates the workflow's pull request (GITHUB_EVENT_PATH: a
@@ -106,7 +107,7 @@ or the contract files have errors (the meaning before readiness).`,
 				}
 				r, err = checkPullRequest(cmd, repoDir, githubRunFromEnv(token, teamsToken, githubURL, comment), at)
 			} else {
-				r, err = evaluateChange(repoDir, rev, against, overlay, at)
+				r, err = evaluateChange(repoDir, rev, against, overlay, cacheDir, at)
 			}
 			if err != nil {
 				return err
@@ -132,7 +133,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&token, "token", "", "GitHub token that reads the reviews and writes the comment and status (default $GITHUB_TOKEN)")
 	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub's REST API URL (default $GITHUB_API_URL, else https://api.github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) in this folder, so a later check reads only the domains that changed (a file of about 6 MB at 100,000 subjects; safe to delete); by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) and the working tree's folder listings in this folder, so a later check reads only the domains that changed and lists only the folders that changed (two files, about 6 and 8 MB at 100,000 subjects; safe to delete); by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
 	cmd.Flags().BoolVar(&comment, "comment", true, "in GitHub Actions, keep the sticky comment on the pull request (needs pull-requests: write and CONTRACTBOT_STATE_KEY)")
 	return cmd
 }
@@ -161,8 +162,9 @@ func failed(r *verdict.Report, failOn string) bool {
 
 // evaluateChange loads what changed between the base and the head and assesses it.
 // With an overlay and no revisions, the base is the working directory as it is and
-// no Git repository is needed (its history is used when there is one).
-func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verdict.Report, error) {
+// no Git repository is needed (its history is used when there is one). With a
+// cacheDir, the working tree's folder listings are kept there (folder-listings).
+func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Time) (*verdict.Report, error) {
 	var files map[string][]byte
 	if overlay != "" {
 		var err error
@@ -186,6 +188,9 @@ func evaluateChange(repoDir, rev, against, overlay string, now time.Time) (*verd
 			return nil, err
 		}
 		defer repo.Close()
+		if cacheDir != "" {
+			repo.ListingCache = filepath.Join(cacheDir, "folder-listings")
+		}
 		base, head, err := gitSources(repo, rev, against)
 		if err != nil {
 			return nil, err

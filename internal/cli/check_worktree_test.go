@@ -100,14 +100,19 @@ func TestCheckWorkTreeMatchesFolder(t *testing.T) {
 			r := testutil.ExampleRepo(t)
 			c.edit(t, r)
 			at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-			got, err := evaluateChange(r.Dir, "", "", "", at)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := folderReport(t, r.Dir, at)
-			for _, f := range []func(*verdict.Report) string{verdict.Text, jsonText(t)} {
-				if g, w := f(got), f(want); g != w {
-					t.Fatalf("check of the working tree:\n%s\nread from the folder:\n%s", g, w)
+			// Without a cache, then with the folder listings cached: first empty, then
+			// as the first run left it.
+			cache := t.TempDir()
+			for _, cacheDir := range []string{"", cache, cache} {
+				got, err := evaluateChange(r.Dir, "", "", "", cacheDir, at)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range []func(*verdict.Report) string{verdict.Text, jsonText(t)} {
+					if g, w := f(got), f(want); g != w {
+						t.Fatalf("check of the working tree (cache %q):\n%s\nread from the folder:\n%s", cacheDir, g, w)
+					}
 				}
 			}
 		})

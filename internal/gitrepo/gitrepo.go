@@ -37,6 +37,9 @@ const LargeObject = 1 << 20
 type Repo struct {
 	*git.Repository
 	Root, GitDir string
+	// ListingCache is the file where WorktreeDiff keeps the working tree's folder
+	// listings between runs ("": none; see listings.go).
+	ListingCache string
 	close        func() error
 }
 

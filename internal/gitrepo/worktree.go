@@ -38,6 +38,8 @@ type WorktreeDiff struct {
 	Dirs []string
 	// Hashed counts the files read because their stat data did not show them clean.
 	Hashed int
+	// Listed counts the folders listed (not taken from Repo.ListingCache).
+	Listed int
 }
 
 // maxHashed is the size above which a file whose stat data changed counts as changed
@@ -47,6 +49,8 @@ const maxHashed = 64 << 20
 // WorktreeDiff compares r's working tree with the commit whose root tree is tree
 // (usually HEAD's). It reads the index but never writes it: a file whose stat data
 // is stale is hashed at every call until Git refreshes the index (`git status`).
+// With r.ListingCache set, a folder unchanged since an earlier call is not listed
+// again (listings.go).
 func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if r.Root == "" {
 		return nil, errors.New("a bare repository has no working tree")
@@ -57,6 +61,9 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	}
 	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), indexTime: idx.ModTime,
 		paths: map[string]bool{}, dirs: map[string]bool{}}
+	if r.ListingCache != "" {
+		w.cache = openListings(r.ListingCache, r.Root)
+	}
 	// Entries the index holds at stage 0 and not as intent-to-add, in path order: the
 	// tree the next commit would have.
 	entries := make([]*index.Entry, 0, len(idx.Entries))
@@ -81,7 +88,8 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if err := w.walk("", entries); err != nil {
 		return nil, err
 	}
-	out := &WorktreeDiff{Hashed: w.hashed}
+	w.cache.save()
+	out := &WorktreeDiff{Hashed: w.hashed, Listed: w.listed}
 	for p := range w.paths {
 		out.Paths = append(out.Paths, p)
 	}
@@ -102,6 +110,8 @@ type worktreeDiffer struct {
 	paths     map[string]bool
 	dirs      map[string]bool
 	hashed    int
+	listed    int
+	cache     *listings // nil: every folder is listed
 }
 
 // stat compares one entry of the index with the working tree's file: the same stat
@@ -338,30 +348,38 @@ func objectName(t plumbing.ObjectType, content []byte) plumbing.Hash {
 // walk lists the working tree's folder dir for what the index does not track under
 // it (entries: the index's entries under dir).
 func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
-	des, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(dir)))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
-			return nil // the stat of its files saw them gone
+	kids := children(dir, entries)
+	des, exact, err := w.list(dir, kids)
+	if err != nil || des == nil {
+		return err // nil when the folder is gone: the stat of its files saw them gone
+	}
+	if exact { // nothing untracked here: only the folders below to walk
+		for c := range kids {
+			if c.dir {
+				if err := w.walk(join(dir, c.name), c.entries); err != nil {
+					return err
+				}
+			}
 		}
-		return fmt.Errorf("list %s: %w", filepath.Join(w.root, dir), err)
+		return nil
 	}
 	tracked := map[string]child{}
-	for c := range children(dir, entries) {
+	for c := range kids {
 		tracked[c.name] = c
 	}
 	for _, de := range des {
-		p := join(dir, de.Name())
-		if dir == "" && de.Name() == ".git" {
+		p := join(dir, de.name)
+		if dir == "" && de.name == ".git" {
 			w.dirs[p] = true // never tracked: read from the working tree, as it is
 			continue
 		}
-		c, known := tracked[de.Name()]
+		c, known := tracked[de.name]
 		switch {
-		case de.IsDir() && known && c.dir:
+		case de.dir && known && c.dir:
 			if err := w.walk(p, c.entries); err != nil {
 				return err
 			}
-		case de.IsDir():
+		case de.dir:
 			w.dirs[p] = true
 			if err := w.untracked(p); err != nil {
 				return err
@@ -376,16 +394,72 @@ func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
 	return nil
 }
 
+// list returns the entries of the working tree's folder dir (nil when it is gone or
+// cannot be read), from the listing cache when dir is unchanged since it was listed.
+// kids are the index's children of dir (nil for a folder the index does not track);
+// exact says the entries are exactly those, each of the same kind (then the cache
+// keeps only their digest).
+func (w *worktreeDiffer) list(dir string, kids func(func(child) bool)) (des []dirEntry, exact bool, err error) {
+	abs := filepath.Join(w.root, filepath.FromSlash(dir))
+	stamp, stamped := stampDir(abs)
+	key := dirKey(dir)
+	if stamped && w.cache != nil {
+		if c, ok := w.cache.lookup(key, stamp); ok {
+			switch {
+			case !c.tracked:
+				return c.entries, false, nil
+			case kids != nil && c.digest == childDigest(kids):
+				return []dirEntry{}, true, nil
+			}
+		}
+	}
+	w.listed++
+	read, err := os.ReadDir(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("list %s: %w", abs, err)
+	}
+	des = make([]dirEntry, len(read))
+	for i, de := range read {
+		des[i] = dirEntry{name: de.Name(), dir: de.IsDir()}
+	}
+	exact = kids != nil && sameChildren(des, kids)
+	if stamped && w.cache != nil {
+		c := listing{stamp: stamp, entries: des}
+		if exact {
+			c = listing{stamp: stamp, tracked: true, digest: childDigest(kids)}
+		}
+		w.cache.keep(key, c, w.indexTime.UnixNano())
+	}
+	return des, exact, nil
+}
+
+// sameChildren reports whether a folder's entries are the index's children of it,
+// each of the same kind (folder or not).
+func sameChildren(des []dirEntry, kids func(func(child) bool)) bool {
+	n := 0
+	for k := range kids {
+		i, ok := slices.BinarySearchFunc(des, k.name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
+		if !ok || des[i].dir != k.dir {
+			return false
+		}
+		n++
+	}
+	return n == len(des)
+}
+
 // untracked adds every path under the folder dir, which the index does not track.
 func (w *worktreeDiffer) untracked(dir string) error {
-	des, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(dir)))
-	if err != nil {
+	des, _, err := w.list(dir, nil)
+	if err != nil || des == nil {
 		return nil //nolint:nilerr // the folder is in Dirs: its reader reports what it cannot read
 	}
 	for _, de := range des {
-		p := dir + "/" + de.Name()
+		p := dir + "/" + de.name
 		w.paths[p] = true
-		if de.IsDir() {
+		if de.dir {
 			w.dirs[p] = true
 			if err := w.untracked(p); err != nil {
 				return err

@@ -59,11 +59,24 @@ func writeFile(t *testing.T, name, content string) {
 	}
 }
 
+// diffOf is the working tree's diff, checked to be the same with a listing cache,
+// first empty, then as the first run left it.
 func diffOf(t *testing.T, r *Repo, tree plumbing.Hash) *WorktreeDiff {
 	t.Helper()
 	d, err := r.WorktreeDiff(tree)
 	if err != nil {
 		t.Fatal(err)
+	}
+	r.ListingCache = filepath.Join(t.TempDir(), "listings")
+	defer func() { r.ListingCache = "" }()
+	for _, run := range []string{"cold", "warm"} {
+		c, err := r.WorktreeDiff(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(c.Paths, d.Paths) || !slices.Equal(c.Dirs, d.Dirs) {
+			t.Errorf("with a %s listing cache: paths %q dirs %q, want %q and %q", run, c.Paths, c.Dirs, d.Paths, d.Dirs)
+		}
 	}
 	return d
 }
