@@ -217,6 +217,9 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
 		Head:     func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil },
 		Degraded: reg.Degraded, WithoutSchemas: true,
+		// The pages keep rows and load a subject's folder; the pages that read every
+		// subject hold the whole tree for a while after their last request.
+		Release: 2 * time.Minute,
 		// and read the registry's versions index rather than build a second one.
 		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
 	rs := &readSide{reg: reg, tree: tree,

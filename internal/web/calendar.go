@@ -67,7 +67,7 @@ type calItem struct {
 }
 
 func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
-	s, err := p.current()
+	s, tree, err := p.currentTree()
 	if err != nil {
 		p.unavailable(w, err)
 		return
@@ -80,7 +80,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 	} else if v := q.Get("view"); v != "" && v != "month" {
 		d.Error = "view " + quote(v) + " is not known: showing the month (use view=month or view=week)."
 	}
-	if d.Team != "" && s.tree.Teams[d.Team] == nil {
+	if d.Team != "" && tree.Teams[d.Team] == nil {
 		p.notFound(w, s, "team "+quote(d.Team))
 		return
 	}
@@ -95,10 +95,10 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 			loc = l
 		}
 	case d.Team != "":
-		loc = calendar.Location(s.tree.Teams[d.Team].Timezone)
+		loc = calendar.Location(tree.Teams[d.Team].Timezone)
 	}
 	d.Zone = loc.String()
-	for id := range s.tree.Teams {
+	for id := range tree.Teams {
 		d.Teams = append(d.Teams, id)
 	}
 	slices.Sort(d.Teams)
@@ -138,7 +138,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 		d.Feed = "/calendar/" + url.PathEscape(d.Team) + ".ics"
 	}
 
-	view := calendar.Agenda(s.tree, from, to, d.Team, calendar.WithNow(p.now()))
+	view := calendar.Agenda(tree, from, to, d.Team, calendar.WithNow(p.now()))
 	items := view.Items()
 	d.Items = len(items)
 	seen := map[*contract.Freeze]bool{}
@@ -169,7 +169,7 @@ func (p *Pages) calendar(w http.ResponseWriter, r *http.Request) {
 				}
 				continue
 			}
-			ci := newCalItem(s.tree, it, t, loc)
+			ci := newCalItem(tree, it, t, loc)
 			ci.Brief = ci.Continued && !t.Equal(from)
 			cd.Items = append(cd.Items, ci)
 		}

@@ -21,12 +21,21 @@ const PageSize = 50
 type snapshot struct {
 	head   plumbing.Hash
 	branch string // the branch shown, short ("origin/HEAD")
-	tree   *contract.Tree
-	rows   []row
+	// skeleton is the commit's tree without its subjects: teams, calendar entries
+	// and freezes. The pages that read every subject ask Pages.currentTree for the
+	// whole tree, which Tree may let go between requests.
+	skeleton *contract.Tree
+	rows     []row
 	// Domains, Owners and Formats are the filter choices, sorted.
 	domains, owners, formats []string
-	// producers maps a subject to the consumers (of other subjects) that produce it.
+	// producers maps a subject to the consumers (of other subjects) that produce it:
+	// copies that keep what the lineage graph shows (leanProducer).
 	producers map[string][]*contract.Consumer
+	// subject returns another subject of the commit with its consumers, nil when
+	// there is none (the lineage graph's downstream hops): from the tree the snapshot
+	// was made of, until Pages replaces it with one that loads the subject's folder
+	// (Pages.subjectAt), so that the snapshot does not keep the tree alive.
+	subject func(name string) *contract.Subject
 	// versions of each subject, oldest first; nil when the index could not be built.
 	versions map[string][]versions.Version
 	// degraded says why the commit shown is not the branch's (Tree.Degraded).
@@ -47,6 +56,8 @@ type snapshot struct {
 // row is one subject of the catalog.
 type row struct {
 	Subject, Domain, Format, Level, Owner, Tier, Topic string
+	// dir is the subject's folder, which a subject's page loads (Pages.subjectAt).
+	dir string
 	// Latest is "v3", or "—" when the subject has no indexed version; Changed is the
 	// date of that version ("" when none).
 	Latest, Changed string
@@ -59,13 +70,18 @@ type row struct {
 }
 
 func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
-	s := &snapshot{head: head, branch: "HEAD", tree: tree, producers: map[string][]*contract.Consumer{}}
+	s := &snapshot{head: head, branch: "HEAD", producers: map[string][]*contract.Consumer{},
+		skeleton: &contract.Tree{Teams: tree.Teams, Entries: tree.Entries, Freezes: tree.Freezes}, subject: tree.Subject}
 	sums := make([]contract.Summary, len(tree.Subjects))
 	for i, sub := range tree.Subjects {
 		sums[i] = summaryOf(sub)
 		for _, c := range sub.Consumers {
+			if len(c.Produces) == 0 {
+				continue
+			}
+			lean := leanProducer(c)
 			for out := range c.Produces {
-				s.producers[out] = append(s.producers[out], c)
+				s.producers[out] = append(s.producers[out], lean)
 			}
 		}
 	}
@@ -75,6 +91,22 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 		slices.SortFunc(cs, func(a, b *contract.Consumer) int { return strings.Compare(a.File, b.File) })
 	}
 	return s
+}
+
+// leanProducer is what the lineage graph shows of a consumer that produces other
+// subjects, copied so that the snapshot does not keep the whole tree alive.
+func leanProducer(c *contract.Consumer) *contract.Consumer {
+	return &contract.Consumer{File: c.File, Name: c.Name, Owner: c.Owner, Kind: c.Kind,
+		Subject: c.Subject, Reads: c.Reads, Produces: c.Produces}
+}
+
+// row returns the catalog's row of a subject, nil when the commit has none.
+func (s *snapshot) row(subject string) *row {
+	i, ok := slices.BinarySearchFunc(s.rows, subject, func(r row, name string) int { return strings.Compare(r.Subject, name) })
+	if !ok {
+		return nil
+	}
+	return &s.rows[i]
 }
 
 // summaryOf is what the catalog shows of a loaded subject.
@@ -117,7 +149,7 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
 		}
 		s.rows = append(s.rows, row{
-			Subject: sum.Subject, Domain: sum.Domain, Format: sum.Format, Level: sum.Compatibility,
+			Subject: sum.Subject, Domain: sum.Domain, dir: sum.Dir, Format: sum.Format, Level: sum.Compatibility,
 			Owner: sum.Owner, Tier: sum.Tier, Topic: sum.Topic, Latest: latest, Changed: changed,
 			Consumers: len(sum.Consumers), PII: sum.PII, text: searchText(sum),
 		})

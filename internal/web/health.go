@@ -204,7 +204,7 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	}
 	now := p.now().UTC()
 	day := now.Format("2006-01-02")
-	broken, auditErr, done := s.health.result()
+	_, _, done := s.health.result()
 	// Ages count days: the page is a function of the commit, the day and whether
 	// the audit is done. Served from memory once the audit is done.
 	var sampled *report.Sampled
@@ -216,13 +216,20 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	if done && p.serveCached(w, r, s, key) {
 		return
 	}
+	s, tree, err := p.currentTree() // the whole tree, loaded again if Tree let it go
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
+	broken, auditErr, done := s.health.result()
+	key = s.pageKey(r, day+"\x00"+gen)
 	d := healthPage{layout: s.frame("Health", "health"), Day: day, Computing: !done}
 	if auditErr != nil {
 		d.AuditError = "The history could not be audited at this commit; the server's log says why."
 	}
-	if err := p.Tree.WithVersions(s.head, func(ix *versions.Index) { d.R = report.Build(s.tree, ix, broken, now) }); err != nil {
+	if err := p.Tree.WithVersions(s.head, func(ix *versions.Index) { d.R = report.Build(tree, ix, broken, now) }); err != nil {
 		p.Log.Error("pages: the versions index for the health report failed", "err", err)
-		d.R = report.Build(s.tree, nil, broken, now)
+		d.R = report.Build(tree, nil, broken, now)
 	}
 	s.health.mu.Lock()
 	automation := s.health.automation

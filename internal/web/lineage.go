@@ -81,7 +81,7 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 			meta = title // "flink-job · data-warehouse"
 			title = plainName(label) + " (" + plainName(title) + ")"
 		} else {
-			if o := s.tree.Subject(label); o != nil {
+			if o := s.row(label); o != nil {
 				meta = o.Format + " · " + o.Owner
 			}
 			title = plainName(title)
@@ -116,7 +116,7 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 				for _, out := range sortedProduces(c) {
 					sk := "s:" + out
 					if !at[sk] {
-						if o := s.tree.Subject(out); o != nil {
+						if o := s.subject(out); o != nil {
 							next = append(next, o)
 						}
 					}

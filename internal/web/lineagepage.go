@@ -82,6 +82,12 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 	if p.serveCached(w, r, s, key) {
 		return
 	}
+	s, tree, err := p.currentTree() // the whole tree, loaded again if Tree let it go
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
+	key = s.pageKey(r, "observed:"+strconv.Itoa(gen))
 	// serve loads the tree without schemas: the subjects lineage compares fields of
 	// are loaded alone, once each, so the page shows what lint --stats and lineage
 	// verify show of the same commit
@@ -95,13 +101,13 @@ func (p *Pages) lineageReport(w http.ResponseWriter, r *http.Request) {
 	if events == 0 {
 		jobs = nil
 	}
-	fig := lineage.Compute(s.tree, jobs, withSchema)
+	fig := lineage.Compute(tree, jobs, withSchema)
 	d := lineagePage{layout: s.frame("Lineage", "lineage"), Stats: fig.Stats, Collecting: p.Observed != nil, Events: events}
 	d.FieldReads = percent(d.Stats.FieldReads, d.Stats.Consumers)
 	d.MappedJobs = percent(d.Stats.MappedJobs, d.Stats.Jobs)
 	d.MappedFields = percent(d.Stats.MappedFields, d.Stats.ProducedFields)
 	byFile := map[string]*contract.Consumer{}
-	for _, sub := range s.tree.Subjects {
+	for _, sub := range tree.Subjects {
 		for _, c := range sub.Consumers {
 			byFile[c.File] = c
 		}

@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/contractbot/contractbot/internal/clock"
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
 )
@@ -50,6 +53,9 @@ type Pages struct {
 
 	mu   sync.Mutex
 	snap *snapshot
+	// folders keeps the subjects that pages loaded alone (subjectAt), by commit and
+	// folder.
+	folders *lru.Cache[folderKey, *contract.Subject]
 	// light is the catalog's snapshot while the full tree loads.
 	light light
 	// auditing runs one history audit of the health report at a time; audited is the
@@ -104,18 +110,43 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 }
 
 // current returns the snapshot of the branch's current commit, computing it when the
-// branch has moved.
+// branch has moved: only then is the whole tree read.
 func (p *Pages) current() (*snapshot, error) {
-	tree, head, err := p.Tree.Current()
+	head, err := p.Tree.resolve()
 	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
+	s := p.snap
+	p.mu.Unlock()
+	if s != nil && s.head == head && !(s.versionsPending && p.Tree.versionsReady(head)) {
+		return s, nil
+	}
+	s, _, err = p.currentTree()
+	return s, err
+}
+
+// currentTree returns the snapshot of the branch's current commit and its whole tree,
+// which Tree loads again when it has let it go (Tree.Release).
+func (p *Pages) currentTree() (*snapshot, *contract.Tree, error) {
+	tree, head, err := p.Tree.Current()
+	if err != nil {
+		return nil, nil, err
+	}
+	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.snap == nil || p.snap.head != head || p.snap.versionsPending && p.Tree.versionsReady(head) {
-		p.snap = newSnapshot(tree, head, p.Tree)
+		s := newSnapshot(tree, head, p.Tree)
+		s.subject = func(name string) *contract.Subject {
+			sub, err := p.subjectAt(s, name)
+			if err != nil {
+				p.Log.Warn("pages: a subject of the lineage graph could not be read; the graph stops there", "subject", name, "err", err)
+			}
+			return sub
+		}
+		p.snap = s
 	}
-	return p.snap, nil
+	return p.snap, tree, nil
 }
 
 // secure sets the headers every response of the pages carries: no script at all, no

@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/report"
@@ -67,22 +69,60 @@ type diffView struct {
 	Same     bool
 }
 
+// folderCacheSize bounds the subjects the pages keep loaded alone (subjectAt).
+const folderCacheSize = 256
+
+// folderKey names a subject's folder at a commit.
+type folderKey struct {
+	head plumbing.Hash
+	dir  string
+}
+
+// subjectAt returns the subject named name at s's commit, schema parsed, loaded alone
+// from its folder (contract.LoadSubject: a few milliseconds) and kept among the last
+// folderCacheSize loaded: the pages keep no whole tree between requests. nil, nil
+// when the commit has no such subject.
+func (p *Pages) subjectAt(s *snapshot, name string) (*contract.Subject, error) {
+	r := s.row(name)
+	if r == nil {
+		return nil, nil
+	}
+	p.mu.Lock()
+	if p.folders == nil {
+		p.folders, _ = lru.New[folderKey, *contract.Subject](folderCacheSize)
+	}
+	folders := p.folders
+	p.mu.Unlock()
+	key := folderKey{s.head, r.dir}
+	if sub, ok := folders.Get(key); ok {
+		return sub, nil
+	}
+	src, err := contract.NewGitSource(p.Tree.Repo, s.head.String())
+	if err != nil {
+		return nil, err
+	}
+	t, err := contract.LoadSubject(src, r.dir)
+	if err != nil {
+		return nil, err
+	}
+	sub := t.Subject(name)
+	if sub == nil {
+		return nil, fmt.Errorf("load subject %s: its folder %s names another subject", name, r.dir)
+	}
+	folders.Add(key, sub)
+	return sub, nil
+}
+
 // withSchema returns sub with its schema: sub itself, or, when the tree was loaded
 // without schemas (Tree.WithoutSchemas), the subject loaded alone at the snapshot's
-// commit, schema parsed, for this page only (contract.LoadSubject: a few
-// milliseconds; the page is then kept rendered).
+// commit (subjectAt).
 func (p *Pages) withSchema(s *snapshot, sub *contract.Subject) *contract.Subject {
 	if !p.Tree.WithoutSchemas || p.Tree.Repo == nil {
 		return sub
 	}
-	src, err := contract.NewGitSource(p.Tree.Repo, s.head.String())
-	if err == nil {
-		var t *contract.Tree
-		if t, err = contract.LoadSubject(src, sub.Dir); err == nil {
-			if full := t.Subject(sub.Subject); full != nil {
-				return full
-			}
-		}
+	full, err := p.subjectAt(s, sub.Subject)
+	if err == nil && full != nil {
+		return full
 	}
 	p.Log.Warn("pages: the subject's schema could not be read; its page shows none", "subject", sub.Subject, "err", err)
 	return sub
@@ -95,7 +135,11 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("subject")
-	sub := s.tree.Subject(name)
+	sub, err := p.subjectAt(s, name)
+	if err != nil {
+		p.unavailable(w, err)
+		return
+	}
 	if sub == nil {
 		p.notFound(w, s, "subject "+strconv.Quote(name))
 		return
@@ -114,9 +158,9 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	schema := p.withSchema(s, sub)
+	schema := sub // loaded alone, with its schema
 	d := subjectPage{layout: s.frame(sub.Subject, "subject"), S: sub,
-		Team: newTeamView(s.tree, sub.Owner), Schema: highlight(sub.Format, schema.SchemaText), Indexed: s.versions != nil}
+		Team: newTeamView(s.skeleton, sub.Owner), Schema: highlight(sub.Format, schema.SchemaText), Indexed: s.versions != nil}
 	if sampled != nil {
 		for i, dp := range sampled.Departing {
 			if dp.Subject == sub.Subject {
@@ -148,7 +192,7 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Graph = s.lineage(sub)
 	now := p.now()
-	for _, e := range s.tree.Entries { // sorted by start
+	for _, e := range s.skeleton.Entries { // sorted by start
 		if e.End.After(now) && slices.Contains(e.Subjects, sub.Subject) {
 			d.Entries = append(d.Entries, e)
 		}
@@ -174,7 +218,7 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 		unknown = "The bot's state could not be read right now, so the pending changes are not known; try again in a minute."
 	}
 	for _, c := range sub.Consumers {
-		row := consumerRow{C: c, Team: newTeamView(s.tree, c.Owner), Anchor: "consumer-" + c.Name,
+		row := consumerRow{C: c, Team: newTeamView(s.skeleton, c.Owner), Anchor: "consumer-" + c.Name,
 			State: p.newJobState(r.Context(), s, sub, c, d.Open, unknown, d.Entries)}
 		for _, out := range sortedProduces(c) {
 			row.Produces = append(row.Produces, produced{out, subjectHref(out)})

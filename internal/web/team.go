@@ -23,18 +23,18 @@ type teamRow struct {
 }
 
 func (p *Pages) teams(w http.ResponseWriter, r *http.Request) {
-	s, err := p.current()
+	s, tree, err := p.currentTree()
 	if err != nil {
 		p.unavailable(w, err)
 		return
 	}
 	d := teamsPage{layout: s.frame("Teams", "teams")}
 	ids := map[string]bool{}
-	for id := range s.tree.Teams {
+	for id := range tree.Teams {
 		ids[id] = true
 	}
 	produces, consumers := map[string]int{}, map[string]int{}
-	for _, sub := range s.tree.Subjects {
+	for _, sub := range tree.Subjects {
 		produces[sub.Owner]++
 		ids[sub.Owner] = true
 		for _, c := range sub.Consumers {
@@ -43,7 +43,7 @@ func (p *Pages) teams(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, id := range sortedKeys(ids) {
-		d.Teams = append(d.Teams, teamRow{teamView: newTeamView(s.tree, id), Href: teamHref(id), Produces: produces[id], Consumers: consumers[id]})
+		d.Teams = append(d.Teams, teamRow{teamView: newTeamView(tree, id), Href: teamHref(id), Produces: produces[id], Consumers: consumers[id]})
 	}
 	p.render(w, http.StatusOK, teamsTmpl, d)
 }
@@ -86,14 +86,14 @@ type readRow struct {
 const TeamHorizon = 366 * 24 * time.Hour
 
 func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
-	s, err := p.current()
+	s, tree, err := p.currentTree()
 	if err != nil {
 		p.unavailable(w, err)
 		return
 	}
 	id := r.PathValue("team")
-	d := teamPage{layout: s.frame("Team "+id, "teams"), Team: newTeamView(s.tree, id)}
-	for _, sub := range s.tree.Subjects {
+	d := teamPage{layout: s.frame("Team "+id, "teams"), Team: newTeamView(tree, id)}
+	for _, sub := range tree.Subjects {
 		if sub.Owner == id {
 			o := ownedRow{S: sub, Href: subjectHref(sub.Subject)}
 			for _, c := range sub.Consumers {
@@ -117,15 +117,15 @@ func (p *Pages) team(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	loc := time.UTC
-	if t := s.tree.Teams[id]; t != nil {
+	if t := tree.Teams[id]; t != nil {
 		loc = calendar.Location(t.Timezone)
 	}
 	d.Zone = loc.String()
-	d.Deprecated = deprecatedRows(teamDeprecatedReads(s.tree, id), p.now().UTC().Format("2006-01-02"))
+	d.Deprecated = deprecatedRows(teamDeprecatedReads(tree, id), p.now().UTC().Format("2006-01-02"))
 	now := p.now().In(loc)
-	for _, it := range calendar.Agenda(s.tree, now, now.Add(TeamHorizon), id).Items() {
+	for _, it := range calendar.Agenda(tree, now, now.Add(TeamHorizon), id).Items() {
 		if it.Kind == calendar.KindEntry {
-			d.Entries = append(d.Entries, newCalItem(s.tree, it, midnight(now), loc))
+			d.Entries = append(d.Entries, newCalItem(tree, it, midnight(now), loc))
 		}
 	}
 	d.Calendar = "/calendar?team=" + url.QueryEscape(id)

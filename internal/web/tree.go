@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -43,10 +44,22 @@ type Tree struct {
 	// schema. serve sets it: the tree of 10,000 subjects loads in about half the time
 	// and holds no schema text or field graph (docs/performance.md).
 	WithoutSchemas bool
+	// Release, when set, lets the loaded tree go once no one has asked for it in
+	// that long; the next Current loads it again. serve sets it: the pages keep of a
+	// commit only the catalog's rows, the lineage's producers and a few subjects'
+	// folders, so that only the pages that read every subject (teams, calendar,
+	// lineage, health) hold the whole tree, and for a while only. At 100,000 subjects
+	// the tree without schemas is about 600 MB (docs/performance.md).
+	Release time.Duration
 
 	mu   sync.Mutex
 	head plumbing.Hash
 	tree *contract.Tree
+	// used is when the tree was last asked for; release, the timer that lets it go
+	// (armed while a tree is held).
+	used    time.Time
+	release *time.Timer
+	armed   bool
 	// ready is the commit whose tree is loaded, read without waiting for a load
 	// under mu to finish (Ready).
 	ready atomic.Pointer[plumbing.Hash]
@@ -111,6 +124,7 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.tree != nil && head == t.head {
+		t.used = time.Now()
 		return t.tree, head, nil
 	}
 	src, err := contract.NewGitSource(t.Repo, head.String())
@@ -127,7 +141,28 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	}
 	t.head, t.tree, t.seq = head, tree, nil
 	t.ready.Store(&head)
+	t.used = time.Now()
+	if t.Release > 0 && !t.armed {
+		t.armed = true
+		if t.release == nil {
+			t.release = time.AfterFunc(t.Release, t.letGo)
+		} else {
+			t.release.Reset(t.Release)
+		}
+	}
 	return tree, head, nil
+}
+
+// letGo drops the loaded tree when it has not been asked for in Release, else looks
+// again when it would be.
+func (t *Tree) letGo() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if idle := time.Since(t.used); t.tree != nil && idle < t.Release {
+		t.release.Reset(t.Release - idle)
+		return
+	}
+	t.tree, t.armed = nil, false
 }
 
 // Sequences returns, for each calendar file of the tree at head, how many times its
