@@ -13,30 +13,37 @@ import (
 // dotted field paths. A path is resolved by walking it through the graph, so checking a
 // consumer's `reads` costs the length of the path, however many paths the schema has.
 type FieldGraph struct {
-	types []graphType
-	root  []int32
+	// Every slice below holds plain numbers and the names are one string, so the
+	// collector marks a graph's five blocks without scanning them: a loaded tree
+	// keeps one graph per subject (contract.LoadForLint), and at 100,000 subjects a
+	// string and a slice header per field were a fifth of the heap it scanned on
+	// every cycle (issue 31).
+	text   string       // every field name, one after the other
+	fields []graphField // each type's fields, sorted by name, type after type
+	types  []int32      // type i's fields are fields[types[i]:types[i+1]]
+	next   []int32      // a field's value types are next[f.next:f.nextEnd]
+	root   []int32
 }
 
-type graphType struct {
-	names []string  // sorted field names
-	next  [][]int32 // per field: the types its value leads to
+// graphField is one field of a type: its name text[name:nameEnd] and the types its
+// value leads to.
+type graphField struct {
+	name, nameEnd, next, nextEnd int32
 }
 
 // GraphBuilder builds a FieldGraph; the engines call it while walking their types once.
 type GraphBuilder struct {
-	g    FieldGraph
-	open map[int32]map[string][]int32
+	open []map[string][]int32 // per type: its fields and the types each leads to
+	root []int32
 }
 
 // NewGraphBuilder starts a graph.
-func NewGraphBuilder() *GraphBuilder { return &GraphBuilder{open: map[int32]map[string][]int32{}} }
+func NewGraphBuilder() *GraphBuilder { return &GraphBuilder{} }
 
 // Type adds a type and returns its id; call it once per type.
 func (b *GraphBuilder) Type() int32 {
-	b.g.types = append(b.g.types, graphType{})
-	id := int32(len(b.g.types) - 1)
-	b.open[id] = map[string][]int32{}
-	return id
+	b.open = append(b.open, map[string][]int32{})
+	return int32(len(b.open) - 1)
 }
 
 // Field adds a field of type t leading to the types next (none for a scalar). A field
@@ -49,13 +56,12 @@ func (b *GraphBuilder) Field(t int32, name string, next ...int32) {
 
 // Root sets the types at the top of every path (the record message, or an Avro
 // schema's record or the records of its top-level union).
-func (b *GraphBuilder) Root(types ...int32) { b.g.root = append(b.g.root, types...) }
+func (b *GraphBuilder) Root(types ...int32) { b.root = append(b.root, types...) }
 
 // Build returns the graph; the builder must not be used afterwards. The graph is a
-// few allocations whatever its size: the field names are substrings of one string,
-// and every type's names and every field's next types are windows on one slice each.
-// A loaded tree keeps the graph of every subject (contract.LoadForLint), and the
-// collector visits each object it holds on every cycle.
+// few allocations whatever its size, none of them holding pointers: the field names
+// are windows on one string, every type's fields and every field's next types
+// windows on one slice each.
 func (b *GraphBuilder) Build() *FieldGraph {
 	fields, targets, text := 0, 0, 0
 	for _, m := range b.open {
@@ -65,47 +71,36 @@ func (b *GraphBuilder) Build() *FieldGraph {
 			text += len(n)
 		}
 	}
-	// Each type's field names, sorted, as a window on one slice.
-	keys := make([]string, 0, fields)
-	ends := make([]int, len(b.g.types))
-	for id := range b.g.types {
-		start := len(keys)
-		for n := range b.open[int32(id)] {
-			keys = append(keys, n)
-		}
-		sort.Strings(keys[start:])
-		ends[id] = len(keys)
+	g := &FieldGraph{
+		fields: make([]graphField, 0, fields),
+		types:  make([]int32, 0, len(b.open)+1),
+		next:   make([]int32, 0, targets), // never grown: the windows stay on it
+		root:   b.root,
 	}
 	var blob strings.Builder
 	blob.Grow(text)
-	for _, n := range keys {
-		blob.WriteString(n)
-	}
-	all := blob.String()
 	names := make([]string, 0, fields)
-	nexts := make([][]int32, 0, fields)
-	flat := make([]int32, 0, targets) // never grown: the windows stay on it
-	at := 0
-	for id := range b.g.types {
-		first := len(names)
-		for _, n := range keys[first:ends[id]] {
-			names = append(names, all[at:at+len(n)])
-			at += len(n)
-			start := len(flat)
-			flat = append(flat, b.open[int32(id)][n]...)
-			slices.Sort(flat[start:])
-			flat = flat[:start+len(slices.Compact(flat[start:]))]
-			var next []int32
-			if len(flat) > start {
-				next = flat[start:len(flat):len(flat)]
-			}
-			nexts = append(nexts, next)
+	for _, m := range b.open {
+		g.types = append(g.types, int32(len(g.fields)))
+		names = names[:0]
+		for n := range m {
+			names = append(names, n)
 		}
-		b.g.types[id].names = names[first:len(names):len(names)]
-		b.g.types[id].next = nexts[first:len(nexts):len(nexts)]
+		sort.Strings(names)
+		for _, n := range names {
+			f := graphField{name: int32(blob.Len()), nameEnd: int32(blob.Len() + len(n)), next: int32(len(g.next))}
+			blob.WriteString(n)
+			g.next = append(g.next, m[n]...)
+			slices.Sort(g.next[f.next:])
+			g.next = g.next[:int(f.next)+len(slices.Compact(g.next[f.next:]))]
+			f.nextEnd = int32(len(g.next))
+			g.fields = append(g.fields, f)
+		}
 	}
-	b.open = nil
-	return &b.g
+	g.types = append(g.types, int32(len(g.fields)))
+	g.text = blob.String()
+	b.open, b.root = nil, nil
+	return g
 }
 
 // GraphOfPaths builds the graph of a schema known only by its dotted field paths (each
@@ -140,27 +135,38 @@ func GraphOfPaths(paths []string) *FieldGraph {
 }
 
 // Types is the number of types in the graph.
-func (g *FieldGraph) Types() int { return len(g.types) }
+func (g *FieldGraph) Types() int { return len(g.types) - 1 }
 
 // Fields is the number of fields of all its types, each type counted once.
-func (g *FieldGraph) Fields() int {
-	n := 0
-	for _, t := range g.types {
-		n += len(t.names)
-	}
-	return n
-}
+func (g *FieldGraph) Fields() int { return len(g.fields) }
 
 // Why says, for a message that a listing was cut, why the paths are so many.
 func (g *FieldGraph) Why() string {
 	if g.Fields() > MaxFieldPaths {
-		return fmt.Sprintf("its %d types hold %d fields", len(g.types), g.Fields())
+		return fmt.Sprintf("its %d types hold %d fields", g.Types(), g.Fields())
 	}
-	return fmt.Sprintf("its %d types hold only %d fields, but a type used by more than one field repeats its fields under each, level after level", len(g.types), g.Fields())
+	return fmt.Sprintf("its %d types hold only %d fields, but a type used by more than one field repeats its fields under each, level after level", g.Types(), g.Fields())
 }
 
-func (t *graphType) field(name string) (int, bool) {
-	return slices.BinarySearch(t.names, name)
+// typeFields returns type id's fields.
+func (g *FieldGraph) typeFields(id int32) []graphField {
+	return g.fields[g.types[id]:g.types[id+1]]
+}
+
+// name returns a field's name.
+func (g *FieldGraph) name(f graphField) string { return g.text[f.name:f.nameEnd] }
+
+// targets returns the types a field's value leads to.
+func (g *FieldGraph) targets(f graphField) []int32 { return g.next[f.next:f.nextEnd:f.nextEnd] }
+
+// field finds a field of type id by name.
+func (g *FieldGraph) field(id int32, name string) (graphField, bool) {
+	fs := g.typeFields(id)
+	i, ok := slices.BinarySearchFunc(fs, name, func(f graphField, name string) int { return strings.Compare(g.name(f), name) })
+	if !ok {
+		return graphField{}, false
+	}
+	return fs[i], true
 }
 
 // Has reports whether a dotted path names a field: each part a field of one of the
@@ -180,9 +186,8 @@ func (g *FieldGraph) Has(path string) bool {
 			if slices.Contains(onPath, id) || failed[[2]int32{id, int32(i)}] {
 				continue
 			}
-			t := &g.types[id]
-			if j, ok := t.field(parts[i]); ok {
-				if i == len(parts)-1 || walk(t.next[j], i+1, append(onPath, id)) {
+			if f, ok := g.field(id, parts[i]); ok {
+				if i == len(parts)-1 || walk(g.targets(f), i+1, append(onPath, id)) {
 					return true
 				}
 			}
@@ -216,11 +221,10 @@ func (g *FieldGraph) Paths(limit int) (paths []string, cutAt string) {
 				continue
 			}
 			onPath = append(onPath, id)
-			t := &g.types[id]
-			for j, name := range t.names {
-				p := name
+			for _, f := range g.typeFields(id) {
+				p := g.name(f)
 				if prefix != "" {
-					p = prefix + "." + name
+					p = prefix + "." + p
 				}
 				if visits++; visits > 4*limit || !seen[p] && len(paths) >= limit {
 					complete, cutAt = false, p
@@ -230,7 +234,7 @@ func (g *FieldGraph) Paths(limit int) (paths []string, cutAt string) {
 					seen[p] = true
 					paths = append(paths, p)
 				}
-				walk(t.next[j], p)
+				walk(g.targets(f), p)
 				if !complete {
 					break
 				}
@@ -251,11 +255,14 @@ type FieldGraphData struct {
 	Root  []int32
 }
 
-// Data returns the graph as plain data; it shares the graph's slices.
+// Data returns the graph as plain data.
 func (g *FieldGraph) Data() FieldGraphData {
-	d := FieldGraphData{Root: g.root, Names: make([][]string, len(g.types)), Next: make([][][]int32, len(g.types))}
-	for i, t := range g.types {
-		d.Names[i], d.Next[i] = t.names, t.next
+	d := FieldGraphData{Root: g.root, Names: make([][]string, g.Types()), Next: make([][][]int32, g.Types())}
+	for i := range d.Names {
+		for _, f := range g.typeFields(int32(i)) {
+			d.Names[i] = append(d.Names[i], g.name(f))
+			d.Next[i] = append(d.Next[i], g.targets(f))
+		}
 	}
 	return d
 }
@@ -272,12 +279,16 @@ func (d FieldGraphData) Graph() (*FieldGraph, error) {
 	if !valid(d.Root) {
 		return nil, fmt.Errorf("field graph data: a root type out of range")
 	}
-	g := &FieldGraph{types: make([]graphType, len(d.Names)), root: d.Root}
+	b := NewGraphBuilder()
 	for i := range d.Names {
 		if len(d.Names[i]) != len(d.Next[i]) || !slices.IsSorted(d.Names[i]) || slices.ContainsFunc(d.Next[i], func(n []int32) bool { return !valid(n) }) {
 			return nil, fmt.Errorf("field graph data: type %d is inconsistent", i)
 		}
-		g.types[i] = graphType{names: d.Names[i], next: d.Next[i]}
+		t := b.Type()
+		for j, n := range d.Names[i] {
+			b.Field(t, n, d.Next[i][j]...)
+		}
 	}
-	return g, nil
+	b.Root(d.Root...)
+	return b.Build(), nil
 }

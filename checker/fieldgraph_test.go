@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -129,5 +130,41 @@ func TestGraphBuildAllocationsDoNotGrowWithFields(t *testing.T) {
 	small, large := allocs(4), allocs(400)
 	if large > small+4 {
 		t.Errorf("Build of 400 fields made %d allocations, of 4 fields %d: want about as many", large, small)
+	}
+}
+
+// TestGraphHoldsNoPointersPerField: a loaded tree keeps one graph per subject, and the
+// collector scans every block that may hold pointers on every cycle. A graph's
+// blocks (its name text and its slices) hold plain numbers only, so it is marked in
+// a handful of steps however many fields it has.
+func TestGraphHoldsNoPointersPerField(t *testing.T) {
+	var pointers func(reflect.Type) bool
+	pointers = func(typ reflect.Type) bool {
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			return true
+		case reflect.Array:
+			return pointers(typ.Elem())
+		case reflect.Struct:
+			for i := 0; i < typ.NumField(); i++ {
+				if pointers(typ.Field(i).Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	graph := reflect.TypeFor[FieldGraph]()
+	for i := 0; i < graph.NumField(); i++ {
+		f := graph.Field(i)
+		switch f.Type.Kind() {
+		case reflect.String:
+		case reflect.Slice:
+			if pointers(f.Type.Elem()) {
+				t.Errorf("FieldGraph.%s is a %s: its elements hold pointers the collector scans", f.Name, f.Type)
+			}
+		default:
+			t.Errorf("FieldGraph.%s is a %s, want a string or a slice of plain values", f.Name, f.Type)
+		}
 	}
 }
