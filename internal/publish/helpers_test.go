@@ -19,6 +19,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/contractbot/contractbot/internal/events"
+	"github.com/contractbot/contractbot/internal/publish/publishtest"
 	"github.com/contractbot/contractbot/internal/registry"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -67,23 +68,38 @@ func edit(t *testing.T, path, old, new string) {
 	}
 }
 
-// fakeRegistry is an in-memory registry: ids by text across subjects, versions per
-// subject, levels; it refuses a duplicate version as a real registry does (the
-// existing id is answered) and can be told to fail a method on its n-th call.
+// fakeRegistry is an in-memory registry that keeps what a Confluent registry keeps
+// (publish.Registry whole): a schema is its text with its metadata and rules, ids by
+// schema across subjects, versions per subject (a registration without a ruleSet
+// takes the latest version's, as Confluent does), levels and groups. It refuses a
+// duplicate version as a real registry does (the existing id is answered) and can be
+// told to fail a method on its n-th call.
 type fakeRegistry struct {
 	mu       sync.Mutex
 	ids      map[string]int
-	subjects map[string][]string // subject -> texts, version i+1 at i
+	subjects map[string][]fakeVersion // subject -> versions, version i+1 at i
 	levels   map[string]string
+	groups   map[string]string
 	calls    map[string]int
 	failAt   map[string]int                  // method -> call number that fails (1-based)
 	refs     map[string][]registry.Reference // subject -> references of its last registration
 }
 
+// fakeVersion is a schema as the registry keeps it.
+type fakeVersion struct {
+	text     string
+	metadata *registry.Metadata
+	ruleSet  *registry.RuleSet
+}
+
+// key tells schemas apart as Confluent's ids do: text, metadata and rules.
+func (v fakeVersion) key() string { return publishtest.SchemaKey(v.text, v.metadata, v.ruleSet) }
+
 var errInjected = errors.New("injected failure")
 
 func newFakeRegistry() *fakeRegistry {
-	return &fakeRegistry{ids: map[string]int{}, subjects: map[string][]string{}, levels: map[string]string{}, calls: map[string]int{}, failAt: map[string]int{}, refs: map[string][]registry.Reference{}}
+	return &fakeRegistry{ids: map[string]int{}, subjects: map[string][]fakeVersion{}, levels: map[string]string{}, groups: map[string]string{},
+		calls: map[string]int{}, failAt: map[string]int{}, refs: map[string][]registry.Reference{}}
 }
 
 func (f *fakeRegistry) fail(method string) error {
@@ -104,38 +120,74 @@ func (f *fakeRegistry) SetConfig(_ context.Context, subject, level string) error
 	return nil
 }
 
+func (f *fakeRegistry) SetConfigGroup(_ context.Context, subject, level, group string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.fail("SetConfigGroup"); err != nil {
+		return err
+	}
+	f.levels[subject], f.groups[subject] = level, group
+	return nil
+}
+
+func (f *fakeRegistry) GetConfig(_ context.Context, subject string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.levels[subject], nil
+}
+
 func (f *fakeRegistry) LookUp(_ context.Context, subject, schema string, _ registry.SchemaType, _ []registry.Reference) (registry.Schema, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.fail("LookUp"); err != nil {
 		return registry.Schema{}, err
 	}
-	for i, s := range f.subjects[subject] {
-		if s == schema {
-			return registry.Schema{Subject: subject, Version: i + 1, ID: f.ids[s], Schema: s}, nil
+	vs := f.subjects[subject]
+	for i := len(vs) - 1; i >= 0; i-- { // the newest version of the text
+		if vs[i].text == schema {
+			return f.schema(subject, i), nil
 		}
 	}
 	return registry.Schema{}, &registry.Error{StatusCode: 404, Code: registry.CodeSchemaNotFound, Message: "Schema not found"}
 }
 
-func (f *fakeRegistry) Register(_ context.Context, subject, schema string, _ registry.SchemaType, refs []registry.Reference) (int, error) {
+func (f *fakeRegistry) GetLatest(_ context.Context, subject string) (registry.Schema, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.refs[subject] = refs
-	id, ok := f.ids[schema]
+	if len(f.subjects[subject]) == 0 {
+		return registry.Schema{}, &registry.Error{StatusCode: 404, Code: registry.CodeSubjectNotFound, Message: "Subject not found"}
+	}
+	return f.schema(subject, len(f.subjects[subject])-1), nil
+}
+
+// schema is version i+1 of subject as the registry answers it.
+func (f *fakeRegistry) schema(subject string, i int) registry.Schema {
+	v := f.subjects[subject][i]
+	return registry.Schema{Subject: subject, Version: i + 1, ID: f.ids[v.key()], Schema: v.text, Metadata: v.metadata, RuleSet: v.ruleSet}
+}
+
+func (f *fakeRegistry) RegisterSchema(_ context.Context, subject string, s registry.Schema) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refs[subject] = s.References
+	v := fakeVersion{text: s.Schema, metadata: s.Metadata, ruleSet: s.RuleSet}
+	if vs := f.subjects[subject]; v.ruleSet == nil && len(vs) > 0 {
+		v.ruleSet = vs[len(vs)-1].ruleSet
+	}
+	id, ok := f.ids[v.key()]
 	if !ok {
 		id = len(f.ids) + 1
-		f.ids[schema] = id
+		f.ids[v.key()] = id
 	}
 	known := false
-	for _, s := range f.subjects[subject] {
-		known = known || s == schema
+	for _, o := range f.subjects[subject] {
+		known = known || o.key() == v.key()
 	}
 	if !known {
-		f.subjects[subject] = append(f.subjects[subject], schema)
+		f.subjects[subject] = append(f.subjects[subject], v)
 	}
 	// The failure comes after the registry stored the version: the answer is lost.
-	if err := f.fail("Register"); err != nil {
+	if err := f.fail("RegisterSchema"); err != nil {
 		return 0, err
 	}
 	return id, nil

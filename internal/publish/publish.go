@@ -30,11 +30,28 @@ import (
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
-// Registry is what publishing needs of a schema registry (*registry.Client has it).
+// Registry is what publishing needs of a schema registry (*registry.Client has it):
+// a Confluent registry of version 7.4 or later, which keeps a data contract's
+// metadata and rules with a schema and takes a subject's compatibility group.
 type Registry interface {
+	// SetConfig sets a subject's level; SetConfigGroup sets it with Confluent's
+	// compatibilityGroup, which makes the registry check a version only against the
+	// versions of its group.
 	SetConfig(ctx context.Context, subject, level string) error
+	SetConfigGroup(ctx context.Context, subject, level, group string) error
+	// GetConfig reads a subject's level ("" for the registry's default), to say
+	// what refused a version.
+	GetConfig(ctx context.Context, subject string) (string, error)
+	// LookUp finds the version of a subject that has the schema, with its metadata
+	// and rules.
 	LookUp(ctx context.Context, subject, schema string, typ registry.SchemaType, refs []registry.Reference) (registry.Schema, error)
-	Register(ctx context.Context, subject, schema string, typ registry.SchemaType, refs []registry.Reference) (int, error)
+	// RegisterSchema registers a schema with its references, metadata and rules
+	// (contract.yaml's owner, tier, topic and PII tags, registry.MetadataOf, and its
+	// rules, registry.RuleSetOf).
+	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
+	// GetLatest reads a subject's latest version, whose rules a registration
+	// without a ruleSet inherits.
+	GetLatest(ctx context.Context, subject string) (registry.Schema, error)
 }
 
 // Marker remembers which commits are published. The bot's marker is the commit status
@@ -272,13 +289,6 @@ func (p *Publisher) subject(ctx context.Context, ix *versions.Index, c *object.C
 	return it, nil
 }
 
-// GroupRegistry is a Registry that takes a subject's compatibility group with its
-// level (*registry.Client has it): Confluent's compatibilityGroup config, which makes
-// the registry check a version only against the versions of its group.
-type GroupRegistry interface {
-	SetConfigGroup(ctx context.Context, subject, level, group string) error
-}
-
 // setConfig sets a subject's level and, when its contract.yaml at the commit declares
 // a compatibility group, the group's key, before the version is registered: a new
 // group's first version is then checked against nothing, as the verdict did.
@@ -287,15 +297,12 @@ func (p *Publisher) setConfig(ctx context.Context, subject, level string, f *fac
 	if f != nil && f.head != nil {
 		group = registry.GroupOf(f.head.Subject(subject))
 	}
-	gr, ok := p.Registry.(GroupRegistry)
 	switch {
-	case group != "" && !ok:
-		return fmt.Errorf("%s declares the compatibility group %s, which this registry client cannot set; publish with a client that sets compatibilityGroup", subject, group)
 	case group != "":
 		if level == "" {
 			level = "BACKWARD" // Confluent's default: the PUT needs a level
 		}
-		return gr.SetConfigGroup(ctx, subject, level, group)
+		return p.Registry.SetConfigGroup(ctx, subject, level, group)
 	case level != "":
 		return p.Registry.SetConfig(ctx, subject, level)
 	}
@@ -306,37 +313,19 @@ func (p *Publisher) setConfig(ctx context.Context, subject, level string, f *fac
 // latest version of subject and the level it applies, as far as it answers.
 func (p *Publisher) refusedBy(ctx context.Context, subject string) string {
 	what := "the versions it holds"
-	if r, ok := p.Registry.(interface {
-		GetLatest(ctx context.Context, subject string) (registry.Schema, error)
-	}); ok {
-		if latest, err := r.GetLatest(ctx, subject); err == nil && latest.Version > 0 {
-			what = fmt.Sprintf("its version %d (id %d)", latest.Version, latest.ID)
-		}
+	if latest, err := p.Registry.GetLatest(ctx, subject); err == nil && latest.Version > 0 {
+		what = fmt.Sprintf("its version %d (id %d)", latest.Version, latest.ID)
 	}
-	if r, ok := p.Registry.(interface {
-		GetConfig(ctx context.Context, subject string) (string, error)
-	}); ok {
-		if level, err := r.GetConfig(ctx, subject); err == nil && level != "" {
-			what += " at level " + level
-		} else if level, err := r.GetConfig(ctx, ""); err == nil && level != "" {
-			what += " at level " + level + " (the registry's default)"
-		}
+	if level, err := p.Registry.GetConfig(ctx, subject); err == nil && level != "" {
+		what += " at level " + level
+	} else if level, err := p.Registry.GetConfig(ctx, ""); err == nil && level != "" {
+		what += " at level " + level + " (the registry's default)"
 	}
 	return what
 }
 
-// MetadataRegistry is a Registry that takes a data contract's metadata with a schema
-// (*registry.Client has it); publishing sends contract.yaml's owner, tier, topic and
-// PII tags (registry.MetadataOf) and its rules (registry.RuleSetOf) through it, and the
-// bare schema through Register to a Registry without it. GetLatest answers the
-// subject's latest version, whose rules a registration without a ruleSet inherits.
-type MetadataRegistry interface {
-	RegisterSchema(ctx context.Context, subject string, s registry.Schema) (int, error)
-	GetLatest(ctx context.Context, subject string) (registry.Schema, error)
-}
-
 // register registers one version, with its subject's metadata and rules at the commit
-// when the registry takes them.
+// (none when the commit's contract files could not be read: f.head is nil).
 //
 // Confluent fills a registration's metadata and ruleSet that are absent (null) from the
 // subject's latest version before merging the configured defaults and overrides
@@ -352,9 +341,9 @@ type MetadataRegistry interface {
 // version as it is; notLatest then says so, since producers that write the latest
 // version (use.latest.version) keep the latest's rules.
 func (p *Publisher) register(ctx context.Context, subject, text string, typ registry.SchemaType, refs []registry.Reference, f *facts) (id int, notLatest string, err error) {
-	mr, ok := p.Registry.(MetadataRegistry)
-	if !ok || f == nil || f.head == nil {
-		id, err = p.Registry.Register(ctx, subject, text, typ, refs)
+	mr := p.Registry
+	if f == nil || f.head == nil {
+		id, err = mr.RegisterSchema(ctx, subject, registry.Schema{Schema: text, SchemaType: typ, References: refs})
 		return id, "", err
 	}
 	s := f.head.Subject(subject)
@@ -382,9 +371,9 @@ func (p *Publisher) register(ctx context.Context, subject, text string, typ regi
 // contractChanged reports whether the registry's version of a subject's schema (a
 // look-up's answer) carries other metadata or rules than the subject's contract.yaml
 // at the commit: a Confluent registry then takes the schema again as a new version.
-// Always false for a registry that takes no metadata.
+// Always false when the commit's contract files could not be read.
 func (p *Publisher) contractChanged(subject string, got registry.Schema, f *facts) bool {
-	if _, ok := p.Registry.(MetadataRegistry); !ok || f == nil || f.head == nil {
+	if f == nil || f.head == nil {
 		return false
 	}
 	s := f.head.Subject(subject)

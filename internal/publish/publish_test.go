@@ -173,7 +173,7 @@ func TestPublishCrashes(t *testing.T) {
 		name string
 		wrap func(r *run) func(*Publisher)
 	}{
-		{"register answer lost", func(r *run) func(*Publisher) { r.reg.failAt["Register"] = 3; return nil }},
+		{"register answer lost", func(r *run) func(*Publisher) { r.reg.failAt["RegisterSchema"] = 3; return nil }},
 		{"level not set", func(r *run) func(*Publisher) { r.reg.failAt["SetConfig"] = 12; return nil }},
 		{"after register, before the event", func(r *run) func(*Publisher) {
 			return func(p *Publisher) { p.Sink = &flakySink{Sink: p.Sink, failAt: 5} }
@@ -291,7 +291,7 @@ func TestPublishIncompatible(t *testing.T) {
 
 type incompatible struct{ *fakeRegistry }
 
-func (i incompatible) Register(context.Context, string, string, registry.SchemaType, []registry.Reference) (int, error) {
+func (i incompatible) RegisterSchema(context.Context, string, registry.Schema) (int, error) {
 	return 0, &registry.Error{StatusCode: 409, Code: 409, Message: "Schema being registered is incompatible with an earlier schema"}
 }
 

@@ -55,10 +55,14 @@ type stored struct {
 }
 
 // key identifies a stored schema as Confluent's ids do: form, metadata and rules.
-func (s stored) key() string {
-	m, _ := json.Marshal(s.metadata)
-	r, _ := json.Marshal(s.ruleSet)
-	return s.text + "\x00" + string(m) + "\x00" + string(r)
+func (s stored) key() string { return SchemaKey(s.text, s.metadata, s.ruleSet) }
+
+// SchemaKey tells schemas apart as a Confluent registry's ids do: by their text (a
+// canonical form), metadata and rules.
+func SchemaKey(text string, metadata *registry.Metadata, ruleSet *registry.RuleSet) string {
+	m, _ := json.Marshal(metadata)
+	r, _ := json.Marshal(ruleSet)
+	return text + "\x00" + string(m) + "\x00" + string(r)
 }
 
 // response is the registry's description of version n of subject.
