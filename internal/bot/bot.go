@@ -10,6 +10,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -67,8 +68,8 @@ type Bot struct {
 	Publishing *Publishing
 	// AdminTeam ("org/slug") may override the bot with /contractbot override.
 	AdminTeam string
-	// ClaimSettle is how long an evaluation waits after claiming Slack messages in
-	// the comment before reading the claim back (DefaultClaimSettle when 0).
+	// ClaimSettle is how long a replica waits after claiming a message that must go
+	// out once before it reads the claims back (DefaultClaimSettle when 0).
 	ClaimSettle time.Duration
 	// Marks are when reminders go out before a deadline (DefaultMarks when nil).
 	Marks []time.Duration
@@ -80,6 +81,9 @@ type Bot struct {
 	slackRetries slackRetries
 	// pushes: where each branch was before the pushes whose jobs wait (push.go).
 	pushes pushesSeen
+	// roots: the first commit of each repository (owner/name), where its ledger
+	// lives (rootOf).
+	roots sync.Map
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
 	// reports (a mirror, or a local path in tests).
 	CloneURL func(owner, repo string) string

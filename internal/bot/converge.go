@@ -82,10 +82,6 @@ func (b *Bot) converge(ctx context.Context, ev *evaluation) error {
 	seal := "" // set when the comment is written: the check run then carries its time
 	switch {
 	case ev.noComment:
-	case ev.commentDeferred:
-		if ev.mem.Comment != nil {
-			comment = *ev.mem.Comment
-		}
 	case b.unchanged(ev, st):
 		// Written as it stands: its seal on the check run stays, and notify's
 		// memory is written over it (keepSent) as over a comment written now.

@@ -81,7 +81,10 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if err != nil {
 		return fmt.Errorf("monthly digest: find the first commit of the default branch: %w", err)
 	}
-	sent, err := b.digestLedger(gh, d, root).Once(ctx, month, time.Time{}, func(ctx context.Context) (string, error) {
+	// A month's digest is sent in that month: its marks are read from the month's
+	// start, never the ledger's whole history.
+	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	sent, err := b.digestLedger(gh, d, root).Once(ctx, month, start, func(ctx context.Context) (string, error) {
 		n, failed, err := b.sendDigest(ctx, d, month, now)
 		if err == nil && n == 0 && failed > 0 {
 			err = fmt.Errorf("no digest message of %s could be sent (%d failed)", month, failed)

@@ -49,9 +49,9 @@ type evaluation struct {
 	markdown string
 	// next is the Slack memory to keep (reminders, threads, announcements, claim).
 	next State
-	// commentDeferred: another evaluation claimed this moment's Slack messages and
-	// writes the comment once it has sent them; this one leaves the comment alone.
-	commentDeferred bool
+	// root is the first commit of the base branch's first-parent history, where
+	// the repository's ledger lives (prLedger; "" when unknown).
+	root string
 	// written is the state converge wrote into the comment (zero when it wrote none).
 	written State
 	// slackFailed: a Slack message failed; retryAfter is the longest wait Slack asked
@@ -116,7 +116,7 @@ func (b *Bot) run(ctx context.Context, ev *evaluation, opt evalOptions) error {
 	if b.Notify == nil {
 		return nil
 	}
-	before := ev.stateToWrite()
+	before := sentPart(ev.stateToWrite())
 	b.notify(ctx, ev, opt)
 	b.keepSent(ctx, ev, before)
 	b.scheduleSlackRetry(ev)
@@ -198,6 +198,9 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 		return nil, fmt.Errorf("read the comments (the bot's memory is one of them): %w", err)
 	}
 	ev := &evaluation{gh: gh, pr: pr, tip: tip.String(), loaded: loaded, comments: comments, log: log}
+	if b.Notify != nil {
+		ev.root = b.rootOf(r, pr, tip)
+	}
 	if len(b.StateKey) > 0 {
 		ev.mem = b.keeper().Read(comments, *pr, log)
 		if sealed {
@@ -226,6 +229,23 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 		ev.in.Notices = append(ev.in.Notices, ev.mem.Notice)
 	}
 	return ev, nil
+}
+
+// rootOf is the first commit of tip's first-parent history in r (the same for every
+// replica while the branch's history is only appended to), remembered per
+// repository; "" when it cannot be read.
+func (b *Bot) rootOf(r *git.Repository, pr *PullRequest, tip plumbing.Hash) string {
+	repo := strings.ToLower(pr.Owner + "/" + pr.Repo)
+	if root, ok := b.roots.Load(repo); ok {
+		return root.(string)
+	}
+	root, err := FirstCommit(r, tip)
+	if err != nil {
+		b.Log.Warn("could not find the repository's first commit; Slack messages are claimed nowhere", "repo", repo, "err", err)
+		return ""
+	}
+	b.roots.Store(repo, root.String())
+	return root.String()
 }
 
 // requested reads when the bot last requested each reviewer (by lower-case handle),
@@ -332,11 +352,11 @@ func listedMembers(base *contract.Tree, h string) []string {
 }
 
 // stateOf is the state to write in the comment: the report's, with the Slack memory
-// mem (reminder marks, threads, announcements, the claim).
+// mem (reminder marks, threads, announcements, FYIs told).
 func (ev *evaluation) stateOf(mem State) State {
 	r := ev.report
 	st := State{HeadSHA: ev.pr.HeadSHA, EvaluatedAt: r.Now, Class: string(r.Class), Teams: r.State, Override: r.Override,
-		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Claim: mem.Claim, Told: mem.Told}
+		Reminded: mem.Reminded, Slack: mem.Slack, Announced: mem.Announced, Told: mem.Told}
 	switch prev := ev.mem.State; {
 	case !ev.written.HeadSince.IsZero(): // this evaluation wrote the comment already
 		st.HeadSince = ev.written.HeadSince

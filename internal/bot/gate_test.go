@@ -485,15 +485,21 @@ func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 	if got := g.slack.count("#data-oncall", ":rotating_light: Sign-off overdue"); got != 2 {
 		t.Errorf("#data-oncall: %d escalations, want 2 (one per team)", got)
 	}
-	// The comment knows where each team's message went (so it is edited in place and
-	// reminders thread under it): no replica's write undid the sender's.
+	g.threadsRecorded("data-warehouse", "platform")
+}
+
+// threadsRecorded checks that the comment knows where each team's message went (so
+// it is edited in place and reminders thread under it): no replica's write undid the
+// sender's.
+func (g *gate) threadsRecorded(teams ...string) {
+	g.t.Helper()
 	st, err := ParseState(testKey, "acme/contracts#1", g.botComment().GetBody())
 	if err != nil {
-		t.Fatal(err)
+		g.t.Fatal(err)
 	}
-	for _, team := range []string{"data-warehouse", "platform"} {
+	for _, team := range teams {
 		if th := st.Slack[team]; th.TS == "" || th.Channel == "" {
-			t.Errorf("team %s's message is not recorded: %+v", team, th)
+			g.t.Errorf("team %s's message is not recorded: %+v", team, th)
 		}
 	}
 }

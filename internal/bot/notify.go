@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -55,11 +57,11 @@ func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders)+len(o.fy
 // (notify_fyi.go).
 //
 // Every message that must go out once (a team's first message, a reminder, an
-// escalation, the all-signed-off note, an FYI) is first claimed in the bot's comment: the
-// comment is read afresh, what another replica already claimed is dropped, the
-// claims are written with this evaluation's token, and after ClaimSettle the comment
-// is read back: only the evaluation whose token is there sends. A claim whose message
-// fails is released in the state converge writes, so the next evaluation sends it.
+// escalation, the all-signed-off note, an FYI) is first claimed in the ledger every
+// replica shares (claim; internal/bot/memory, Ledger.Claim): only the evaluation
+// whose claim is the oldest sends it, and a claim whose message fails is released, so
+// the next evaluation sends it. The comment is not written to claim: it is written
+// once, after Slack, with what was sent (keepSent).
 func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
 	if b.Notify == nil {
 		return
@@ -69,10 +71,11 @@ func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
 		b.recall(ctx, ev, out)
 		out = b.plan(ev, opt)
 	}
-	if out.claims() && !b.claim(ctx, ev, &out) {
-		out.threads, out.reminders, out.announce, out.fyis = nil, nil, false, nil
+	var claimed *memory.Claimed
+	if out.claims() {
+		claimed = b.claim(ctx, ev, &out)
 	}
-	b.send(ctx, ev, out)
+	b.send(ctx, ev, out, claimed)
 }
 
 // carried is the Slack memory of the previous state that still applies: threads,
@@ -82,7 +85,7 @@ func carried(st *State, r *verdict.Report) State {
 	if st == nil {
 		return next
 	}
-	next.Slack, next.Announced, next.Claim = maps.Clone(st.Slack), slices.Clone(st.Announced), st.Claim
+	next.Slack, next.Announced = maps.Clone(st.Slack), slices.Clone(st.Announced)
 	next.Told = carriedTold(st.Told, r)
 	for _, so := range r.SignOffs {
 		k := reminderKey(so.Team, so.Fingerprint)
@@ -156,99 +159,105 @@ func announcementKey(r *verdict.Report) string {
 	return "all-signed-off@" + hex.EncodeToString(sum[:6])
 }
 
-// markClaims records the out's claims in st (reminder marks, thread placeholders,
-// the announcement).
-func (b *Bot) markClaims(st *State, r *verdict.Report, out outbox) {
+// claim agrees with the other replicas on who sends out's once-only messages: each is
+// a key in the repository's ledger (prLedger), claimed at once. out keeps what this
+// evaluation won. What another replica sent already is recorded in ev.next as sent
+// (a team's message with the timestamp its sender noted); what another replica is
+// sending now is left to it: it records it. Without a ledger (no statuses to keep it
+// in) the messages are sent unclaimed, as by a single replica; when claiming fails
+// they wait for a later evaluation.
+func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) *memory.Claimed {
+	ledger, err := b.prLedger(ev)
+	if err != nil {
+		ev.log.Warn("no ledger to claim the Slack messages in; they are sent unclaimed (two replicas at the same instant may both send)", "err", err)
+		return nil
+	}
+	r, ref := ev.report, commentRef(*ev.pr)
+	var keys []string
 	for _, so := range out.threads {
-		if st.Slack == nil {
-			st.Slack = map[string]SlackThread{}
-		}
-		st.Slack[so.Team] = SlackThread{}
+		keys = append(keys, onceKey(threadKey(ref, so.Team)))
 	}
 	for _, rem := range out.reminders {
-		k := reminderKey(rem.Team, rem.SignOff.Fingerprint)
-		if st.Reminded == nil {
-			st.Reminded = map[string][]string{}
-		}
-		st.Reminded[k] = MarkSent(map[string][]string{rem.Team: st.Reminded[k]}, rem, b.marks())[rem.Team]
+		keys = append(keys, onceKey(reminderSentKey(ref, rem.Team, rem.SignOff.Fingerprint, rem.Mark)))
 	}
-	if out.announce && !slices.Contains(st.Announced, announcementKey(r)) {
-		st.Announced = append(st.Announced, announcementKey(r))
+	for _, f := range out.fyis {
+		keys = append(keys, onceKey(fyiSentKey(ref, f)))
 	}
-	markTold(st, out.fyis)
-}
-
-// claim agrees with the other replicas, through the comment, on who sends out's
-// claimed messages; false means another evaluation sends them.
-func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) bool {
-	// What another replica claimed since this evaluation read the comment is theirs.
-	priorClaim := ""
-	if ev.mem.State != nil {
-		priorClaim = ev.mem.State.Claim
+	if out.announce {
+		keys = append(keys, onceKey(announceSentKey(ref, announcementKey(r))))
 	}
-	if m, err := b.reread(ctx, ev); err != nil {
-		ev.log.Warn("could not read the comment back", "err", err)
-	} else if m.State != nil {
-		fresh := m.State
-		othersClaimed := fresh.Claim != "" && fresh.Claim != priorClaim
-		ev.next.Slack, ev.next.Announced = mergeThreads(ev.next.Slack, fresh.Slack), mergeList(ev.next.Announced, fresh.Announced)
-		ev.next.Claim = fresh.Claim // a claim in flight stays where its evaluation reads it back
-		ev.next.Told = mergeTold(ev.next.Told, fresh.Told, ev.report)
-		for k, marks := range fresh.Reminded {
-			if _, current := ev.next.Reminded[k]; current || slices.ContainsFunc(ev.report.SignOffs, func(so *verdict.SignOff) bool { return reminderKey(so.Team, so.Fingerprint) == k }) {
-				if ev.next.Reminded == nil {
-					ev.next.Reminded = map[string][]string{}
-				}
-				ev.next.Reminded[k] = mergeList(ev.next.Reminded[k], marks)
-			}
-		}
-		*out = b.plan(ev, evalOptions{})
-		if !out.claims() {
-			// Another evaluation claimed all of it and writes the comment when it
-			// has sent: writing it here too could undo what it records.
-			ev.deferComment(othersClaimed, m)
-			return true
-		}
-	}
-	claimed := ev.next
-	b.markClaims(&claimed, ev.report, *out)
-	settle := b.ClaimSettle
-	if settle == 0 {
-		settle = DefaultClaimSettle
-	}
-	won, m, err := b.keeper().Claim(ctx, ev.gh, func(ctx context.Context) (memory.Memory, error) { return b.reread(ctx, ev) },
-		*ev.pr, ev.stateOf(claimed), ev.markdown, settle, ev.log)
+	c, err := ledger.Claim(ctx, keys, b.now().Add(-memory.DefaultLease))
 	if err != nil {
-		b.Metrics.failed("comment")
-		ev.log.Warn("could not claim the Slack messages in the comment; they are sent at a later evaluation", "err", err)
-		return false
+		b.Metrics.failed("claim")
+		ev.log.Warn("could not claim the Slack messages; they are sent at a later evaluation", "err", err)
+		out.threads, out.reminders, out.fyis, out.announce = nil, nil, nil, false
+		return nil
 	}
-	if !won {
-		ev.log.Info("another evaluation claimed the Slack messages; it sends them and writes the comment")
-		if fresh := m.State; fresh != nil {
-			ev.next.Reminded, ev.next.Slack, ev.next.Announced, ev.next.Claim = fresh.Reminded, fresh.Slack, fresh.Announced, fresh.Claim
-			ev.next.Told = fresh.Told
+	base := ev.loaded.Base
+	out.threads = slices.DeleteFunc(out.threads, func(so *verdict.SignOff) bool {
+		k := onceKey(threadKey(ref, so.Team))
+		if ts, sent := c.Others[k]; sent && ts != "" {
+			ev.threaded(so.Team, SlackThread{Channel: base.Teams[so.Team].Slack, TS: ts})
 		}
-		ev.deferComment(true, m)
-		return false
+		return !c.Won(k)
+	})
+	out.reminders = slices.DeleteFunc(out.reminders, func(rem Reminder) bool {
+		k := onceKey(reminderSentKey(ref, rem.Team, rem.SignOff.Fingerprint, rem.Mark))
+		if _, sent := c.Others[k]; sent {
+			ev.reminded(rem, b.marks())
+		}
+		return !c.Won(k)
+	})
+	var told []verdict.FYI
+	out.fyis = slices.DeleteFunc(out.fyis, func(f verdict.FYI) bool {
+		k := onceKey(fyiSentKey(ref, f))
+		if _, sent := c.Others[k]; sent {
+			told = append(told, f)
+		}
+		return !c.Won(k)
+	})
+	markTold(&ev.next, told)
+	if k := onceKey(announceSentKey(ref, announcementKey(r))); out.announce {
+		if _, sent := c.Others[k]; sent {
+			ev.next.Announced = mergeList(ev.next.Announced, []string{announcementKey(r)})
+		}
+		out.announce = c.Won(k)
 	}
-	claimed.Claim = m.State.Claim
-	ev.next = claimed
-	return true
+	return c
 }
 
-// reread reads the bot's comment again, past the evaluation's cache.
-func (b *Bot) reread(ctx context.Context, ev *evaluation) (memory.Memory, error) {
-	ev.gh.forget()
-	return b.keeper().Reread(ctx, ev.gh, *ev.pr, ev.log)
+// reminded records in ev.next that rem was sent.
+func (ev *evaluation) reminded(rem Reminder, marks []time.Duration) {
+	k := reminderKey(rem.Team, rem.SignOff.Fingerprint)
+	if ev.next.Reminded == nil {
+		ev.next.Reminded = map[string][]string{}
+	}
+	ev.next.Reminded[k] = MarkSent(map[string][]string{rem.Team: ev.next.Reminded[k]}, rem, marks)[rem.Team]
 }
 
-// deferComment leaves the comment to the evaluation that claimed the Slack messages
-// (when defer is true); m is the comment as last read.
-func (ev *evaluation) deferComment(deferred bool, m memory.Memory) {
-	if deferred {
-		ev.commentDeferred, ev.mem.Comment = true, m.Comment
+// threaded records in ev.next where team's message is.
+func (ev *evaluation) threaded(team string, th SlackThread) {
+	if ev.next.Slack == nil {
+		ev.next.Slack = map[string]SlackThread{}
 	}
+	ev.next.Slack[team] = th
+}
+
+// onceKey is a message's key in the ledger: its Slack key, hashed to fit a commit
+// status with its mark.
+func onceKey(sentKey string) string {
+	sum := sha256.Sum256([]byte(sentKey))
+	return "pr/" + hex.EncodeToString(sum[:10])
+}
+
+// prLedger is the ledger where the pull request's once-only Slack messages are
+// claimed: the repository's ledger of once-only alerts (AlertLedger), on the first
+// commit of the base branch's first-parent history.
+func (b *Bot) prLedger(ev *evaluation) (memory.Ledger, error) {
+	if ev.root == "" {
+		return memory.Ledger{}, fmt.Errorf("the first commit of %s/%s is unknown", ev.pr.Owner, ev.pr.Repo)
+	}
+	return b.alertLedger(ev.gh.GitHub, Repository{ev.pr.Owner, ev.pr.Repo}, ev.root)
 }
 
 func mergeList(a, b []string) []string {
@@ -262,30 +271,21 @@ func mergeList(a, b []string) []string {
 	return out
 }
 
-func mergeThreads(a, b map[string]SlackThread) map[string]SlackThread {
-	if len(a)+len(b) == 0 {
-		return nil
-	}
-	out := maps.Clone(a)
-	if out == nil {
-		out = map[string]SlackThread{}
-	}
-	for k, v := range b {
-		if _, ok := out[k]; !ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// send posts what the outbox holds; a claimed message that fails is released.
-func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
+// send posts what the outbox holds and tells c (nil: sent unclaimed) how each
+// once-only message went; a claimed message that fails is released.
+func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox, c *memory.Claimed) {
 	r, pr, base, log := ev.report, *ev.pr, ev.loaded.Base, ev.log
 	ref := commentRef(pr)
 	failed := func(err error, args ...any) {
 		b.Metrics.failed("slack")
 		ev.slackFailed(err)
 		log.Warn("Slack message failed; it is sent again at the next evaluation", append(args, "err", err)...)
+	}
+	done := func(sentKey, note string, err error) {
+		if derr := c.Done(ctx, onceKey(sentKey), note, err); derr != nil {
+			b.Metrics.failed("claim")
+			log.Warn("could not record a Slack message in the ledger", "err", derr)
+		}
 	}
 	for i, msg := range out.edits {
 		th := ev.next.Slack[out.editTeams[i]]
@@ -300,12 +300,12 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 		ch := base.Teams[so.Team].Slack
 		msg := slack.TeamMessage(pr, so)
 		ts, err := b.post(ctx, ch, msg, "", threadKey(ref, so.Team))
+		done(threadKey(ref, so.Team), ts, err)
 		if err != nil {
 			failed(err, "channel", ch)
-			delete(ev.next.Slack, so.Team)
 			continue
 		}
-		ev.next.Slack[so.Team] = SlackThread{Channel: ch, TS: ts, Digest: msg.Digest()}
+		ev.threaded(so.Team, SlackThread{Channel: ch, TS: ts, Digest: msg.Digest()})
 	}
 	for _, rem := range append(out.reminders, out.manual...) {
 		channels := reminderChannels(base, r, rem)
@@ -314,7 +314,7 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 			continue
 		}
 		msg := slack.ReminderMessage(pr, rem.SignOff, rem.Escalation(), r.Now)
-		ok := true
+		var errs []error
 		for _, ch := range channels {
 			thread := ""
 			if th, has := ev.next.Slack[rem.Team]; has && th.Channel == ch {
@@ -325,25 +325,30 @@ func (b *Bot) send(ctx context.Context, ev *evaluation, out outbox) {
 				key = "" // asked for: sent whenever asked
 			}
 			if _, err := b.post(ctx, ch, msg, thread, key); err != nil {
-				ok = false
+				errs = append(errs, err)
 				failed(err, "channel", ch, "team", rem.Team, "mark", rem.Mark)
 			}
 		}
-		switch {
-		case rem.Mark == "manual":
-		case ok:
+		if rem.Mark != "manual" {
+			done(reminderSentKey(ref, rem.Team, rem.SignOff.Fingerprint, rem.Mark), "", errors.Join(errs...))
+		}
+		if rem.Mark != "manual" && len(errs) == 0 { // else every channel gets it again next time
 			log.Info("reminder sent", "team", rem.Team, "mark", rem.Mark)
-		default: // release the claim: every channel gets it again next time
-			delete(ev.next.Reminded, reminderKey(rem.Team, rem.SignOff.Fingerprint))
+			ev.reminded(rem, b.marks())
 		}
 	}
-	b.sendFYIs(ctx, ev, out.fyis)
+	b.sendFYIs(ctx, ev, out.fyis, done)
 	if out.announce {
+		var errs []error
 		for _, ch := range producerChannels(base, r) {
 			if _, err := b.post(ctx, ch, slack.AllSignedOffMessage(pr, r), "", announceSentKey(ref, announcementKey(r))); err != nil {
+				errs = append(errs, err)
 				failed(err, "channel", ch)
-				ev.next.Announced = slices.DeleteFunc(ev.next.Announced, func(a string) bool { return a == announcementKey(r) })
 			}
+		}
+		done(announceSentKey(ref, announcementKey(r)), "", errors.Join(errs...))
+		if len(errs) == 0 { // else every producer hears it again next time
+			ev.next.Announced = mergeList(ev.next.Announced, []string{announcementKey(r)})
 		}
 	}
 }

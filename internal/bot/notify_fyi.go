@@ -84,16 +84,18 @@ func mergeTold(mine, fresh map[string]string, r *verdict.Report) map[string]stri
 
 // sendFYIs posts the claimed FYIs; one that fails is released, so the next
 // evaluation sends it.
-func (b *Bot) sendFYIs(ctx context.Context, ev *evaluation, fyis []verdict.FYI) {
+func (b *Bot) sendFYIs(ctx context.Context, ev *evaluation, fyis []verdict.FYI, done func(sentKey, note string, err error)) {
 	for _, f := range fyis {
 		ch := ev.loaded.Base.Teams[f.Team].Slack
-		if _, err := b.post(ctx, ch, slack.FYIMessage(*ev.pr, f), "", fyiSentKey(commentRef(*ev.pr), f)); err != nil {
+		_, err := b.post(ctx, ch, slack.FYIMessage(*ev.pr, f), "", fyiSentKey(commentRef(*ev.pr), f))
+		done(fyiSentKey(commentRef(*ev.pr), f), "", err)
+		if err != nil {
 			b.Metrics.failed("slack")
 			ev.slackFailed(err)
 			ev.log.Warn("Slack FYI failed; it is sent again at the next evaluation", "channel", ch, "team", f.Team, "err", err)
-			delete(ev.next.Told, f.Team)
 			continue
 		}
+		markTold(&ev.next, []verdict.FYI{f})
 		ev.log.Info("FYI sent to an indirect consumer's team", "team", f.Team, "channel", ch)
 	}
 }

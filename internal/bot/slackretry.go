@@ -3,7 +3,9 @@ package bot
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -82,16 +84,24 @@ func (b *Bot) scheduleSlackRetry(ev *evaluation) {
 }
 
 // keepSent writes the comment again when notify changed the Slack memory converge
-// wrote (what was sent, where the teams' threads are, a claim), unless another
-// evaluation claimed this moment's messages and writes it itself.
+// wrote (what was sent, where the teams' threads are). What another replica recorded
+// since this evaluation read the comment is kept: the comment is read afresh and its
+// records merged in first.
+// before is sentPart of the state converge wrote.
 func (b *Bot) keepSent(ctx context.Context, ev *evaluation, before State) {
-	if ev.noComment || ev.commentDeferred || ev.written.WrittenAt.IsZero() {
+	if ev.noComment || ev.written.WrittenAt.IsZero() {
 		return
+	}
+	if reflect.DeepEqual(before, sentPart(ev.stateToWrite())) {
+		return
+	}
+	ev.gh.forget()
+	if m, err := b.keeper().Reread(ctx, ev.gh, *ev.pr, ev.log); err != nil {
+		ev.log.Warn("could not read the comment back before recording what was sent", "err", err)
+	} else if m.State != nil {
+		ev.mergeSent(*m.State)
 	}
 	st := ev.stateToWrite()
-	if reflect.DeepEqual(sentPart(before), sentPart(st)) {
-		return
-	}
 	st.HeadSince, st.WrittenAt = ev.written.HeadSince, b.now().UTC()
 	if _, err := b.writeComment(ctx, ev.gh, *ev.pr, st, ev.markdown); err != nil {
 		b.Metrics.failed("comment")
@@ -99,7 +109,30 @@ func (b *Bot) keepSent(ctx context.Context, ev *evaluation, before State) {
 	}
 }
 
-// sentPart is the Slack memory of a state.
+// mergeSent adds to ev.next what fresh (the comment as another evaluation left it)
+// records as sent for the report's current requirements: a team's message this
+// evaluation does not know, reminder marks, announcements, FYIs told.
+func (ev *evaluation) mergeSent(fresh State) {
+	for team, th := range fresh.Slack {
+		if mine, ok := ev.next.Slack[team]; th.TS != "" && (!ok || mine.TS == "") {
+			ev.threaded(team, th)
+		}
+	}
+	ev.next.Announced = mergeList(ev.next.Announced, fresh.Announced)
+	ev.next.Told = mergeTold(ev.next.Told, fresh.Told, ev.report)
+	for _, so := range ev.report.SignOffs {
+		k := reminderKey(so.Team, so.Fingerprint)
+		if marks, ok := fresh.Reminded[k]; ok {
+			if ev.next.Reminded == nil {
+				ev.next.Reminded = map[string][]string{}
+			}
+			ev.next.Reminded[k] = mergeList(ev.next.Reminded[k], marks)
+		}
+	}
+}
+
+// sentPart is the Slack memory of a state, copied: notify records what it sends in
+// the maps the state was made from.
 func sentPart(s State) State {
-	return State{Reminded: s.Reminded, Slack: s.Slack, Told: s.Told, Announced: s.Announced, Claim: s.Claim}
+	return State{Reminded: maps.Clone(s.Reminded), Slack: maps.Clone(s.Slack), Told: maps.Clone(s.Told), Announced: slices.Clone(s.Announced)}
 }

@@ -247,38 +247,7 @@ func upsert(ctx context.Context, gh Comments, self string, pr PullRequest, body 
 	return first, nil
 }
 
-// Claim is how replicas agree on who sends a Slack message that must go out once:
-// st (with the claims marked in it) is written with a fresh claim token, and after
-// settle the comment is read back (fresh, past any cache). won says this claim is
-// still there: only then does the caller send. Another replica's claim written
-// meanwhile wins instead; the caller then keeps fresh's marks and leaves the comment
-// to it. GitHub has no conditional update of a comment, so two claims written more
-// than settle apart, each after the other's read-back, would both win. err is a
-// failed write of the claim (nothing was claimed) or the end of ctx.
-func (k Keeper) Claim(ctx context.Context, gh Comments, fresh func(context.Context) (Memory, error), pr PullRequest, st State, markdown string, settle time.Duration, log *slog.Logger) (won bool, after Memory, err error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	st.Claim = NewToken()
-	if _, err := k.Write(ctx, gh, pr, st, markdown); err != nil {
-		return false, Memory{}, fmt.Errorf("write the claim: %w", err)
-	}
-	t := time.NewTimer(settle)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false, Memory{}, ctx.Err()
-	case <-t.C:
-	}
-	after, err = fresh(ctx)
-	if err != nil { // not known to be ours: another evaluation may send
-		log.Warn("could not read the comment back after claiming", "err", err)
-		return false, Memory{}, nil
-	}
-	return after.State != nil && after.State.Claim == st.Claim, after, nil
-}
-
-// NewToken is a random token that names one claim (here, or the digest's marks).
+// NewToken is a random token that names one round of claims (Ledger.Claim).
 func NewToken() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])

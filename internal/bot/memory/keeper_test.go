@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -78,37 +77,4 @@ func listComments(t *testing.T, gh Comments, pr PullRequest) []Comment {
 		t.Fatal(err)
 	}
 	return all
-}
-
-// TestClaimHasOneWinner: two replicas claim at the same moment; after the settle
-// exactly one finds its token in the comment and sends.
-func TestClaimHasOneWinner(t *testing.T) {
-	_, gh, pr, k := keeperOn(t, time.Now)
-	ctx := context.Background()
-	if _, err := k.Write(ctx, gh, pr, State{HeadSHA: "aaaa"}, "report"); err != nil {
-		t.Fatal(err)
-	}
-	fresh := func(ctx context.Context) (Memory, error) { return k.Reread(ctx, gh, pr, nil) }
-	var mu sync.Mutex
-	won := 0
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, _, err := k.Claim(ctx, gh, fresh, pr, State{HeadSHA: "aaaa"}, "report", 200*time.Millisecond, nil)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				mu.Lock()
-				won++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 {
-		t.Errorf("%d claims won, want exactly one", won)
-	}
 }

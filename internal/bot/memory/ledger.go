@@ -31,7 +31,10 @@ import (
 // Statuses reads and writes the commit statuses a ledger keeps its marks in
 // (githubapi.Client has them).
 type Statuses interface {
-	ListStatuses(ctx context.Context, owner, repo, sha, statusContext string) ([]githubapi.StatusRecord, error)
+	// StatusesSince lists a commit's statuses of every context, newest first (GitHub
+	// lists them so and cannot filter by context), page by page, and stops after the
+	// page that reaches one created before since (every page when since is zero).
+	StatusesSince(ctx context.Context, owner, repo, sha string, since time.Time) ([]githubapi.StatusRecord, error)
 	CreateStatus(ctx context.Context, owner, repo, sha string, st githubapi.Status) error
 }
 
@@ -89,19 +92,28 @@ func (l Ledger) signature(text string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// Marks reads the verified marks of key, oldest first. A status written by anyone
-// but the bot's login, or whose signature does not verify, is ignored.
-func (l Ledger) Marks(ctx context.Context, key string) ([]Mark, error) {
-	all, err := l.GH.ListStatuses(ctx, l.Owner, l.Repo, l.SHA, l.context(key))
+// marks reads the verified marks of keys written at or after since, oldest first
+// (older ones may come along). A status written by anyone but the bot's login, or
+// whose signature does not verify, is ignored. GitHub lists a commit's statuses
+// newest first, so the read stops at since: a claim reads the marks of its window,
+// never every mark the ledger ever kept.
+func (l Ledger) marks(ctx context.Context, keys []string, since time.Time) ([]Mark, error) {
+	all, err := l.GH.StatusesSince(ctx, l.Owner, l.Repo, l.SHA, since)
 	if err != nil {
-		return nil, fmt.Errorf("read the marks of %s (commit statuses %s on %s): %w", key, l.context(key), short(l.SHA), err)
+		return nil, fmt.Errorf("read the marks of %s (commit statuses %s on %s): %w", strings.Join(keys, ", "), l.Context, short(l.SHA), err)
+	}
+	contexts := map[string]bool{}
+	for _, k := range keys {
+		contexts[l.context(k)] = true
 	}
 	var out []Mark
+	seen := map[int64]bool{} // a status written while paging can show on two pages
 	for _, s := range all {
 		f := strings.Fields(s.Description)
-		if !strings.EqualFold(s.Creator, l.Self) || len(f) < 4 || f[0] != key {
+		if !contexts[s.Context] || seen[s.ID] || !strings.EqualFold(s.Creator, l.Self) || len(f) < 4 || !slices.Contains(keys, f[0]) {
 			continue
 		}
+		seen[s.ID] = true
 		text, sig := strings.Join(f[:len(f)-1], " "), f[len(f)-1]
 		if !hmac.Equal([]byte(sig), []byte(l.signature(text))) {
 			if l.Log != nil {
@@ -117,6 +129,18 @@ func (l Ledger) Marks(ctx context.Context, key string) ([]Mark, error) {
 	}
 	slices.SortFunc(out, func(a, b Mark) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// window is how far back a claim reads: to since, or to the oldest claim that can
+// still stand (a lease ago) when that is earlier. Zero reads everything.
+func (l Ledger) window(since time.Time) time.Time {
+	if since.IsZero() {
+		return since
+	}
+	if oldest := l.now().Add(-l.lease()); oldest.Before(since) {
+		return oldest
+	}
+	return since
 }
 
 // Write writes a signed mark: key, kind, token and note (none may hold spaces but
@@ -135,7 +159,7 @@ func (l Ledger) lease() time.Duration { return cmp.Or(l.Lease, DefaultLease) }
 // Standing says whether key was sent at or after since (any time when since is
 // zero), and its live claims (neither released nor past the lease), oldest first.
 func (l Ledger) Standing(marks []Mark, key string, since time.Time) (sent bool, live []Mark) {
-	released := map[string]bool{}
+	released := map[string]bool{} // by token: a claim's token names one replica's round
 	for _, m := range marks {
 		if m.Key != key {
 			continue
@@ -156,48 +180,141 @@ func (l Ledger) Standing(marks []Mark, key string, since time.Time) (sent bool, 
 	return sent, live
 }
 
-// Once calls send at most once across replicas for key since since: not when a
-// "sent" mark of key is there from since on, nor while another replica's claim
-// stands, nor when another claim written at the same time is older. It reports
-// whether send ran and succeeded. send's note goes into the "sent" mark; a send that
-// fails releases the claim, so the next round tries again.
-func (l Ledger) Once(ctx context.Context, key string, since time.Time, send func(context.Context) (note string, err error)) (bool, error) {
-	marks, err := l.Marks(ctx, key)
+// Claimed is what one round of claims won: the keys this replica sends, under one
+// token, and what another replica noted when it sent a key already.
+type Claimed struct {
+	l     Ledger
+	token string
+	won   map[string]bool
+	// Others holds the note of each key another replica sent (its "sent" mark).
+	Others map[string]string
+}
+
+// Won says whether this replica sends key.
+func (c *Claimed) Won(key string) bool { return c != nil && c.won[key] }
+
+// Done records how sending a won key went: "sent" with note, or "released" when err
+// is not nil, so the next round claims it again. A key not won records nothing.
+func (c *Claimed) Done(ctx context.Context, key, note string, err error) error {
+	if !c.Won(key) {
+		return nil
+	}
+	delete(c.won, key)
 	if err != nil {
-		return false, err
+		if werr := c.l.Write(ctx, "error", key, "released", c.token, ""); werr != nil {
+			return fmt.Errorf("%s failed, and releasing its claim failed too (another replica claims it after %s): %w", key, c.l.lease(), werr)
+		}
+		return nil
 	}
-	if sent, live := l.Standing(marks, key, since); sent || len(live) > 0 {
-		return false, nil
+	if werr := c.l.Write(ctx, "success", key, "sent", c.token, note); werr != nil {
+		return fmt.Errorf("%s was sent, but its sent mark failed (the claim stands for %s): %w", key, c.l.lease(), werr)
 	}
-	token := NewToken()
-	if err := l.Write(ctx, "pending", key, "claim", token, ""); err != nil {
-		return false, fmt.Errorf("claim %s: %w", key, err)
+	return nil
+}
+
+// Claim claims keys at once for this replica: a key is left out when a "sent" mark
+// of it is there from since on (its note goes into Others), or while another claim
+// of it stands. The rest are claimed under one token; after Settle the marks are read
+// back, and this replica wins the keys whose oldest live claim is its own: every
+// replica sees the same oldest claim, so two replicas that claim at the same instant,
+// or one so slow that its claim lands after the other's read-back, never both win.
+// A lost claim is released at once. The caller sends what it won and reports each
+// with Done.
+func (l Ledger) Claim(ctx context.Context, keys []string, since time.Time) (*Claimed, error) {
+	c := &Claimed{l: l, token: NewToken(), won: map[string]bool{}, Others: map[string]string{}}
+	marks, err := l.marks(ctx, keys, l.window(since))
+	if err != nil {
+		return nil, err
+	}
+	var want []string
+	for _, key := range keys {
+		if note, sent := l.sentNote(marks, key, since); sent {
+			c.Others[key] = note
+		} else if _, live := l.Standing(marks, key, since); len(live) == 0 && !slices.Contains(want, key) {
+			want = append(want, key)
+		}
+	}
+	var claimed []string
+	for _, key := range want {
+		if err := l.Write(ctx, "pending", key, "claim", c.token, ""); err != nil {
+			l.release(ctx, claimed, c.token)
+			return nil, fmt.Errorf("claim %s: %w", key, err)
+		}
+		claimed = append(claimed, key)
+	}
+	if len(claimed) == 0 {
+		return c, nil
 	}
 	t := time.NewTimer(cmp.Or(l.Settle, DefaultLedgerSettle))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return nil, ctx.Err()
 	case <-t.C:
 	}
-	if marks, err = l.Marks(ctx, key); err != nil {
+	if marks, err = l.marks(ctx, claimed, l.window(since)); err != nil {
+		l.release(ctx, claimed, c.token)
+		return nil, err
+	}
+	var lost []string
+	for _, key := range claimed {
+		sent, live := l.Standing(marks, key, since)
+		if note, ok := l.sentNote(marks, key, since); ok {
+			c.Others[key] = note
+		}
+		if sent || len(live) == 0 || live[0].Token != c.token {
+			lost = append(lost, key)
+			continue
+		}
+		c.won[key] = true
+	}
+	if len(lost) > 0 {
+		if l.Log != nil {
+			l.Log.Info("another replica claimed them first", "keys", lost)
+		}
+		l.release(ctx, lost, c.token)
+	}
+	return c, nil
+}
+
+// sentNote is the note of the newest "sent" mark of key from since on.
+func (l Ledger) sentNote(marks []Mark, key string, since time.Time) (string, bool) {
+	for _, m := range slices.Backward(marks) {
+		if m.Key == key && m.Kind == "sent" && !m.At.Before(since) {
+			return m.Note, true
+		}
+	}
+	return "", false
+}
+
+// release releases this round's claims of keys (best effort: an unreleased claim
+// lapses after the lease).
+func (l Ledger) release(ctx context.Context, keys []string, token string) {
+	for _, key := range keys {
+		if err := l.Write(ctx, "error", key, "released", token, ""); err != nil && l.Log != nil {
+			l.Log.Warn("releasing a claim failed; it lapses after the lease", "key", key, "lease", l.lease(), "err", err)
+		}
+	}
+}
+
+// Once calls send at most once across replicas for key since since (Claim of one
+// key): not when a "sent" mark of key is there from since on, nor while another
+// replica's claim stands, nor when another claim written at the same time is older.
+// It reports whether send ran and succeeded. send's note goes into the "sent" mark;
+// a send that fails releases the claim, so the next round tries again.
+func (l Ledger) Once(ctx context.Context, key string, since time.Time, send func(context.Context) (note string, err error)) (bool, error) {
+	c, err := l.Claim(ctx, []string{key}, since)
+	if err != nil || !c.Won(key) {
 		return false, err
 	}
-	if sent, live := l.Standing(marks, key, since); sent || len(live) == 0 || live[0].Token != token {
-		if l.Log != nil {
-			l.Log.Info("another replica claimed it first", "key", key)
-		}
-		return false, nil
-	}
 	note, err := send(ctx)
-	if err != nil {
-		if werr := l.Write(ctx, "error", key, "released", token, ""); werr != nil && l.Log != nil {
-			l.Log.Warn("releasing a claim failed; another replica claims it after the lease", "key", key, "lease", l.lease(), "err", werr)
-		}
-		return false, fmt.Errorf("%s (released for the next round): %w", key, err)
+	if derr := c.Done(ctx, key, note, err); derr != nil && err == nil {
+		return true, derr
+	} else if derr != nil && l.Log != nil {
+		l.Log.Warn("releasing a claim failed; another replica claims it after the lease", "key", key, "lease", l.lease(), "err", derr)
 	}
-	if err := l.Write(ctx, "success", key, "sent", token, note); err != nil {
-		return true, fmt.Errorf("%s was sent, but its sent mark failed (the claim stands for %s): %w", key, l.lease(), err)
+	if err != nil {
+		return false, fmt.Errorf("%s (released for the next round): %w", key, err)
 	}
 	return true, nil
 }

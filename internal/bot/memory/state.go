@@ -4,13 +4,14 @@
 // (State, RenderComment, ParseState), read back only from a comment the bot's own
 // login wrote, whose signature verifies, that nobody edited since (EditTolerance) and
 // that is not older than the seal on the bot's check run (Keeper.Read, Keeper.Sealed);
-// written in place (Keeper.Write); and the claim replicas make in it before they send
-// a Slack message that must go out once (Keeper.Claim). What was sent to Slack is also
-// read back from Slack itself (internal/bot/sent.go), so a deleted, edited or restored comment
-// never sends a message twice. A message that belongs to no pull request is claimed in
-// a Ledger instead (ledger.go: signed commit statuses, the oldest claim sends). The
-// stages of the bot's pipeline call a Keeper; nothing else in the bot parses or writes
-// the comment's state.
+// written in place (Keeper.Write). What was sent to Slack is also read back from Slack
+// itself (internal/bot/sent.go), so a deleted, edited or restored comment never sends a
+// message twice. Replicas agree on who sends a message that must go out once (a pull
+// request's reminder or a team's first message, a digest, an alert) in a Ledger
+// (ledger.go: signed commit statuses on the repository's first commit, the oldest
+// claim sends); the comment is never written as a lock. The stages of the bot's
+// pipeline call a Keeper or a Ledger; nothing else in the bot parses or writes the
+// comment's state or the ledger's marks.
 package memory
 
 import (
@@ -80,9 +81,6 @@ type State struct {
 	Told map[string]string `json:"told,omitempty"`
 	// Announced lists the producer announcements already made ("all-signed-off").
 	Announced []string `json:"announced,omitempty"`
-	// Claim is the token of the evaluation that last claimed Slack messages to send
-	// (see notify.go: the comment is where replicas agree on who sends).
-	Claim string `json:"claim,omitempty"`
 	// Subjects are the subjects the pull request changes, for the subject pages.
 	Subjects []string `json:"subjects,omitempty"`
 	// SignOffs summarises the sign-offs as last evaluated, for the sign-off pages and

@@ -1,0 +1,119 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
+	botslack "github.com/contractbot/contractbot/internal/bot/slack"
+	"github.com/contractbot/contractbot/internal/githubfake"
+)
+
+// slowWrites delays a replica's writes to GitHub (POST, PATCH) by delay once slow
+// is set.
+type slowWrites struct {
+	next  http.RoundTripper
+	slow  *atomic.Bool
+	delay time.Duration
+}
+
+func (s slowWrites) RoundTrip(r *http.Request) (*http.Response, error) {
+	if s.slow.Load() && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
+		time.Sleep(s.delay)
+	}
+	return s.next.RoundTrip(r)
+}
+
+// recallBarrier is a replica's Slack: its first read of what a channel holds (the
+// last step before the replica claims what it will send) waits until the other
+// replica reads too (or two seconds pass), then calls then.
+type recallBarrier struct {
+	*botslack.Client
+	arrived *sync.WaitGroup
+	once    sync.Once
+	then    func()
+}
+
+func (s *recallBarrier) Keyed(ctx context.Context, channel, prefix string, since time.Time, threaded func(key string) bool) (map[string]string, error) {
+	s.once.Do(func() {
+		s.arrived.Done()
+		both := make(chan struct{})
+		go func() { s.arrived.Wait(); close(both) }()
+		select {
+		case <-both:
+		case <-time.After(2 * time.Second):
+		}
+		if s.then != nil {
+			s.then()
+		}
+	})
+	return s.Client.Keyed(ctx, channel, prefix, since, threaded)
+}
+
+// TestPullRequestMessagesOnceAcrossRacingReplicas: two replicas evaluate the pull
+// request as it opens, at the same instant; both read the channels before either
+// posts, the second reads what the first claimed before the first's claim lands, and
+// is slow to write to GitHub from then on: its claim lands after the first replica
+// has read its own claim back (the window a claim written into the bot's comment
+// could not close: there both sent). Each team still gets exactly one
+// message, and the comment records where each went.
+func TestPullRequestMessagesOnceAcrossRacingReplicas(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	const settle = 250 * time.Millisecond
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	var replicas []*Bot
+	for i := range 2 {
+		b := g.bot()
+		b.ClaimSettle = settle
+		slow := &atomic.Bool{}
+		c := g.fake.Client()
+		hc := c.Client()
+		// The first replica's writes wait a little, so the second reads before
+		// the first claims; the second's wait past the first's settle.
+		delay := []time.Duration{settle / 2, 4 * settle}[i]
+		hc.Transport = slowWrites{next: hc.Transport, slow: slow, delay: delay}
+		gh := github.NewClient(hc).WithAuthToken(githubfake.DefaultToken)
+		gh.BaseURL, gh.UploadURL = c.BaseURL, c.UploadURL
+		b.GH = githubapi.New(gh)
+		n := &recallBarrier{Client: botslack.New("xoxb-test", g.slack.url), arrived: &arrived}
+		n.then = func() { slow.Store(true) }
+		b.Notify = n
+		b.Log = slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("replica", i)
+		replicas = append(replicas, b)
+	}
+	var wg sync.WaitGroup
+	for _, b := range replicas {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := b.Evaluate(context.Background(), "acme", "contracts", g.n, b.Log); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	g.slack.mu.Lock()
+	posts := append([]string(nil), g.slack.posts...)
+	g.slack.mu.Unlock()
+	for _, p := range posts {
+		if seen[p]++; seen[p] == 2 {
+			t.Errorf("sent twice: %s", p)
+		}
+	}
+	for _, ch := range []string{"#dw-realtime", "#data-platform"} {
+		if got := g.slack.count(ch, "acme/contracts#"); got != 1 {
+			t.Errorf("%s: %d team messages, want 1\n%s", ch, got, strings.Join(posts, "\n"))
+		}
+	}
+	g.threadsRecorded("data-warehouse", "platform")
+}
