@@ -213,15 +213,12 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 	}
 	log.Info("serving the branch "+plumbing.ReferenceName(branch).Short(), "commit", reg.Head())
 	go reg.Follow(ctx, time.Second)
-	// The pages show the commit the registry serves: one resolution of the branch.
-	tree := &web.Tree{Repo: repo.Repository, Branch: branch,
-		Head:     func() (plumbing.Hash, error) { return plumbing.NewHash(reg.Head()), nil },
-		Degraded: reg.Degraded, WithoutSchemas: true,
+	// The pages show the commit the registry serves (one resolution of the branch)
+	// and read its versions index rather than build a second one.
+	tree := &web.Tree{Repo: repo.Repository, Branch: branch, Follow: reg, Lend: reg, WithoutSchemas: true,
 		// The pages keep rows and load a subject's folder; the pages that read every
 		// subject hold the whole tree for a while after their last request.
-		Release: 2 * time.Minute,
-		// and read the registry's versions index rather than build a second one.
-		SharedVersions: func(head plumbing.Hash, fn func(*versions.Index)) bool { return reg.WithIndex(head.String(), fn) }}
+		Release: 2 * time.Minute}
 	rs := &readSide{reg: reg, tree: tree,
 		feeds: &web.Feeds{Tree: tree, Log: log, PublicURL: c.publicURL},
 		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}}

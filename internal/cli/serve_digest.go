@@ -42,8 +42,8 @@ func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) 
 			}
 			r := report.Build(tree, ix, broken, now)
 			if sampler != nil {
-				if snap := sampler.Latest(); snap != nil && snap.Result != nil {
-					r.SetSampled(snap.Result.Sampled("serve's sampler, " + snap.At.Format("2006-01-02 15:04 UTC")))
+				if s, _ := (sampled{sampler}).Sampled(); s != nil {
+					r.SetSampled(s)
 				}
 			}
 			return r, tree, nil

@@ -81,7 +81,7 @@ func (f *serveFlags) serve(ctx context.Context, log *slog.Logger) error {
 	}
 	if sampler != nil {
 		mounts = append(mounts, sampleMount(sampler))
-		rs.pages.Sampled = sampledFor(sampler)
+		rs.pages.Sampler = sampled{sampler}
 	}
 	if err := alerts.start(ctx, rs.tree); err != nil {
 		return err

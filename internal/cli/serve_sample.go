@@ -142,14 +142,15 @@ func sampleHandler(w *sample.Watch) http.Handler {
 // environment only, never a flag.
 func envSASLPassword() string { return os.Getenv("CONTRACTBOT_SASL_PASSWORD") }
 
-// sampledFor gives the health page the sampler's last result, keyed by its round.
-func sampledFor(w *sample.Watch) func() (*report.Sampled, string) {
-	return func() (*report.Sampled, string) {
-		snap := w.Latest()
-		if snap == nil || snap.Result == nil {
-			return nil, ""
-		}
-		at := snap.At.Format("2006-01-02 15:04 UTC")
-		return snap.Result.Sampled("serve's sampler, " + at), snap.At.String()
+// sampled gives the health page and the digest the sampler's last result, keyed by
+// its round (a web.Sampler).
+type sampled struct{ w *sample.Watch }
+
+func (s sampled) Sampled() (*report.Sampled, string) {
+	snap := s.w.Latest()
+	if snap == nil || snap.Result == nil {
+		return nil, ""
 	}
+	at := snap.At.Format("2006-01-02 15:04 UTC")
+	return snap.Result.Sampled("serve's sampler, " + at), snap.At.String()
 }

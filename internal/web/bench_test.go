@@ -36,7 +36,7 @@ func BenchmarkCatalog(b *testing.B) {
 		b.Fatal(err)
 	}
 	indexed := time.Now()
-	p := &Pages{Tree: &Tree{Repo: repo, SharedVersions: sharedIndex(ix)},
+	p := &Pages{Tree: &Tree{Repo: repo, Lend: sharedIndex(ix)},
 		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
@@ -112,7 +112,7 @@ func BenchmarkCatalogVsBare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &Pages{Tree: &Tree{Repo: repo, Head: func() (plumbing.Hash, error) { return head, nil }},
+	p := &Pages{Tree: &Tree{Repo: repo, Follow: following{&head}},
 		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
@@ -177,12 +177,24 @@ func benchRepo(b *testing.B, commits int) (*git.Repository, plumbing.Hash, int) 
 
 // sharedIndex lends the pages an index built beforehand, as serve lends them the
 // embedded registry's.
-func sharedIndex(ix *versions.Index) func(plumbing.Hash, func(*versions.Index)) bool {
-	return func(h plumbing.Hash, fn func(*versions.Index)) bool {
-		if h != ix.HeadHash() {
+func sharedIndex(ix *versions.Index) Lender {
+	return lenderFunc(func(h string, fn func(*versions.Index)) bool {
+		if h != ix.HeadHash().String() {
 			return false
 		}
 		fn(ix)
 		return true
-	}
+	})
 }
+
+// lenderFunc is a Lender that is a function.
+type lenderFunc func(head string, fn func(*versions.Index)) bool
+
+func (f lenderFunc) WithIndex(head string, fn func(*versions.Index)) bool { return f(head, fn) }
+
+// following follows the commit *at, which the test may move, as serve's pages follow
+// the embedded registry's; it is never degraded.
+type following struct{ at *plumbing.Hash }
+
+func (f following) Head() string   { return f.at.String() }
+func (following) Degraded() string { return "" }

@@ -38,7 +38,7 @@ type snapshot struct {
 	subject func(name string) *contract.Subject
 	// versions of each subject, oldest first; nil when the index could not be built.
 	versions map[string][]versions.Version
-	// degraded says why the commit shown is not the branch's (Tree.Degraded).
+	// degraded says why the commit shown is not the branch's (Tree.Follow).
 	degraded func() string
 	// cache holds the pages rendered at this commit.
 	cache pageCache
@@ -130,7 +130,7 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 	slices.SortStableFunc(sums, func(a, b contract.Summary) int { return strings.Compare(a.Subject, b.Subject) })
 	if t != nil {
 		s.branch = t.BranchName()
-		s.degraded = t.Degraded
+		s.degraded = t.degraded
 		if err := t.WithVersions(s.head, func(ix *versions.Index) {
 			s.versions = make(map[string][]versions.Version, len(sums))
 			for _, sum := range sums {

@@ -209,8 +209,8 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	// the audit is done. Served from memory once the audit is done.
 	var sampled *report.Sampled
 	gen := ""
-	if p.Sampled != nil {
-		sampled, gen = p.Sampled()
+	if p.Sampler != nil {
+		sampled, gen = p.Sampler.Sampled()
 	}
 	key := s.pageKey(r, day+"\x00"+gen)
 	if done && p.serveCached(w, r, s, key) {

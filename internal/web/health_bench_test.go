@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -31,7 +29,7 @@ func BenchmarkHealth(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &Pages{Tree: &Tree{Repo: repo, Head: func() (plumbing.Hash, error) { return head, nil }, SharedVersions: sharedIndex(ix)},
+	p := &Pages{Tree: &Tree{Repo: repo, Follow: following{&head}, Lend: sharedIndex(ix)},
 		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)

@@ -29,7 +29,7 @@ func TestHealthPageShowsSampledTopics(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	(&Pages{Tree: &Tree{Repo: exampleRepo(t)}, Clock: clock.Func(func() time.Time { return pagesNow }),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Sampled: sampled}).Mount(mux)
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Sampler: samplerFunc(sampled)}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	body := ""
@@ -59,3 +59,8 @@ func TestHealthPageShowsSampledTopics(t *testing.T) {
 		t.Errorf("the next round did not reach the subject page")
 	}
 }
+
+// samplerFunc is a Sampler that is a function.
+type samplerFunc func() (*report.Sampled, string)
+
+func (f samplerFunc) Sampled() (*report.Sampled, string) { return f() }

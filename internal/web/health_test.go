@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
@@ -167,7 +165,7 @@ func TestHealthPageFollowsTheBranch(t *testing.T) {
 	second := r.Commit("order_count int again")
 	head := first
 	mux := http.NewServeMux()
-	p := &Pages{Tree: &Tree{Repo: r.Git, Head: func() (plumbing.Hash, error) { return head, nil }},
+	p := &Pages{Tree: &Tree{Repo: r.Git, Follow: following{&head}},
 		Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	p.Mount(mux)
 	srv := httptest.NewServer(mux)

@@ -35,10 +35,10 @@ type Pages struct {
 	// SignOffs tells the sign-off pages which pull requests wait for whom; nil when
 	// the bot is not connected (the pages say so).
 	SignOffs SignOffSource
-	// Sampled gives the topic sampler's last result (serve --sample-brokers) for the
-	// health page's "topics whose data departs from the contract", and a key that
-	// changes with each round (the cached page follows it); nil without a sampler.
-	Sampled func() (*report.Sampled, string)
+	// Sampler gives the topic sampler's last result (serve --sample-brokers) for the
+	// health page's "topics whose data departs from the contract"; nil without a
+	// sampler.
+	Sampler Sampler
 	// SummaryCache, when set, is a file that keeps the catalog's summaries of the
 	// subject folders by Git tree hash, so that the first catalog page after a start
 	// reads only the folders that changed since (summaries.go).
@@ -253,3 +253,10 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // now is the pages' clock's time.
 func (p *Pages) now() time.Time { return clock.Now(p.Clock) }
+
+// Sampler gives the topic sampler's last result.
+type Sampler interface {
+	// Sampled is the last round's result and a key that changes with each round
+	// (the cached page follows it); nil and "" before the first.
+	Sampled() (*report.Sampled, string)
+}

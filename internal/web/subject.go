@@ -148,8 +148,8 @@ func (p *Pages) subject(w http.ResponseWriter, r *http.Request) {
 	// minute (planned changes that have ended drop off): served from memory.
 	var sampled *report.Sampled
 	gen := ""
-	if p.Sampled != nil {
-		sampled, gen = p.Sampled()
+	if p.Sampler != nil {
+		sampled, gen = p.Sampler.Sampled()
 	}
 	key := ""
 	if p.SignOffs == nil {

@@ -20,26 +20,38 @@ import (
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
-// ErrVersionsPending says that the versions index lent by Tree.SharedVersions is not
-// at the commit asked for yet: the pages show no versions for now and ask again.
+// ErrVersionsPending says that the versions index lent by Tree.Lend is not at the
+// commit asked for yet: the pages show no versions for now and ask again.
 var ErrVersionsPending = errors.New("the versions index is not ready yet")
+
+// Follower follows the branch for the pages (serve passes the embedded registry,
+// registry.Server), so the pages and it always show the same commit.
+type Follower interface {
+	// Head is the commit it serves (hex).
+	Head() string
+	// Degraded says why the commit it serves is not the branch's ("" when it is).
+	Degraded() string
+}
+
+// Lender lends the pages a versions index that another part of the process keeps
+// (serve passes the embedded registry, registry.Server).
+type Lender interface {
+	// WithIndex calls fn with the index and returns true when the index is at
+	// head (hex); otherwise it returns false without calling fn.
+	WithIndex(head string, fn func(*versions.Index)) bool
+}
 
 // Tree keeps the contract tree of a branch, loaded once per commit.
 type Tree struct {
 	Repo   *git.Repository
 	Branch string // "" means HEAD
-	// Head, when set, names the commit to serve instead of resolving Branch: serve
-	// passes the embedded registry's, so the pages and the registry always show the
-	// same commit.
-	Head func() (plumbing.Hash, error)
-	// SharedVersions, when set, lends an index that another part of the process keeps
-	// (serve passes the embedded registry's): it calls fn and returns true when its
-	// index is at head. WithVersions then never builds one of its own: while the
-	// lender's index is not at head (still indexing), it returns ErrVersionsPending.
-	SharedVersions func(head plumbing.Hash, fn func(*versions.Index)) bool
-	// Degraded, when set, says why the commit served is not the branch's ("" when it
-	// is); every page shows it (serve passes the embedded registry's).
-	Degraded func() string
+	// Follow, when set, names the commit to serve instead of resolving Branch, and
+	// why it is not the branch's (every page shows it).
+	Follow Follower
+	// Lend, when set, lends the versions index: WithVersions then never builds one
+	// of its own, and while the lender's index is not at head (still indexing), it
+	// returns ErrVersionsPending.
+	Lend Lender
 	// WithoutSchemas loads the tree without reading its schemas (contract.
 	// LoadWithoutSchemas): a subject's page then loads that subject alone with its
 	// schema. serve sets it: the tree of 10,000 subjects loads in about half the time
@@ -75,8 +87,8 @@ type Tree struct {
 // up to head, building it on first use and extending it when the branch moves. fn
 // must not keep the index: it changes on the next commit.
 func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error {
-	if t.SharedVersions != nil {
-		if t.SharedVersions(head, fn) {
+	if t.Lend != nil {
+		if t.Lend.WithIndex(head.String(), fn) {
 			return nil
 		}
 		return ErrVersionsPending
@@ -104,7 +116,7 @@ func (t *Tree) WithVersions(head plumbing.Hash, fn func(*versions.Index)) error 
 // versionsReady reports whether WithVersions has an index at head now without
 // building one: always, unless the index is lent and not at head yet.
 func (t *Tree) versionsReady(head plumbing.Hash) bool {
-	return t.SharedVersions == nil || t.SharedVersions(head, func(*versions.Index) {})
+	return t.Lend == nil || t.Lend.WithIndex(head.String(), func(*versions.Index) {})
 }
 
 // ReadBlob reads a Git blob (a schema version's content) of the repository, refusing
@@ -201,10 +213,19 @@ func (t *Tree) Sequences(tree *contract.Tree, head plumbing.Hash) map[string]int
 }
 
 func (t *Tree) resolve() (plumbing.Hash, error) {
-	if t.Head != nil {
-		return t.Head()
+	if t.Follow != nil {
+		return plumbing.NewHash(t.Follow.Head()), nil
 	}
 	return gitrepo.ResolveBranch(t.Repo, t.Branch)
+}
+
+// degraded says why the commit served is not the branch's ("" when it is, or
+// without a Follower).
+func (t *Tree) degraded() string {
+	if t.Follow == nil {
+		return ""
+	}
+	return t.Follow.Degraded()
 }
 
 // BranchName is the branch the pages say they show: Branch, short ("origin/HEAD").

@@ -34,14 +34,14 @@ func TestSharedVersions(t *testing.T) {
 	}
 	at := plumbing.NewHash("0123456789012345678901234567890123456789") // still indexing
 	asked := 0
-	tree := &Tree{Repo: r.Git, SharedVersions: func(h plumbing.Hash, fn func(*versions.Index)) bool {
+	tree := &Tree{Repo: r.Git, Lend: lenderFunc(func(h string, fn func(*versions.Index)) bool {
 		asked++
-		if h != at {
+		if h != at.String() {
 			return false
 		}
 		fn(lent)
 		return true
-	}}
+	})}
 	p := &Pages{Tree: tree, Clock: clock.Func(func() time.Time { return pagesNow }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	p.Mount(mux)
