@@ -17,9 +17,11 @@ import (
 // the tree-wide checks report on. Subject.Schema and FieldPaths still work: they read
 // the schema file again. Issue 31: the tree that stays live is what the collector
 // walks on every cycle; at 50,000 subjects Load keeps about 690 MB live, LoadForLint
-// about 40% of it.
-func LoadForLint(src Source, c *ParseCache) (*Tree, error) {
-	return (&loader{src: src, parses: c, lean: true}).load()
+// about 40% of it. sized, when not nil, is called with the number of subject folders
+// once they are listed and before any is read: lint sizes the collector's memory
+// limit from it.
+func LoadForLint(src Source, c *ParseCache, sized func(subjects int)) (*Tree, error) {
+	return (&loader{src: src, parses: c, lean: true, sized: sized}).load()
 }
 
 // LoadForReport is LoadWithoutSchemas that keeps of each subject what LoadForLint

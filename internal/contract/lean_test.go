@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/synth"
@@ -44,7 +45,7 @@ func TestLoadForLintReportsAsLoad(t *testing.T) {
 				if load != "lean" {
 					c = pc
 				}
-				lean, err := LoadForLint(src, c)
+				lean, err := LoadForLint(src, c, nil)
 				must(t, err)
 				if got, want := formatDiagnostics(lean.Diagnostics), formatDiagnostics(full.Diagnostics); got != want {
 					t.Errorf("%s: diagnostics differ from Load's:\n--- Load\n%s--- LoadForLint\n%s", load, want, got)
@@ -88,4 +89,36 @@ func checkLean(t *testing.T, s, f *Subject) {
 	if err == nil && !slices.Equal(got.FieldPaths(), want.FieldPaths()) {
 		t.Errorf("%s: the schema read again has field paths %v, Load's %v", s.Subject, got.FieldPaths(), want.FieldPaths())
 	}
+}
+
+// TestLoadForLintTellsTheSize: LoadForLint names the number of subject folders before
+// it reads any (lint sizes the collector's memory limit from it), every folder whether
+// or not it holds a usable contract.
+func TestLoadForLintTellsTheSize(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := synth.WriteTree(dir, synth.Options{Subjects: 30, ConsumersPerSubject: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.MkdirAll(filepath.Join(dir, "contracts", "orders", "empty-folder"), 0o755))
+	src := &countingSource{Source: NewDirSource(dir)}
+	told, readBefore := -1, int64(-1)
+	tree, err := LoadForLint(src, nil, func(n int) { told, readBefore = n, src.files.Load() })
+	must(t, err)
+	if told != len(tree.Subjects)+1 || len(tree.Subjects) != 30 {
+		t.Errorf("told %d subject folders; the tree has %d subjects and one empty folder", told, len(tree.Subjects))
+	}
+	if readBefore != 1 { // teams.yaml
+		t.Errorf("%d files were read before the size was told, want teams.yaml alone", readBefore)
+	}
+}
+
+// countingSource counts the files read through it.
+type countingSource struct {
+	Source
+	files atomic.Int64 // read by the load's workers
+}
+
+func (c *countingSource) ReadFile(name string, limit int64) ([]byte, error) {
+	c.files.Add(1)
+	return c.Source.ReadFile(name, limit)
 }

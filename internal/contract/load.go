@@ -52,6 +52,8 @@ type loader struct {
 	// lean keeps of each subject only what the checks after its own need
 	// (LoadForLint).
 	lean bool
+	// sized, when set, learns the number of subject folders before they are read.
+	sized func(subjects int)
 }
 
 type protoFile struct {
@@ -90,6 +92,9 @@ func (l *loader) load() (*Tree, error) {
 	t.Teams = l.loadTeams()
 	l.teams = t.Teams
 	dirs := l.subjectDirs()
+	if l.sized != nil {
+		l.sized(len(dirs))
+	}
 	for i, s := range l.loadSubjects(dirs) {
 		if !dirs[i].gone {
 			t.add(dirs[i].dir, s)

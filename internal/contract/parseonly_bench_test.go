@@ -28,7 +28,7 @@ func BenchmarkLintVsParseOnly(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		c0, w0 := cpuTime(), time.Now()
-		tree, err := contract.LoadForLint(contract.NewDirSource(dir), nil)
+		tree, err := contract.LoadForLint(contract.NewDirSource(dir), nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

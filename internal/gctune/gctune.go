@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 )
 
 // Headroom is how many times the live heap the soft limit allows at least: between two
@@ -39,17 +40,47 @@ func CLI() {
 	SoftLimit(CLIFloor)
 }
 
-var once sync.Once
+var (
+	once sync.Once
+	// tuned is set once SoftLimit has set a limit; expected is the least limit Expect
+	// asked for.
+	tuned    atomic.Bool
+	expected atomic.Int64
+)
 
 // SoftLimit sets the soft memory limit to floor and, after every collection, raises it
-// to LimitFor the live heap it measured (it never lowers it below floor). GOMEMLIMIT,
-// when set, takes precedence and turns the tuning off.
+// to LimitFor the live heap it measured (it never lowers it below floor, nor below
+// what Expect asked for). GOMEMLIMIT, when set, takes precedence and turns the tuning
+// off.
 func SoftLimit(floor int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(floor)
+	debug.SetMemoryLimit(max(floor, expected.Load()))
+	tuned.Store(true)
 	once.Do(func() { register(floor) })
+}
+
+// Expect raises the soft limit to limit for the rest of the run, for a caller that
+// knows the size of its work before it starts: the limit LimitFor gives after each
+// collection trails a live heap that grows through a load, and with a limit close
+// above the live heap the collector runs every time the program has allocated the
+// difference (issue 31: lint at 100,000 subjects ran 58 cycles under the trailing
+// limit, 40 under one sized from the tree). Without SoftLimit (GOMEMLIMIT set, a test,
+// a library) it does nothing.
+func Expect(limit int64) {
+	if !tuned.Load() {
+		return
+	}
+	for {
+		cur := expected.Load()
+		if limit <= cur || expected.CompareAndSwap(cur, limit) {
+			break
+		}
+	}
+	if limit > debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // floorBox is the sentinel whose finalizer runs once per collection.
@@ -64,7 +95,7 @@ func register(floor int64) {
 	runtime.SetFinalizer(&floorBox{floor: floor}, func(g *floorBox) {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
-			debug.SetMemoryLimit(LimitFor(int64(sample[0].Value.Uint64()), g.floor))
+			debug.SetMemoryLimit(max(LimitFor(int64(sample[0].Value.Uint64()), g.floor), expected.Load()))
 		}
 		register(g.floor)
 	})

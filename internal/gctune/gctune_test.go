@@ -39,3 +39,37 @@ func TestSoftLimitFollowsLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
+
+// TestExpectHoldsAcrossCollections: a limit sized from the work before it starts stays
+// after collections whose live heap alone would give less, and is never lowered by
+// a smaller Expect.
+func TestExpectHoldsAcrossCollections(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer expected.Store(expected.Load())
+	const floor = 16 << 20
+	SoftLimit(floor)
+	Expect(256 << 20)
+	Expect(32 << 20)
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
+	}
+	if got := debug.SetMemoryLimit(-1); got != 256<<20 {
+		t.Errorf("soft limit %d after collections with little live; want the 256 MiB expected", got)
+	}
+}
+
+// TestExpectWithoutSoftLimit: a process that does not tune its collector (GOMEMLIMIT
+// set, a test, a library user) keeps its limit: a small tree must not set a tiny one.
+func TestExpectWithoutSoftLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer tuned.Store(tuned.Load())
+	defer expected.Store(expected.Load())
+	tuned.Store(false)
+	before := debug.SetMemoryLimit(-1)
+	Expect(1 << 20)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("Expect without SoftLimit set the limit to %d (was %d)", got, before)
+	}
+}
