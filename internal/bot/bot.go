@@ -36,7 +36,8 @@ type (
 // Bot evaluates pull requests and converges GitHub's state.
 type Bot struct {
 	// Clients gives the API and Git credentials per repository (a GitHub App's
-	// installations); when nil, GH and Auth serve every repository.
+	// installations); when nil, GH serves every repository, and Git fetches without
+	// credentials.
 	Clients Clients
 	GH      GitHub
 	// Self is the login the bot writes as ("<app-slug>[bot]" for a GitHub App, the
@@ -48,8 +49,6 @@ type Bot struct {
 	// webhook secret). A comment whose signature does not verify is not believed.
 	StateKey []byte
 	Cache    *GitCache
-	// Auth returns the credentials for fetching owner/repo (nil for none).
-	Auth func(ctx context.Context, owner, repo string) (transport.AuthMethod, error)
 	// Clock is the bot's clock (the computer's when nil; tests move theirs).
 	Clock clock.Clock
 	Log   *slog.Logger
@@ -151,14 +150,7 @@ func (b *Bot) clients(ctx context.Context, owner, repo string, installation int6
 	if b.Clients != nil {
 		return b.Clients.For(ctx, owner, repo, installation)
 	}
-	var auth transport.AuthMethod
-	if b.Auth != nil {
-		var err error
-		if auth, err = b.Auth(ctx, owner, repo); err != nil {
-			return nil, nil, err
-		}
-	}
-	return b.GH, auth, nil
+	return b.GH, nil, nil
 }
 
 // now is the bot's clock's time.

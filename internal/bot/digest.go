@@ -34,14 +34,20 @@ const DefaultDigestLease = time.Hour
 type Digest struct {
 	// Repo is the repository on GitHub where the marks live.
 	Repo Repository
-	// Root returns the first commit of the default branch's first-parent history,
-	// where the marks live (the same for every replica and every month).
-	Root func(ctx context.Context) (string, error)
-	// Health builds the report of the default branch's head and returns the tree it
-	// was built from (its teams.yaml says where each team's part goes).
-	Health func(ctx context.Context, now time.Time) (*report.Health, *contract.Tree, error)
+	// Branch is its default branch, which the digest reports on.
+	Branch DigestBranch
 	// Lease is DefaultDigestLease when 0.
 	Lease time.Duration
+}
+
+// DigestBranch is the default branch a digest reports on.
+type DigestBranch interface {
+	// Root returns the first commit of its first-parent history, where the marks
+	// live (the same for every replica and every month).
+	Root(ctx context.Context) (string, error)
+	// Health builds the report of its head and returns the tree it was built from
+	// (its teams.yaml says where each team's part goes).
+	Health(ctx context.Context, now time.Time) (*report.Health, *contract.Tree, error)
 }
 
 // ledger is the digest's ledger of marks on root (internal/bot/memory: claims in
@@ -77,7 +83,7 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	if !ok {
 		return fmt.Errorf("monthly digest: the GitHub client cannot list commit statuses")
 	}
-	root, err := d.Root(ctx)
+	root, err := d.Branch.Root(ctx)
 	if err != nil {
 		return fmt.Errorf("monthly digest: find the first commit of the default branch: %w", err)
 	}
@@ -110,7 +116,7 @@ func (b *Bot) sendDigest(ctx context.Context, d Digest, month string, now time.T
 	if b.Notify == nil {
 		return 0, 0, fmt.Errorf("no Slack client (SLACK_BOT_TOKEN)")
 	}
-	r, tree, err := d.Health(ctx, now)
+	r, tree, err := d.Branch.Health(ctx, now)
 	if err != nil {
 		return 0, 0, fmt.Errorf("build the health report: %w", err)
 	}

@@ -43,15 +43,23 @@ func newDigestWorld(t *testing.T) *digestWorld {
 	r.Edit("contracts/teams.yaml", "      users: [\"@mweber\", \"@hkoenig\"]\n", "      users: [\"@mweber\", \"@hkoenig\"]\n    lead: {slack: U05ORDLEAD1, github: \"@mweber\"}\n")
 	r.Edit("contracts/teams.yaml", "      users: [\"@zhangmin\", \"@chenjie\"]\n", "      users: [\"@zhangmin\", \"@chenjie\"]\n    lead: {slack: U05DWLEAD01, github: \"@zhangmin\"}\n")
 	head := r.Commit("leads")
-	w.d = Digest{Repo: Repository{"acme", "contracts"},
-		Root: func(context.Context) (string, error) {
-			root, err := FirstCommit(r.Git, head)
-			return root.String(), err
-		},
-		Health: func(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
-			return health(r, head, now)
-		}}
+	w.d = Digest{Repo: Repository{"acme", "contracts"}, Branch: branchAt{r, head}}
 	return w
+}
+
+// branchAt is the branch of r at head, reported on as contractbot report does.
+type branchAt struct {
+	r    *testutil.Repo
+	head plumbing.Hash
+}
+
+func (b branchAt) Root(context.Context) (string, error) {
+	root, err := FirstCommit(b.r.Git, b.head)
+	return root.String(), err
+}
+
+func (b branchAt) Health(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
+	return health(b.r, b.head, now)
 }
 
 // health builds the report of head as contractbot report does.
@@ -136,7 +144,7 @@ func TestMonthlyDigestOnceAcrossReplicas(t *testing.T) {
 
 	// Someone with write access marks January as sent, and writes a claim: neither
 	// is the bot's own, signed mark.
-	root, err := w.d.Root(context.Background())
+	root, err := w.d.Branch.Root(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +191,7 @@ func TestMonthlyDigestReleasedWhenSlackFails(t *testing.T) {
 // sent; within the lease nobody sends, after it another replica does.
 func TestMonthlyDigestClaimOfADeadReplica(t *testing.T) {
 	w := newDigestWorld(t)
-	root, err := w.d.Root(context.Background())
+	root, err := w.d.Branch.Root(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestSampleAlertsOncePerProblem(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	for replica := range 2 {
 		alerts := &SampleAlerts{Notify: botslack.New("xoxb-test", sl.GetAPIURL()), Log: log}
-		w := &sample.Watch{Kafka: sample.Kafka{Brokers: c.ListenAddrs(), MaxMessages: 10}, Contract: load, Alert: alerts.Alert, Log: log}
+		w := &sample.Watch{Kafka: sample.Kafka{Brokers: c.ListenAddrs(), MaxMessages: 10}, Contract: contractFunc(load), Alerts: alerts, Log: log}
 		if replica == 0 {
 			if err := w.RegisterMetrics(reg); err != nil {
 				t.Fatal(err)
@@ -116,3 +116,8 @@ func TestSampleAlertsOncePerProblem(t *testing.T) {
 		t.Errorf("no contractbot_sample_problem_messages{kind=type-mismatch} 1 in %v", mfs)
 	}
 }
+
+// contractFunc is a sample.ContractLoader that is a function.
+type contractFunc func() (sample.Contract, error)
+
+func (f contractFunc) Load() (sample.Contract, error) { return f() }

@@ -13,42 +13,49 @@ import (
 )
 
 // branchDigest is the monthly digest of the branch serve serves from the clone at
-// dir, whose repository on GitHub is gh: the marks on the branch's first commit, the
-// report of its head as `contractbot report` builds it (schemas not loaded).
+// dir, whose repository on GitHub is gh.
 func branchDigest(gh bot.Repository, dir, branch string, sampler *sample.Watch) bot.Digest {
 	if branch == "" {
 		branch = "HEAD"
 	}
-	return bot.Digest{
-		Repo: gh,
-		Root: func(context.Context) (string, error) { return firstCommit(dir, branch) },
-		Health: func(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
-			repo, err := gitrepo.Open(dir)
-			if err != nil {
-				return nil, nil, err
-			}
-			defer repo.Close()
-			head, err := gitrepo.ResolveBranch(repo.Repository, branch)
-			if err != nil {
-				return nil, nil, err
-			}
-			ix, broken, err := auditHistory(repo, head)
-			if err != nil {
-				return nil, nil, fmt.Errorf("audit the history of %s: %w", dir, err)
-			}
-			tree, err := loadWithoutSchemas(dir, head)
-			if err != nil {
-				return nil, nil, fmt.Errorf("load the tree of %s at %s: %w", dir, head, err)
-			}
-			r := report.Build(tree, ix, broken, now)
-			if sampler != nil {
-				if s, _ := (sampled{sampler}).Sampled(); s != nil {
-					r.SetSampled(s)
-				}
-			}
-			return r, tree, nil
-		},
+	return bot.Digest{Repo: gh, Branch: servedBranch{dir: dir, branch: branch, sampler: sampler}}
+}
+
+// servedBranch is the branch serve serves, as the digest reads it: the marks on its
+// first commit, the report of its head as `contractbot report` builds it (schemas
+// not loaded), with the sampler's last result.
+type servedBranch struct {
+	dir, branch string
+	sampler     *sample.Watch // nil without one
+}
+
+func (s servedBranch) Root(context.Context) (string, error) { return firstCommit(s.dir, s.branch) }
+
+func (s servedBranch) Health(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
+	repo, err := gitrepo.Open(s.dir)
+	if err != nil {
+		return nil, nil, err
 	}
+	defer repo.Close()
+	head, err := gitrepo.ResolveBranch(repo.Repository, s.branch)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, broken, err := auditHistory(repo, head)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audit the history of %s: %w", s.dir, err)
+	}
+	tree, err := loadWithoutSchemas(s.dir, head)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load the tree of %s at %s: %w", s.dir, head, err)
+	}
+	r := report.Build(tree, ix, broken, now)
+	if s.sampler != nil {
+		if sampled, _ := (sampled{s.sampler}).Sampled(); sampled != nil {
+			r.SetSampled(sampled)
+		}
+	}
+	return r, tree, nil
 }
 
 // firstCommit is the first commit of branch's first-parent history in the clone at

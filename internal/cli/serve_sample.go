@@ -68,9 +68,9 @@ func (f *serveSampleFlags) watch(ctx context.Context, repoDir, branch string, no
 		return nil, fmt.Errorf("--sample-registry: %w", err)
 	}
 	w := &sample.Watch{Kafka: k, Timeout: min(f.interval, 5*time.Minute), Log: log, Known: known,
-		Contract: (&contractAtHead{repo: repo, branch: branch}).load}
+		Contract: &contractAtHead{repo: repo, branch: branch}}
 	if notify != nil {
-		w.Alert = (&bot.SampleAlerts{Notify: notify, Claims: claims, Log: log}).Alert
+		w.Alerts = &bot.SampleAlerts{Notify: notify, Claims: claims, Log: log}
 	}
 	return w, nil
 }
@@ -86,7 +86,7 @@ type contractAtHead struct {
 	c    sample.Contract
 }
 
-func (c *contractAtHead) load() (sample.Contract, error) {
+func (c *contractAtHead) Load() (sample.Contract, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	head, err := gitrepo.ResolveBranch(c.repo.Repository, c.branch)

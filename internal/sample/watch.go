@@ -44,22 +44,35 @@ type Alert struct {
 
 // Watch samples the contracts' topics on a schedule (serve --sample-brokers): each
 // round reads the recent records, keeps the result for the pages (Latest), sets the
-// metrics and hands each problem to Alert (which tells each problem once).
+// metrics and hands each problem to Alerts (which tells each problem once).
 type Watch struct {
 	Kafka   Kafka
 	Options Options
 	// Timeout bounds one round (a minute when 0).
 	Timeout time.Duration
-	// Contract returns what to judge against now.
-	Contract func() (Contract, error)
+	// Contract loads what to judge against now.
+	Contract ContractLoader
 	// Known asks a registry about ids Git never had (nil: none).
 	Known Known
-	// Alert is called for each problem of a round, from the round's goroutine.
-	Alert func(ctx context.Context, a Alert)
-	Log   *slog.Logger
+	// Alerts, when set, is told each problem of a round, from the round's
+	// goroutine.
+	Alerts Alerter
+	Log    *slog.Logger
 
 	latest  atomic.Pointer[Snapshot]
 	metrics *watchMetrics
+}
+
+// ContractLoader loads what a round judges against (serve's loads the default
+// branch's head again only when it moved).
+type ContractLoader interface {
+	Load() (Contract, error)
+}
+
+// Alerter tells the people concerned about a problem (the bot's SampleAlerts: on
+// Slack, once across replicas).
+type Alerter interface {
+	Alert(ctx context.Context, a Alert)
 }
 
 // Snapshot is a round's result and when it ended.
@@ -104,17 +117,17 @@ func (w *Watch) Round(ctx context.Context) error {
 	}
 	w.latest.Store(snap)
 	w.metrics.set(res)
-	if w.Alert == nil {
+	if w.Alerts == nil {
 		return nil
 	}
 	for _, a := range Alerts(tree, res) {
-		w.Alert(ctx, a)
+		w.Alerts.Alert(ctx, a)
 	}
 	return nil
 }
 
 func (w *Watch) round(ctx context.Context) (*Result, *contract.Tree, error) {
-	c, err := w.Contract()
+	c, err := w.Contract.Load()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the contract: %w", err)
 	}
