@@ -12,13 +12,13 @@ import (
 // one side is loaded on the other too, so that a subject missing from one side is
 // missing from its folder there, never merely not loaded (which the verdict would
 // take for a deletion or an addition).
-func loadBoth(c Change, dirs []string, baseIndex, headIndex map[string]string) ([]string, *contract.Tree, *contract.Tree, error) {
+func loadBoth(c Change, dirs []string, baseIndex, headIndex contract.Index) ([]string, *contract.Tree, *contract.Tree, error) {
 	for {
-		base, err := contract.LoadSubjects(c.Base, dirs, baseIndex)
+		base, err := contract.LoadSubjectsIn(c.Base, dirs, baseIndex)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		head, err := contract.LoadSubjects(c.Head, dirs, headIndex)
+		head, err := contract.LoadSubjectsIn(c.Head, dirs, headIndex)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -55,20 +55,19 @@ func Load(c Change) (*Loaded, error) {
 	}
 	dirs = append(dirs, producers...)
 	slices.Sort(dirs)
-	baseFolders, err := contract.SubjectFolders(c.Base)
+	baseIndex, baseDups, err := contract.SubjectNames(c.Base)
 	if err != nil {
 		return nil, err
 	}
-	baseIndex := firstFolders(baseFolders)
 	headIndex, err := UpdateIndex(baseIndex, c.Head, dirs)
 	if err != nil {
 		return nil, err
 	}
 	l := &Loaded{}
-	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
+	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, contract.MapIndex(baseIndex), headIndex); err != nil {
 		return nil, err
 	}
-	if err := treeWide(c.Base, c.Head, l, baseFolders, headIndex, dirs); err != nil {
+	if err := treeWide(c.Base, c.Head, l, baseIndex, baseDups, headIndex, dirs); err != nil {
 		return nil, err
 	}
 	if c.Repo != nil && !c.HistoryAt.IsZero() {
@@ -79,25 +78,15 @@ func Load(c Change) (*Loaded, error) {
 	return l, nil
 }
 
-// firstFolders is the subject index (contract.IndexSubjects) of folders: each name's
-// first folder.
-func firstFolders(folders map[string][]string) map[string]string {
-	out := make(map[string]string, len(folders))
-	for name, dirs := range folders {
-		out[name] = dirs[0]
-	}
-	return out
-}
-
 // treeWide adds to head, loaded partially, the errors of the whole tree that a
 // partial load does not see and lint reports: subjects claimed by two folders, and
 // links or misplaced files in contracts/ and its domain folders. They block the change
 // whichever folders it touches: lint fails on that head too. When teams.yaml changed,
 // every owner of the head is checked against it as well, and when a changed subject
 // lost its name or a field, the consumer files that produce into it.
-func treeWide(base, src contract.Source, l *Loaded, baseFolders map[string][]string, index map[string]string, dirs []string) error {
+func treeWide(base, src contract.Source, l *Loaded, baseIndex map[string]string, baseDups map[string][]string, index contract.Index, dirs []string) error {
 	head := l.Head
-	folders, err := UpdateFolders(baseFolders, src, dirs)
+	folders, err := UpdateDuplicates(baseIndex, baseDups, src, dirs)
 	if err != nil {
 		return fmt.Errorf("index the subjects of %s: %w", src.Describe(), err)
 	}

@@ -3,6 +3,7 @@ package change
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -216,71 +217,123 @@ func WithImporters(src contract.Source, dirs []string) ([]string, error) {
 	return out, nil
 }
 
-// UpdateIndex returns a copy of index (contract.IndexSubjects of another revision)
-// brought up to date for src, where only the folders dirs may differ: the index of a
-// head from its base's. A changed folder that is still there but names no subject now
-// (its contract.yaml is unreadable, over the size limit or broken) keeps the names it
-// had: its subject is broken, not gone, and what refers to it is not reported as well.
-func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (map[string]string, error) {
-	changed := map[string]bool{}
+// UpdateIndex returns index (contract.IndexSubjects of another revision) brought up to
+// date for src, where only the folders dirs may differ: the index of a head from its
+// base's. The names of the folders dirs are read from src and laid over index, which
+// is neither copied nor changed. A changed folder that is still there but names no
+// subject now (its contract.yaml is unreadable, over the size limit or broken) keeps
+// the names it had: its subject is broken, not gone, and what refers to it is not
+// reported as well.
+func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (contract.Index, error) {
+	o := &overlay{base: index, changed: make(map[string]bool, len(dirs)), set: map[string]string{}}
 	for _, d := range dirs {
-		changed[d] = true
-	}
-	out := make(map[string]string, len(index))
-	for name, dir := range index {
-		if !changed[dir] {
-			out[name] = dir
-		}
+		o.changed[d] = true
 	}
 	for _, dir := range dirs {
 		name, _, ok, err := contract.SubjectLine(src, dir)
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := out[name]; ok && !dup {
-			out[name] = dir
+		if _, dup := o.Folder(name); ok && !dup {
+			o.set[name] = dir
 		}
 	}
-	named := make(map[string]bool, len(out))
-	for _, dir := range out {
+	named := make(map[string]bool, len(o.set))
+	for _, dir := range o.set {
 		named[dir] = true
 	}
 	for name, dir := range index {
-		if _, taken := out[name]; taken || !changed[dir] || named[dir] {
+		if !o.changed[dir] || named[dir] {
+			continue
+		}
+		if _, taken := o.set[name]; taken {
 			continue
 		}
 		if _, err := src.ReadDir(dir); err == nil {
-			out[name] = dir
+			o.set[name] = dir
 		}
 	}
-	return out, nil
+	return o, nil
 }
 
-// UpdateFolders returns a copy of folders (contract.SubjectFolders of another
-// revision) brought up to date for src, where only the folders dirs may differ.
-func UpdateFolders(folders map[string][]string, src contract.Source, dirs []string) (map[string][]string, error) {
+// overlay is a head's subject index: the names set for the changed folders laid over
+// the base's index, whose names in changed folders are hidden.
+type overlay struct {
+	base    map[string]string
+	changed map[string]bool   // folders whose base names are hidden
+	set     map[string]string // the names of changed folders, read from the head
+}
+
+// Folder returns the folder of the subject name in the head, if any.
+func (o *overlay) Folder(name string) (string, bool) {
+	if dir, ok := o.set[name]; ok {
+		return dir, true
+	}
+	dir, ok := o.base[name]
+	if !ok || o.changed[dir] {
+		return "", false
+	}
+	return dir, true
+}
+
+// All yields every name of the head and its folder.
+func (o *overlay) All() iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for name, dir := range o.set {
+			if !yield(name, dir) {
+				return
+			}
+		}
+		for name, dir := range o.base {
+			if _, over := o.set[name]; over || o.changed[dir] {
+				continue
+			}
+			if !yield(name, dir) {
+				return
+			}
+		}
+	}
+}
+
+// UpdateDuplicates returns the subject names that two or more folders of src claim,
+// with those folders (what contract.SubjectFolders of src holds for them), from the
+// names of another revision (contract.SubjectNames: index, dups) where only the
+// folders dirs may differ. Only the names with two or more folders in either are
+// looked at; index and dups are neither copied nor changed.
+func UpdateDuplicates(index map[string]string, dups map[string][]string, src contract.Source, dirs []string) (map[string][]string, error) {
 	changed := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		changed[d] = true
 	}
-	out := make(map[string][]string, len(folders))
-	for name, ds := range folders {
-		kept := slices.Clip(ds) // appended to below: never into the base's array
-		if slices.ContainsFunc(ds, func(d string) bool { return changed[d] }) {
-			kept = slices.DeleteFunc(slices.Clone(ds), func(d string) bool { return changed[d] })
-		}
-		if len(kept) > 0 {
-			out[name] = kept
-		}
-	}
+	claims := map[string][]string{} // name -> the changed folders that claim it in src
 	for _, dir := range dirs {
 		name, _, ok, err := contract.SubjectLine(src, dir)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out[name] = append(out[name], dir)
+			claims[name] = append(claims[name], dir)
 		}
+	}
+	out := map[string][]string{}
+	add := func(name string, base []string) {
+		all := slices.DeleteFunc(slices.Clone(base), func(d string) bool { return changed[d] })
+		if all = append(all, claims[name]...); len(all) > 1 {
+			out[name] = all
+		}
+	}
+	for name, ds := range dups {
+		add(name, ds)
+	}
+	for name := range claims {
+		if _, dup := dups[name]; dup {
+			continue
+		}
+		var base []string
+		if dir, ok := index[name]; ok {
+			base = []string{dir}
+		}
+		add(name, base)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contractbot/contractbot/internal/contract"
@@ -121,7 +122,7 @@ func TestWithImporters(t *testing.T) {
 	}
 }
 
-// UpdateIndex and UpdateFolders bring a base's names to the head from the changed
+// UpdateIndex and UpdateDuplicates bring a base's names to the head from the changed
 // folders alone: the same as reading every folder of the head.
 func TestUpdateNames(t *testing.T) {
 	base := contract.MemSource(testutil.ExampleFiles(t))
@@ -129,9 +130,15 @@ func TestUpdateNames(t *testing.T) {
 	created := base["contracts/orders/order-created/contract.yaml"]
 	head["contracts/aaa/hijack/contract.yaml"] = created // a second folder claims a name
 	head["contracts/orders/order-created/contract.yaml"] = []byte("subject: orders.order-made-value\n")
-	head["contracts/users/user-profile/contract.yaml"] = []byte("format: [\n") // names none: keeps its name
-	delete(head, "contracts/dws/gmv-1min/contract.yaml")                       // gone: so is its name
-	dirs := []string{"contracts/aaa/hijack", "contracts/dws/gmv-1min", "contracts/orders/order-created", "contracts/users/user-profile"}
+	head["contracts/users/user-profile/contract.yaml"] = []byte("format: [\n")                        // names none: keeps its name
+	head["contracts/zzz/stock/contract.yaml"] = base["contracts/inventory/stock-level/contract.yaml"] // an unchanged folder's name
+	for name := range head {
+		if strings.HasPrefix(name, "contracts/risk/fraud-score/") {
+			delete(head, name) // the folder is gone: so is its name
+		}
+	}
+	delete(head, "contracts/dws/gmv-1min/contract.yaml") // gone: so is its name
+	dirs := []string{"contracts/aaa/hijack", "contracts/dws/gmv-1min", "contracts/orders/order-created", "contracts/risk/fraud-score", "contracts/users/user-profile", "contracts/zzz/stock"}
 
 	baseIndex, err := contract.IndexSubjects(base)
 	must(t, err)
@@ -141,23 +148,41 @@ func TestUpdateNames(t *testing.T) {
 	must(t, err)
 	want["users.user-profile-value"] = "contracts/users/user-profile"
 	want["dws.gmv-1min-value"] = "contracts/dws/gmv-1min" // the folder is still there, with its schema
-	if !maps.Equal(index, want) {
-		t.Errorf("UpdateIndex:\n%v\nwant\n%v", index, want)
+	if got := maps.Collect(index.All()); !maps.Equal(got, want) {
+		t.Errorf("UpdateIndex:\n%v\nwant\n%v", got, want)
+	}
+	for name, dir := range want {
+		if got, ok := index.Folder(name); !ok || got != dir {
+			t.Errorf("UpdateIndex's folder of %s: %q, want %q", name, got, dir)
+		}
+	}
+	for _, name := range []string{"risk.fraud-score-value", "no.such-value"} {
+		if dir, ok := index.Folder(name); ok {
+			t.Errorf("UpdateIndex's folder of %s: %q, want none", name, dir)
+		}
 	}
 	if baseIndex["orders.order-made-value"] != "" {
 		t.Error("UpdateIndex changed the base's index")
 	}
 
-	baseFolders, err := contract.SubjectFolders(base)
+	baseIndex, baseDups, err := contract.SubjectNames(base)
 	must(t, err)
-	folders, err := UpdateFolders(baseFolders, head, dirs)
+	dups, err := UpdateDuplicates(baseIndex, baseDups, head, dirs)
 	must(t, err)
 	wantFolders, err := contract.SubjectFolders(head)
 	must(t, err)
-	if !maps.EqualFunc(folders, wantFolders, slices.Equal[[]string]) {
-		t.Errorf("UpdateFolders:\n%v\nwant\n%v", folders, wantFolders)
+	maps.DeleteFunc(wantFolders, func(_ string, ds []string) bool { return len(ds) < 2 })
+	if len(wantFolders) == 0 || !maps.EqualFunc(dups, wantFolders, slices.Equal[[]string]) {
+		t.Errorf("UpdateDuplicates:\n%v\nwant\n%v", dups, wantFolders)
 	}
-	if got := folders["orders.order-made-value"]; !slices.Equal(got, []string{"contracts/orders/order-created"}) {
-		t.Errorf("the renamed subject's folders: %v", got)
+	// A duplicate the change ends (the second folder renamed) is gone from the head's.
+	head2 := maps.Clone(head)
+	head2["contracts/zzz/stock/contract.yaml"] = []byte("subject: zzz.stock-value\n")
+	headIndex, _, err := contract.SubjectNames(head)
+	must(t, err)
+	dups, err = UpdateDuplicates(headIndex, dups, head2, []string{"contracts/zzz/stock"})
+	must(t, err)
+	if len(dups) != 0 {
+		t.Errorf("UpdateDuplicates after the rename: %v, want none", dups)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // field it no longer has (unknown-output-field). Lineage is loaded downstream only, so
 // those producers are found by reading every consumer file for the subjects' names;
 // that happens only when a changed subject lost its name or a field.
-func producerErrors(src contract.Source, base, head *contract.Tree, dirs []string, index map[string]string) (contract.Diagnostics, error) {
+func producerErrors(src contract.Source, base, head *contract.Tree, dirs []string, index contract.Index) (contract.Diagnostics, error) {
 	names := shrunk(base, head, dirs)
 	if len(names) == 0 {
 		return nil, nil
@@ -40,7 +40,7 @@ func producerErrors(src contract.Source, base, head *contract.Tree, dirs []strin
 	if len(producers) == 0 {
 		return nil, nil
 	}
-	t, err := contract.LoadSubjects(src, producers, index)
+	t, err := contract.LoadSubjectsIn(src, producers, index)
 	if err != nil {
 		return nil, fmt.Errorf("load the producers into %s: %w", strings.Join(names, ", "), err)
 	}

@@ -139,8 +139,8 @@ func window(o *object, loc *time.Location) (start, end time.Time, ok bool) {
 // subjectNames lists every subject of the tree (of the index, for a partial load).
 func (l *loader) subjectNames(t *Tree) []string {
 	if l.index != nil {
-		out := make([]string, 0, len(l.index))
-		for n := range l.index {
+		var out []string
+		for n := range l.index.All() {
 			out = append(out, n)
 		}
 		sort.Strings(out)
@@ -156,7 +156,7 @@ func (l *loader) subjectNames(t *Tree) []string {
 // knownSubject reports whether a subject exists in the tree, loaded or not.
 func (l *loader) knownSubject(t *Tree, name string) bool {
 	if l.index != nil {
-		_, ok := l.index[name]
+		_, ok := l.index.Folder(name)
 		return ok
 	}
 	return t.Subject(name) != nil
@@ -236,9 +236,9 @@ func (l *loader) loadFreezes(f *file, t *Tree) []*Freeze {
 	}
 	indexed := false
 	hasDomain := func(d string) bool {
-		if !domains[d] && !indexed {
+		if !domains[d] && !indexed && l.index != nil {
 			indexed = true
-			for _, dir := range l.index { // contracts/<domain>/<name>
+			for _, dir := range l.index.All() { // contracts/<domain>/<name>
 				domain, _, _ := strings.Cut(strings.TrimPrefix(dir, ContractsDir+"/"), "/")
 				domains[domain] = true
 			}

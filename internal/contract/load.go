@@ -35,7 +35,7 @@ type loader struct {
 	produces   []pendingProduce
 	// index maps every subject name to its folder in a partial load (LoadSubjects);
 	// nil when the whole tree is loaded.
-	index map[string]string
+	index Index
 	// keep names the subject folders whose parsed schema is kept rather than parsed
 	// again on demand: the folders a partial load was asked for, which its caller is
 	// about to compare (parsing a large schema costs more than holding it).

@@ -81,6 +81,11 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 			return nil, err
 		}
 	}
+	return LoadSubjectsIn(src, dirs, MapIndex(index))
+}
+
+// LoadSubjectsIn is LoadSubjects with the subject names of src in any Index (not nil).
+func LoadSubjectsIn(src Source, dirs []string, index Index) (*Tree, error) {
 	l := &loader{src: src, index: index, keep: map[string]bool{}}
 	for _, d := range dirs {
 		l.keep[d] = true
@@ -115,7 +120,7 @@ func LoadSubjects(src Source, dirs []string, index map[string]string) (*Tree, er
 			}
 			for _, c := range s.Consumers {
 				for target := range c.Produces {
-					if dir, ok := index[target]; ok && !loaded[dir] {
+					if dir, ok := index.Folder(target); ok && !loaded[dir] {
 						queue = append(queue, dir)
 					}
 				}

@@ -22,14 +22,46 @@ import (
 // The folders of a domain whose Git tree was read before come from the process's
 // cache (foldercache.go) without reading its files.
 func SubjectFolders(src Source) (map[string][]string, error) {
+	out := map[string][]string{}
+	some, err := eachSubjectFolder(src, func(name, dir string) { out[name] = append(out[name], dir) })
+	if err != nil || !some {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SubjectNames is SubjectFolders in the shape a partial load wants it: each name's
+// first folder (what IndexSubjects of src answers), and apart, for the few names two
+// or more folders claim, all of their folders.
+func SubjectNames(src Source) (index map[string]string, dups map[string][]string, err error) {
+	index, dups = map[string]string{}, map[string][]string{}
+	_, err = eachSubjectFolder(src, func(name, dir string) {
+		first, ok := index[name]
+		switch {
+		case !ok:
+			index[name] = dir
+		case dups[name] == nil:
+			dups[name] = []string{first, dir}
+		default:
+			dups[name] = append(dups[name], dir)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return index, dups, nil
+}
+
+// eachSubjectFolder calls f with every subject folder of src whose contract.yaml names
+// a subject, in SubjectDirs' order; some is false when src has no contracts folder.
+func eachSubjectFolder(src Source, f func(name, dir string)) (some bool, err error) {
 	domains, err := src.ReadDir(ContractsDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+			return false, nil
 		}
-		return nil, err
+		return false, err
 	}
-	out := map[string][]string{}
 	trees := subtrees(src, ContractsDir)
 	for _, d := range domains {
 		if !d.Dir || d.Symlink {
@@ -44,7 +76,7 @@ func SubjectFolders(src Source) (map[string][]string, error) {
 		}
 		if !hit {
 			if listing, err = domainSubjects(src, dir); err != nil {
-				return nil, err
+				return false, err
 			}
 			if cacheable {
 				cacheDomain(tree, listing, true)
@@ -52,11 +84,11 @@ func SubjectFolders(src Source) (map[string][]string, error) {
 		}
 		for _, it := range listing.folders {
 			if it.subject != "" {
-				out[it.subject] = append(out[it.subject], dir+"/"+it.folder)
+				f(it.subject, dir+"/"+it.folder)
 			}
 		}
 	}
-	return out, nil
+	return true, nil
 }
 
 // domainSubjects reads the subject line of every subject folder of a domain, and
@@ -156,7 +188,7 @@ func (t *Tree) AddTreeWide(ds Diagnostics) {
 }
 
 // AddDuplicates records in t.Duplicates every name of folders (SubjectFolders of the
-// whole tree, or brought up to date with UpdateFolders) that more than one folder
+// whole tree, or change.UpdateDuplicates of a head) that more than one folder
 // claims: a partial load sees only the folders it loaded.
 func (t *Tree) AddDuplicates(folders map[string][]string) {
 	for name, dirs := range folders {

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 
 // TestDuplicateSubjectsAsLoad: the duplicates found from the subject lines alone are
 // the ones the full load reports, at the same places, for a name three folders claim
-// (change's tests hold UpdateFolders to the same folders).
+// (change's tests hold UpdateDuplicates to the same folders); SubjectNames holds
+// the same names split as a partial load wants them.
 func TestDuplicateSubjectsAsLoad(t *testing.T) {
 	base := MemSource(testutil.ExampleFiles(t))
 	head := MemSource{}
@@ -48,5 +50,15 @@ func TestDuplicateSubjectsAsLoad(t *testing.T) {
 	}
 	if ds, err := DuplicateSubjects(base, baseFolders); err != nil || len(ds) != 0 {
 		t.Errorf("the example tree has duplicates %v (%v)", ds, err)
+	}
+	index, dups, err := SubjectNames(head)
+	must(t, err)
+	wantIndex, err := IndexSubjects(head)
+	must(t, err)
+	if !maps.Equal(index, wantIndex) {
+		t.Errorf("SubjectNames' index:\n%v\nIndexSubjects:\n%v", index, wantIndex)
+	}
+	if got := dups["orders.order-created-value"]; len(dups) != 1 || !slices.Equal(got, folders["orders.order-created-value"]) {
+		t.Errorf("SubjectNames' duplicates %v, want only orders.order-created-value in %v", dups, folders["orders.order-created-value"])
 	}
 }
