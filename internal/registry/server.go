@@ -132,6 +132,9 @@ func newServer(src Source) *Server {
 	s.b.contractAt = func(v versions.Version) ([]byte, error) {
 		return s.readAt(v.Commit, path.Dir(v.Path)+"/"+contract.ContractFile)
 	}
+	if src.Cache != nil {
+		s.b.contractsFile, s.b.log = strings.TrimSuffix(src.Cache.Path(), ".idx")+".contracts.json", s.log
+	}
 	s.routes()
 	return s
 }

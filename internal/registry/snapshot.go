@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path"
 	"sort"
 	"strings"
@@ -106,6 +107,11 @@ type builder struct {
 	contractAt func(versions.Version) ([]byte, error)
 	entries    map[versions.SubjectVersion]*versionEntry
 	prev       *snapshot // the last snapshot built: unchanged subjects are reused
+	// contractsFile, when set, keeps the data contracts between starts
+	// (datacontracts.go); contracts is its content during the first build.
+	contractsFile string
+	log           *slog.Logger
+	contracts     *dataContracts
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -113,6 +119,10 @@ type builder struct {
 func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte, error)) (*snapshot, error) {
 	if b.entries == nil {
 		b.entries = map[versions.SubjectVersion]*versionEntry{}
+	}
+	if b.prev == nil && b.contractsFile != "" {
+		b.contracts = openDataContracts(b.contractsFile, b.log)
+		defer func() { b.contracts = nil }()
 	}
 	names := ix.Subjects()
 	snap := &snapshot{head: ix.Head, commit: []string{ix.Head}, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
@@ -228,6 +238,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		}
 	}
 	b.prev = snap
+	if b.contracts != nil {
+		b.contracts.save()
+	}
 	return snap, nil
 }
 
@@ -238,16 +251,26 @@ func (b *builder) dataContract(v versions.Version) (*Metadata, *RuleSet, string)
 	if b.contractAt == nil {
 		return nil, nil, ""
 	}
-	data, err := b.contractAt(v)
-	if err != nil {
-		return nil, nil, ""
+	c, ok := dataContract{}, false
+	if b.contracts != nil {
+		c, ok = b.contracts.get(v)
 	}
-	s := contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data)
-	rules := RuleSetOf(s)
+	if !ok {
+		data, err := b.contractAt(v)
+		if err != nil {
+			return nil, nil, ""
+		}
+		s := contract.DecodeDataContract(path.Dir(v.Path)+"/"+contract.ContractFile, data)
+		c = dataContract{Metadata: MetadataOf(s), RuleSet: RuleSetOf(s), Group: GroupOf(s)}
+		if b.contracts != nil {
+			b.contracts.put(v, c)
+		}
+	}
+	rules := c.RuleSet
 	if rules == nil && strings.HasSuffix(v.DataContract, versions.EmptiedRuleSet) {
 		rules = &RuleSet{} // registered with an empty ruleSet, so that the latest's rules are not carried over
 	}
-	return MetadataOf(s), rules, GroupOf(s)
+	return c.Metadata, rules, c.Group
 }
 
 // reusable returns the previous snapshot's entry for subject when nothing of it
