@@ -228,19 +228,7 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 		Progress: func(s publish.Summary) {
 			log.Info("published", "commit", s.Commit, "versions", len(s.Published))
 		},
-		Details: func(ctx context.Context, c *object.Commit) (publish.Details, error) {
-			var d publish.Details
-			pr := publish.PullRequestOf(c.Message)
-			if pr == nil {
-				return d, nil
-			}
-			if t.html != "" {
-				pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(t.html, "/"), pr.Number)
-			}
-			d.PullRequest = pr
-			d.SignOffs, d.Override = b.mergedSignOffs(ctx, gh, t.owner, t.repo, pr.Number, log)
-			return d, nil
-		},
+		Details: mergeDetails{b: b, gh: gh, t: t, log: log},
 	}
 	summaries, err := p.Publish(ctx, head)
 	if err != nil {
@@ -345,4 +333,27 @@ func (b *Bot) mergedSignOffs(ctx context.Context, gh comments, owner, repo strin
 		o = &events.Override{By: so.By, Reason: so.Reason, At: so.At}
 	}
 	return out, o
+}
+
+// mergeDetails adds to a merge commit's events its pull request's link, sign-offs
+// and override as GitHub has them (a publish.Detailer).
+type mergeDetails struct {
+	b   *Bot
+	gh  GitHub
+	t   pushTarget
+	log *slog.Logger
+}
+
+func (m mergeDetails) Details(ctx context.Context, c *object.Commit) (publish.Details, error) {
+	var d publish.Details
+	pr := publish.PullRequestOf(c.Message)
+	if pr == nil {
+		return d, nil
+	}
+	if m.t.html != "" {
+		pr.URL = fmt.Sprintf("%s/pull/%d", strings.TrimSuffix(m.t.html, "/"), pr.Number)
+	}
+	d.PullRequest = pr
+	d.SignOffs, d.Override = m.b.mergedSignOffs(ctx, m.gh, m.t.owner, m.t.repo, pr.Number, m.log)
+	return d, nil
 }

@@ -49,7 +49,7 @@ func (p *Publisher) evaluate(ctx context.Context, c *object.Commit) (*facts, err
 		}
 	}
 	if p.Details != nil {
-		if f.details, err = p.Details(ctx, c); err != nil {
+		if f.details, err = p.Details.Details(ctx, c); err != nil {
 			return nil, fmt.Errorf("details of the merge: %w", err)
 		}
 	}

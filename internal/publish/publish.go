@@ -93,6 +93,12 @@ type Details struct {
 	Override    *events.Override
 }
 
+// Detailer tells what GitHub knows of a merge commit (the bot's reads its pull
+// request's reviews).
+type Detailer interface {
+	Details(ctx context.Context, c *object.Commit) (Details, error)
+}
+
 // Publisher publishes a repository's default branch.
 type Publisher struct {
 	Repo *git.Repository
@@ -105,7 +111,7 @@ type Publisher struct {
 	Source string
 	// Details, when set, adds what GitHub knows of a merge commit to its events;
 	// otherwise the pull request number is read from the commit message.
-	Details func(ctx context.Context, c *object.Commit) (Details, error)
+	Details Detailer
 	// Progress, when set, is called after each commit is marked.
 	Progress func(Summary)
 	// Index, when set, is a versions index of the branch that Publish reuses instead of
