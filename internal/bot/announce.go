@@ -7,21 +7,26 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/contractbot/contractbot/internal/bot/memory"
 	"github.com/contractbot/contractbot/internal/bot/slack"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/events"
 )
 
-// announcingSink sends each change event on, then announces it on Slack to the
-// producer's channel and the channels of the affected consumers' teams. The
-// announcement carries the event id as its key, so a re-sent event (after a crash) is
-// not announced twice; Slack failing never fails the publish.
+// announcingSink sends each change event on, and announces it on Slack to the
+// producer's channel and the channels of the affected consumers' teams once the push
+// is published (flush). The announcement carries the event id as its key, so a
+// re-sent event (after a crash) is not announced twice; replicas publishing the same
+// push claim the announcements in claims (nil: each reads Slack, then posts), all of a
+// push's at once; Slack failing never fails the publish.
 type announcingSink struct {
 	events.Sink
 	notify MarkedNotifier
+	claims *memory.Ledger
 	src    contract.Source
 	log    *slog.Logger
+	due    []notice
 
 	once  sync.Once
 	index map[string]string
@@ -32,21 +37,19 @@ func (a *announcingSink) Send(ctx context.Context, e events.Event) error {
 	if err := a.Sink.Send(ctx, e); err != nil {
 		return err
 	}
-	p := e.Data
-	msg := slack.PublishedMessage(p)
-	for _, ch := range a.channels(p) {
-		sent, err := a.notify.Marked(ctx, ch, e.ID, e.Time.AddDate(0, 0, -2))
-		if err != nil || sent {
-			if err != nil {
-				a.log.Warn("announce: reading the channel failed", "channel", ch, "err", err)
-			}
-			continue
-		}
-		if err := a.notify.PostMarked(ctx, ch, msg, e.ID); err != nil {
-			a.log.Warn("announce: Slack message failed", "channel", ch, "err", err)
-		}
+	msg := slack.PublishedMessage(e.Data)
+	for _, ch := range a.channels(e.Data) {
+		a.due = append(a.due, notice{channel: ch, msg: msg, key: e.ID, since: e.Time.AddDate(0, 0, -2)})
 	}
 	return nil
+}
+
+// flush announces the events sent so far.
+func (a *announcingSink) flush(ctx context.Context) {
+	if err := tellAll(ctx, a.claims, a.notify, a.due); err != nil {
+		a.log.Warn("announce: a Slack announcement failed", "err", err)
+	}
+	a.due = nil
 }
 
 // channels are the producer's and the affected teams' Slack channels.

@@ -32,9 +32,48 @@ func (s slowWrites) RoundTrip(r *http.Request) (*http.Response, error) {
 	return s.next.RoundTrip(r)
 }
 
+// clientVia is a client of the GitHub fake whose requests go through wrap's
+// transport.
+func clientVia(fake *githubfake.Server, wrap func(http.RoundTripper) http.RoundTripper) *githubapi.Client {
+	c := fake.Client()
+	hc := c.Client()
+	hc.Transport = wrap(hc.Transport)
+	gh := github.NewClient(hc).WithAuthToken(githubfake.DefaultToken)
+	gh.BaseURL, gh.UploadURL = c.BaseURL, c.UploadURL
+	return githubapi.New(gh)
+}
+
+// meet says this replica arrived and waits until every replica has (or five seconds
+// pass).
+func meet(arrived *sync.WaitGroup) {
+	arrived.Done()
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// pairedGets holds a replica's first GET whose path ends with suffix until the other
+// replica's arrives too (or five seconds pass).
+type pairedGets struct {
+	next    http.RoundTripper
+	suffix  string
+	arrived *sync.WaitGroup
+	once    *sync.Once
+}
+
+func (p pairedGets) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, p.suffix) {
+		p.once.Do(func() { meet(p.arrived) })
+	}
+	return p.next.RoundTrip(r)
+}
+
 // recallBarrier is a replica's Slack: its first read of what a channel holds (the
 // last step before the replica claims what it will send) waits until the other
-// replica reads too (or two seconds pass), then calls then.
+// replica reads too (meet), then calls then.
 type recallBarrier struct {
 	*botslack.Client
 	arrived *sync.WaitGroup
@@ -44,13 +83,7 @@ type recallBarrier struct {
 
 func (s *recallBarrier) Keyed(ctx context.Context, channel, prefix string, since time.Time, threaded func(key string) bool) (map[string]string, error) {
 	s.once.Do(func() {
-		s.arrived.Done()
-		both := make(chan struct{})
-		go func() { s.arrived.Wait(); close(both) }()
-		select {
-		case <-both:
-		case <-time.After(2 * time.Second):
-		}
+		meet(s.arrived)
 		if s.then != nil {
 			s.then()
 		}
@@ -75,15 +108,12 @@ func TestPullRequestMessagesOnceAcrossRacingReplicas(t *testing.T) {
 		b := g.bot()
 		b.ClaimSettle = settle
 		slow := &atomic.Bool{}
-		c := g.fake.Client()
-		hc := c.Client()
 		// The first replica's writes wait a little, so the second reads before
 		// the first claims; the second's wait past the first's settle.
 		delay := []time.Duration{settle / 2, 4 * settle}[i]
-		hc.Transport = slowWrites{next: hc.Transport, slow: slow, delay: delay}
-		gh := github.NewClient(hc).WithAuthToken(githubfake.DefaultToken)
-		gh.BaseURL, gh.UploadURL = c.BaseURL, c.UploadURL
-		b.GH = githubapi.New(gh)
+		b.GH = clientVia(g.fake, func(next http.RoundTripper) http.RoundTripper {
+			return slowWrites{next: next, slow: slow, delay: delay}
+		})
 		n := &recallBarrier{Client: botslack.New("xoxb-test", g.slack.url), arrived: &arrived}
 		n.then = func() { slow.Store(true) }
 		b.Notify = n

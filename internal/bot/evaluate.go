@@ -199,7 +199,7 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 	}
 	ev := &evaluation{gh: gh, pr: pr, tip: tip.String(), loaded: loaded, comments: comments, log: log}
 	if b.Notify != nil {
-		ev.root = b.rootOf(r, pr, tip)
+		ev.root = b.rootOf(r, pr.Owner, pr.Repo, tip)
 	}
 	if len(b.StateKey) > 0 {
 		ev.mem = b.keeper().Read(comments, *pr, log)
@@ -234,8 +234,8 @@ func (b *Bot) prepare(ctx context.Context, gh *onceGitHub, pr *PullRequest, r *g
 // rootOf is the first commit of tip's first-parent history in r (the same for every
 // replica while the branch's history is only appended to), remembered per
 // repository; "" when it cannot be read.
-func (b *Bot) rootOf(r *git.Repository, pr *PullRequest, tip plumbing.Hash) string {
-	repo := strings.ToLower(pr.Owner + "/" + pr.Repo)
+func (b *Bot) rootOf(r *git.Repository, owner, name string, tip plumbing.Hash) string {
+	repo := strings.ToLower(owner + "/" + name)
 	if root, ok := b.roots.Load(repo); ok {
 		return root.(string)
 	}

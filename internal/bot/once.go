@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -56,22 +57,81 @@ func (b *Bot) alertLedger(api GitHub, repo Repository, root string) (memory.Ledg
 // the same instant may both post. told reports that the message is there (posted
 // now, or found).
 func tell(ctx context.Context, claims Claims, n MarkedNotifier, channel string, msg slack.Message, key string, since time.Time) (told bool, err error) {
-	post := func(ctx context.Context) (string, error) {
-		if found, err := n.Marked(ctx, channel, key, since); err != nil || found {
-			if err != nil && claims != nil { // the claim decides: post
-				return "", n.PostMarked(ctx, channel, msg, key)
-			}
-			return "", err
-		}
-		return "", n.PostMarked(ctx, channel, msg, key)
-	}
+	nt := notice{channel: channel, msg: msg, key: key, since: since}
 	if claims == nil {
-		_, err := post(ctx)
+		err := nt.post(ctx, n, false)
 		return err == nil, err
 	}
 	if found, err := n.Marked(ctx, channel, key, since); err == nil && found {
 		return true, nil
 	}
-	sum := sha256.Sum256([]byte(channel + "\x00" + key))
-	return claims.Once(ctx, "tell/"+hex.EncodeToString(sum[:10]), since, post)
+	return claims.Once(ctx, nt.claimKey(), since, func(ctx context.Context) (string, error) { return "", nt.post(ctx, n, true) })
+}
+
+// notice is a message to post to a channel once: with key, counting the messages
+// with that key posted there since since.
+type notice struct {
+	channel string
+	msg     slack.Message
+	key     string
+	since   time.Time
+}
+
+// claimKey is the notice's key in a ledger.
+func (nt notice) claimKey() string {
+	sum := sha256.Sum256([]byte(nt.channel + "\x00" + nt.key))
+	return "tell/" + hex.EncodeToString(sum[:10])
+}
+
+// post reads the channel's history and posts the notice unless it is there. When the
+// history cannot be read, a claimed notice is posted (the claim decides) and an
+// unclaimed one is not.
+func (nt notice) post(ctx context.Context, n MarkedNotifier, claimed bool) error {
+	found, err := n.Marked(ctx, nt.channel, nt.key, nt.since)
+	switch {
+	case err != nil && !claimed:
+		return err
+	case err == nil && found:
+		return nil
+	}
+	return n.PostMarked(ctx, nt.channel, nt.msg, nt.key)
+}
+
+// tellAll posts each notice once, as tell does, with the claims of all in one round of
+// l (one settle for all: the announcements of a push's versions). Without a ledger
+// each channel's history is read, then posted to.
+func tellAll(ctx context.Context, l *memory.Ledger, n MarkedNotifier, notices []notice) error {
+	var errs []error
+	if l == nil {
+		for _, nt := range notices {
+			errs = append(errs, nt.post(ctx, n, false))
+		}
+		return errors.Join(errs...)
+	}
+	var rest []notice
+	var keys []string
+	var since time.Time
+	for _, nt := range notices {
+		if found, err := n.Marked(ctx, nt.channel, nt.key, nt.since); err == nil && found {
+			continue
+		}
+		rest, keys = append(rest, nt), append(keys, nt.claimKey())
+		if since.IsZero() || nt.since.Before(since) {
+			since = nt.since
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	c, err := l.Claim(ctx, keys, since)
+	if err != nil {
+		return err
+	}
+	for _, nt := range rest {
+		if k := nt.claimKey(); c.Won(k) {
+			err := nt.post(ctx, n, true)
+			errs = append(errs, err, c.Done(ctx, k, "", err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -22,13 +22,15 @@ import (
 )
 
 // racingSlack is a slacktest server whose channels remember what was posted and
-// answer conversations.history from it, holding each read of the history until
-// another replica reads it too (or a second passes): two replicas that read before
-// they post both read an empty channel, as they can at the same instant.
+// answer conversations.history from it, holding the first read of each channel's
+// history until a second read of it arrives (or five seconds pass): two replicas that
+// read before they post both read an empty channel, as they can at the same instant,
+// however far apart their work before the read started them.
 func racingSlack(t *testing.T) (url string, posted func() []slack.Message) {
 	var mu sync.Mutex
 	var msgs []slack.Message
-	arrived := make(chan struct{}, 16)
+	reads := map[string]int{}            // by channel
+	second := map[string]chan struct{}{} // closed when a channel's second read arrives
 	sl := slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
 			_ = r.ParseForm()
@@ -43,9 +45,20 @@ func racingSlack(t *testing.T) (url string, posted func() []slack.Message) {
 		})
 		c.Handle("/conversations.history", func(w http.ResponseWriter, r *http.Request) {
 			_ = r.ParseForm()
-			arrived <- struct{}{}
-			select { // the other replica's read, or a second
-			case <-time.After(time.Second):
+			ch := r.Form.Get("channel")
+			mu.Lock()
+			reads[ch]++
+			if second[ch] == nil {
+				second[ch] = make(chan struct{})
+			}
+			wait := second[ch]
+			if reads[ch] == 2 {
+				close(wait)
+			}
+			mu.Unlock()
+			select { // the other replica's read, or five seconds
+			case <-wait:
+			case <-time.After(5 * time.Second):
 			case <-r.Context().Done():
 			}
 			mu.Lock()

@@ -214,12 +214,19 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 	}
 	defer r.Close()
 	sink := b.Publishing.Sink
+	var announcer *announcingSink
 	if n, ok := b.Notify.(MarkedNotifier); ok {
 		headSrc, err := contract.NewGitSource(r.Repository, t.sha)
 		if err != nil {
 			return err
 		}
-		sink = &announcingSink{Sink: sink, notify: n, src: headSrc, log: log}
+		announcer = &announcingSink{Sink: sink, notify: n, src: headSrc, log: log}
+		if root := b.rootOf(r.Repository, t.owner, t.repo, head); root != "" {
+			if l, err := b.alertLedger(gh, Repository{t.owner, t.repo}, root); err == nil {
+				announcer.claims = &l
+			}
+		}
+		sink = announcer
 	}
 	p := &publish.Publisher{
 		Repo: r.Repository, Registry: b.Publishing.Registry, Sink: sink,
@@ -231,6 +238,9 @@ func (b *Bot) Publish(ctx context.Context, t pushTarget, log *slog.Logger) error
 		Details: mergeDetails{b: b, gh: gh, t: t, log: log},
 	}
 	summaries, err := p.Publish(ctx, head)
+	if announcer != nil { // what was published is announced, even when a later commit failed
+		announcer.flush(ctx)
+	}
 	if err != nil {
 		return err
 	}
