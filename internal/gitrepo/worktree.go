@@ -118,7 +118,7 @@ type worktreeDiffer struct {
 // data means the same content, unless the file was written in the same instant as the
 // index (racy Git: then it is hashed, as Git hashes it).
 func (w *worktreeDiffer) stat(e *index.Entry) error {
-	name := filepath.Join(w.root, filepath.FromSlash(e.Name))
+	name := w.abs(e.Name)
 	fi, err := os.Lstat(name)
 	if err != nil {
 		w.paths[e.Name] = true // deleted, or a parent is no longer a folder
@@ -400,7 +400,7 @@ func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
 // exact says the entries are exactly those, each of the same kind (then the cache
 // keeps only their digest).
 func (w *worktreeDiffer) list(dir string, kids func(func(child) bool)) (des []dirEntry, exact bool, err error) {
-	abs := filepath.Join(w.root, filepath.FromSlash(dir))
+	abs := w.abs(dir)
 	stamp, stamped := stampDir(abs)
 	key := dirKey(dir)
 	if stamped && w.cache != nil {
@@ -467,6 +467,16 @@ func (w *worktreeDiffer) untracked(dir string) error {
 		}
 	}
 	return nil
+}
+
+// abs is the file name of the working tree's path p ("" for the root): index paths are
+// clean, so joining them needs no filepath.Clean (a tenth of the stat pass's time at
+// 400,000 entries).
+func (w *worktreeDiffer) abs(p string) string {
+	if p == "" {
+		return w.root
+	}
+	return w.root + string(filepath.Separator) + filepath.FromSlash(p)
 }
 
 func join(dir, name string) string {
