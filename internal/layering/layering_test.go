@@ -27,7 +27,7 @@ var core = []string{"checker/...", "internal/impact", "internal/calendar", "inte
 var edges = []string{
 	"github.com/google/go-github/", "github.com/slack-go/slack", "github.com/twmb/franz-go",
 	"github.com/prometheus/", "github.com/chromedp/",
-	module + "bot", module + "internal/registry", module + "internal/events", module + "internal/publish",
+	module + "internal/bot", module + "internal/registry", module + "internal/events", module + "internal/publish",
 	module + "internal/web", module + "internal/server", module + "internal/cli", module + "internal/githubfake",
 }
 
