@@ -201,7 +201,8 @@ func diffSubject(ctx context.Context, c *Client, se *subjectEntry, registered bo
 		}
 		var diffs []string
 		for _, sc := range cands {
-			d := contractDifferences(ve.meta, sc.Metadata, ve.rules, sc.RuleSet)
+			meta, rules := ve.contract()
+			d := contractDifferences(meta, sc.Metadata, rules, sc.RuleSet)
 			if len(d) == 0 {
 				diffs = nil
 				explained[sc.Version] = true

@@ -166,7 +166,11 @@ func (s *Server) getLatestWithMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	for i := len(se.versions) - 1; i >= 0; i-- {
 		ve := se.versions[i]
-		if hasProperties(ve.props, want) {
+		var props map[string]string
+		if meta, _ := ve.contract(); meta != nil {
+			props = meta.Properties
+		}
+		if hasProperties(props, want) {
 			s.answer(w, r, ve)
 			return
 		}

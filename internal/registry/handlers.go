@@ -342,7 +342,7 @@ func (s *Server) lookUp(w http.ResponseWriter, r *http.Request) {
 	// as Confluent's look-up searches from the latest version.
 	var hit *versionEntry
 	refs := snap.pinned(req.References)
-	cands := withContract(se.lookup[key], req)
+	cands := withContract(se.withNorm(key), req)
 	for _, c := range cands {
 		if c.typ != typ || (len(refs) > 0 && !sameReferences(refs, c.refs)) {
 			continue
@@ -368,7 +368,7 @@ func withContract(vs []*versionEntry, req schemaRequest) []*versionEntry {
 	}
 	var out []*versionEntry
 	for _, ve := range vs {
-		if len(contractDifferences(req.Metadata, ve.meta, req.RuleSet, ve.rules)) == 0 {
+		if meta, rules := ve.contract(); len(contractDifferences(req.Metadata, meta, req.RuleSet, rules)) == 0 {
 			out = append(out, ve)
 		}
 	}
