@@ -307,6 +307,10 @@ func (s *Server) CheckRunAnnotations(owner, name string, id int64) []*github.Che
 
 var statusStates = []string{"error", "failure", "pending", "success"}
 
+// MaxStatusesPerContext is GitHub's limit on the statuses of one commit and context:
+// "Attempts to create more than 1000 statuses will result in a validation error."
+const MaxStatusesPerContext = 1000
+
 func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		State       string  `json:"state"`
@@ -325,6 +329,17 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 		if body.Description != nil && tooLong(w, "Status", "description", *body.Description, 140) {
 			return
 		}
+		context := cmp.Or(body.Context, github.String("default"))
+		n := 0
+		for _, st := range rp.statuses {
+			if st.sha == r.PathValue("sha") && st.s.GetContext() == *context {
+				n++
+			}
+		}
+		if n >= MaxStatusesPerContext {
+			invalid(w, "Status", "context", "custom", fmt.Sprintf("This SHA and context has reached the maximum number of statuses (%d).", MaxStatusesPerContext))
+			return
+		}
 		id := s.id()
 		now := github.Timestamp{Time: s.now()}
 		st := &github.RepoStatus{
@@ -333,7 +348,7 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 			State:       github.String(body.State),
 			TargetURL:   body.TargetURL,
 			Description: body.Description,
-			Context:     cmp.Or(body.Context, github.String("default")),
+			Context:     context,
 			Creator:     s.user(actor(r)),
 			CreatedAt:   &now,
 			UpdatedAt:   &now,

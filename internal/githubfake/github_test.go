@@ -186,6 +186,16 @@ func TestCommitStatuses(t *testing.T) {
 	if n := len(s.Statuses(owner, name, head)); n != 3 {
 		t.Errorf("Statuses: %d, want 3", n)
 	}
+	// GitHub keeps at most 1,000 statuses per commit and context.
+	for i := 0; i <= MaxStatusesPerContext; i++ {
+		_, _, err := c.Repositories.CreateStatus(ctx, owner, name, head, &github.RepoStatus{State: github.String("pending"), Context: github.String("full")})
+		if want := i < MaxStatusesPerContext; (err == nil) != want {
+			t.Fatalf("status %d of one context: %v", i+1, err)
+		}
+	}
+	if _, _, err := c.Repositories.CreateStatus(ctx, owner, name, head, &github.RepoStatus{State: github.String("pending"), Context: github.String("other")}); err != nil {
+		t.Errorf("another context of a full commit: %v", err)
+	}
 }
 
 func TestTeams(t *testing.T) {
