@@ -55,7 +55,10 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if r.Root == "" {
 		return nil, errors.New("a bare repository has no working tree")
 	}
-	idx, err := r.Storer.Index()
+	idx, err := readIndex(filepath.Join(r.GitDir, "index"))
+	if errors.Is(err, errIndexFormat) {
+		idx, err = r.Storer.Index()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the Git index: %w", err)
 	}
