@@ -2,14 +2,12 @@ package bot
 
 import (
 	"context"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/contractbot/contractbot/internal/clock"
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
+
 	"github.com/contractbot/contractbot/internal/githubfake"
 )
 
@@ -18,18 +16,14 @@ import (
 func TestBotAgainstGitHubFake(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	nowFn := func() time.Time { return now }
-	fake := githubfake.New(githubfake.WithClock(nowFn))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
 
 	api := githubapi.New(fake.Client())
 	api.Sleep = func(context.Context, time.Duration) error { return nil }
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: api, Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(nowFn),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CloneURL: func(string, string) string { return remote }}
+	b := botOn(t, fake, &now, nil)
+	b.GH, b.CloneURL = api, func(string, string) string { return remote }
 	ctx := context.Background()
 
 	// GitHub answers 502 twice first: the bot retries and converges.
@@ -81,15 +75,10 @@ func TestBotAgainstGitHubFake(t *testing.T) {
 func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	fake.SetCloneURL("acme", "contracts", remote)
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	closed := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	fake.SetState("acme", "contracts", closed, "closed")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := botOn(t, fake, &now, nil)
 	b.Reconcile(context.Background(), []Repository{{"acme", "contracts"}})
 	if got := len(fake.Comments("acme", "contracts", n)); got != 1 {
 		t.Errorf("open pull request: %d comments after reconcile", got)
@@ -103,8 +92,8 @@ func TestReconcileRepairsAMissedWebhook(t *testing.T) {
 func TestOpenStates(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	fake, n := fakeWithPR(t, remote, base, head, &now)
+	b := botOn(t, fake, &now, nil)
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +114,9 @@ func TestOpenStates(t *testing.T) {
 func TestUnchangedCommentIsNotWritten(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake, n := fakeWithPR(t, remote, base, head, now)
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := botOn(t, fake, &now, nil)
 	ctx := context.Background()
 	const patch = "/repos/{owner}/{repo}/issues/comments/{id}"
 	// The first evaluation creates the comment with a note that the memory was

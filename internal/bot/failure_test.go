@@ -28,16 +28,13 @@ import (
 func TestFailedEvaluationShowsOnThePullRequest(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var cloneURL atomic.Value // the fake keeps the clone URL a pull request had when added
 	cloneURL.Store(filepath.Join(t.TempDir(), "no-such-repository"))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log,
-		CloneURL: func(string, string) string { return cloneURL.Load().(string) }}
+	b := botOn(t, fake, &now, log)
+	b.CloneURL = func(string, string) string { return cloneURL.Load().(string) }
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Attempts: 2, Backoff: 20 * time.Millisecond, Route: b, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

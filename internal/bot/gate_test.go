@@ -62,6 +62,25 @@ func newGate(t *testing.T, opened time.Time, edit func(r *testutil.Repo)) *gate 
 	return newGateOn(t, opened, nil, edit)
 }
 
+// openGate is newGate evaluated once, as the pull request opens, by the bot it
+// returns.
+func openGate(t *testing.T, edit func(r *testutil.Repo)) (*gate, *Bot) {
+	t.Helper()
+	g := newGate(t, opened, edit)
+	b := g.bot()
+	g.evaluate(b)
+	return g, b
+}
+
+// approve lets an hour pass, in which logins approve the head, then a minute.
+func (g *gate) approve(logins ...string) {
+	g.advance(time.Hour)
+	for _, login := range logins {
+		g.fake.AddReview("acme", "contracts", g.n, login, "APPROVED", g.clock())
+	}
+	g.advance(time.Minute)
+}
+
 // newGateOn is newGate on the example tree as base changes it (nil: as it is).
 func newGateOn(t *testing.T, opened time.Time, base func(r *testutil.Repo), edit func(r *testutil.Repo)) *gate {
 	t.Helper()
@@ -379,9 +398,7 @@ var reStateBlock = regexp.MustCompile(`<!-- contractbot:state [A-Za-z0-9+/=]+ --
 // breaks something else does not pass on the old override, and the comment says so.
 // A push that changes nothing the override waived keeps it.
 func TestOverrideLapsesOnADifferentBreakingPush(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
+	g, b := openGate(t, amountToString)
 	g.say(b, "boss", "/contractbot override hotfix for INC-42")
 	if c := g.conclusion(); c != ConclusionSuccess {
 		t.Fatalf("after the admin's override: %s", c)
@@ -581,12 +598,8 @@ func TestTokenModeWithoutChecks(t *testing.T) {
 // team, overridden by an admin for the other, and merged: its change event says who
 // signed off when, and who overrode why and when.
 func TestChangeEventsCarrySignOffsAndOverride(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
-	g.advance(time.Hour)
-	g.fake.AddReview("acme", "contracts", g.n, "dana", "APPROVED", g.now)
-	g.advance(time.Minute)
+	g, b := openGate(t, amountToString)
+	g.approve("dana")
 	g.say(b, "boss", "/contractbot override platform agreed on the phone")
 	if c := g.conclusion(); c != ConclusionSuccess {
 		t.Fatalf("after the override: %s", c)

@@ -3,16 +3,11 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
-	"io"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/contractbot/contractbot/internal/clock"
-	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
 
@@ -53,14 +48,10 @@ func TestParseCommand(t *testing.T) {
 func TestCommandsInComments(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	fake.SetCloneURL("acme", "contracts", remote)
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	fake.AddTeamMember("acme", "contract-admins", "boss")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }),
-		AdminTeam: "acme/contract-admins", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := botOn(t, fake, &now, nil)
+	b.AdminTeam = "acme/contract-admins"
 	ctx := context.Background()
 	say := func(login, body string) {
 		t.Helper()
@@ -130,9 +121,7 @@ func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
 // TestOverrideShownInCodeIsNotGiven: an admin's comment that explains the override
 // command in a code block, or quotes someone's, does not override the gate.
 func TestOverrideShownInCodeIsNotGiven(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
+	g, b := openGate(t, amountToString)
 	for _, body := range []string{
 		"Please don't merge this yet. If it is ever needed, an admin would write:\n```\n/contractbot override <reason>\n```\nand it is then recorded.",
 		"> /contractbot override because I said so\n\nNo, not like that.",

@@ -218,13 +218,8 @@ func TestConsumerRegisteredOnTheBaseIsAsked(t *testing.T) {
 // request's gate is not, the verdict says it is in a freeze, and the freeze is not
 // taken for a change the pull request makes to the rules.
 func TestFreezeAddedToTheBaseHolds(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
-	g.advance(time.Hour)
-	g.fake.AddReview("acme", "contracts", g.n, "dana", "APPROVED", g.clock())
-	g.fake.AddReview("acme", "contracts", g.n, "pat", "APPROVED", g.clock())
-	g.advance(time.Minute)
+	g, b := openGate(t, amountToString)
+	g.approve("dana", "pat")
 	g.evaluate(b)
 	if c := g.conclusion(); c != ConclusionSuccess {
 		t.Fatalf("before the freeze, with both sign-offs and the calendar entry: check %s; comment:\n%s", c, readable(g.botComment().GetBody()))

@@ -29,10 +29,7 @@ func TestAnnouncementKeyFollowsTheRequirements(t *testing.T) {
 func TestProducerToldAgainWhenNewRequirementsAreMet(t *testing.T) {
 	g := newGate(t, opened, amountToString)
 	approveAll := func() {
-		g.advance(time.Hour)
-		g.fake.AddReview("acme", "contracts", g.n, "dana", "APPROVED", g.now)
-		g.fake.AddReview("acme", "contracts", g.n, "pat", "APPROVED", g.now)
-		g.advance(time.Minute)
+		g.approve("dana", "pat")
 		g.evaluate(g.bot())
 		g.evaluate(g.bot())
 	}

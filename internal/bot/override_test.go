@@ -19,9 +19,7 @@ func refuseEveryWrite(r *testutil.Repo) {
 // that adds a data rule refusing every write (something the override never saw)
 // lapses it, and the comment says so.
 func TestOverrideLapsesOnANewDataRule(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
+	g, b := openGate(t, amountToString)
 	g.say(b, "boss", "/contractbot override hotfix for INC-42")
 	if c := g.conclusion(); c != ConclusionSuccess {
 		t.Fatalf("after the admin's override: %s", c)
@@ -41,9 +39,7 @@ func TestOverrideLapsesOnANewDataRule(t *testing.T) {
 // evaluation of the same pull request, and a review arrives after it; the newer event
 // does not drop the command: the override is applied.
 func TestQueuedCommandIsAnswered(t *testing.T) {
-	g := newGate(t, opened, amountToString)
-	b := g.bot()
-	g.evaluate(b)
+	g, b := openGate(t, amountToString)
 	g.advance(time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -56,11 +54,7 @@ func TestRouteGitHubExamplePayloads(t *testing.T) {
 func TestPublishedPayloadEndToEnd(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	fake.SetCloneURL("acme", "contracts", remote)
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 
 	var payload map[string]any
 	data, err := os.ReadFile("testdata/webhooks/pull_request.opened.json")
@@ -77,7 +71,7 @@ func TestPublishedPayloadEndToEnd(t *testing.T) {
 	repo["owner"].(map[string]any)["login"] = "acme"
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: log}
+	b := botOn(t, fake, &now, log)
 	srv := server.New(server.Config{WebhookSecret: []byte("s"), Workers: 1, QueueSize: 5, Route: b, Log: log})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

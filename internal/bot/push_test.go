@@ -2,10 +2,6 @@ package bot
 
 import (
 	"context"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
-	"github.com/contractbot/contractbot/internal/clock"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,10 +19,10 @@ import (
 func TestPushChangingOneTeamsImpact(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake, n := fakeWithPR(t, remote, base, head, now)
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	fake.AddTeamMember("acme", "data-warehouse", "dana")
 	fake.AddTeamMember("acme", "data-platform", "pat")
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	b := botOn(t, fake, &now, nil)
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()

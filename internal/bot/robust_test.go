@@ -2,12 +2,13 @@ package bot
 
 import (
 	"context"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -27,14 +28,26 @@ func remoteWith(t *testing.T, edit func(r *testutil.Repo)) (string, plumbing.Has
 	return r.Dir, base.Hash(), r.Commit("change")
 }
 
-func fakeWithPR(t *testing.T, remote string, base, head plumbing.Hash, now time.Time) (*githubfake.Server, int) {
+// fakeWithPR is the change from base to head in remote as a pull request by olivia
+// into master on the GitHub fake, whose clock reads *now (the test moves it).
+func fakeWithPR(t *testing.T, remote string, base, head plumbing.Hash, now *time.Time) (*githubfake.Server, int) {
 	t.Helper()
-	fake := githubfake.New(githubfake.WithClock(func() time.Time { return now }))
+	fake := githubfake.New(githubfake.WithClock(func() time.Time { return *now }))
 	t.Cleanup(fake.Close)
 	fake.AddRepo("acme", "contracts")
 	fake.SetCloneURL("acme", "contracts", remote)
 	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
 	return fake, n
+}
+
+// botOn is a bot (a replica, or the same after a restart) on the GitHub fake at *now,
+// logging to log (nil: nowhere).
+func botOn(t *testing.T, fake *githubfake.Server, now *time.Time, log *slog.Logger) *Bot {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()},
+		Clock: clock.Func(func() time.Time { return *now }), Log: log}
 }
 
 // TestBrokenYAMLInThePullRequest: the comment explains the error with file:line, the
@@ -44,8 +57,8 @@ func TestBrokenYAMLInThePullRequest(t *testing.T) {
 		r.Write("contracts/dws/gmv-1min/consumers/gmv-dashboard.yaml", "name: gmv-dashboard\nreads: [window_start,\n")
 	})
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake, n := fakeWithPR(t, remote, base, head, now)
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	fake, n := fakeWithPR(t, remote, base, head, &now)
+	b := botOn(t, fake, &now, nil)
 	if err := b.Evaluate(context.Background(), "acme", "contracts", n, b.Log); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +76,7 @@ func TestBrokenYAMLInThePullRequest(t *testing.T) {
 func TestRateLimitedGitHubConverges(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fake, n := fakeWithPR(t, remote, base, head, now)
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 	fake.SecondaryRateLimitNext("GET", "/repos/{owner}/{repo}/issues/{number}/comments", 1, time.Second)
 	fake.FailNext("POST", "/repos/{owner}/{repo}/check-runs", 1, 502)
 	api := githubapi.New(fake.Client())

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"github.com/contractbot/contractbot/internal/bot/githubapi"
 	"io"
 	"log/slog"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractbot/contractbot/internal/clock"
 	"github.com/contractbot/contractbot/internal/githubfake"
 	"github.com/contractbot/contractbot/internal/server"
 )
@@ -21,15 +19,10 @@ import (
 func TestServeEndToEnd(t *testing.T) {
 	remote, base, head := remoteWithChange(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	nowFn := func() time.Time { return now }
-	fake := githubfake.New(githubfake.WithClock(nowFn))
-	defer fake.Close()
-	fake.AddRepo("acme", "contracts")
-	fake.SetCloneURL("acme", "contracts", remote)
-	n := fake.AddPullRequest("acme", "contracts", githubfake.PullRequest{Author: "olivia", HeadSHA: head.String(), BaseSHA: base.String(), BaseRef: "master"})
+	fake, n := fakeWithPR(t, remote, base, head, &now)
 
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	b := &Bot{Self: botLogin, StateKey: testKey, ClaimSettle: testSettle, GH: githubapi.New(fake.Client()), Cache: &GitCache{Dir: t.TempDir()}, Clock: clock.Func(nowFn), Log: log}
+	b := botOn(t, fake, &now, log)
 	srv := server.New(server.Config{WebhookSecret: []byte("s3cret"), Workers: 2, QueueSize: 10, Route: b, Log: log})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
