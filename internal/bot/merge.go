@@ -29,11 +29,11 @@ func mergeOf(r *git.Repository, pr *PullRequest, tip plumbing.Hash) (plumbing.Ha
 	if err != nil {
 		return plumbing.ZeroHash, nil, fmt.Errorf("read the tip %s of %s: %w", shortSHA(tip.String()), pr.BaseRef, err)
 	}
-	bases, err := headCommit.MergeBase(tipCommit)
-	if err != nil || len(bases) == 0 {
+	base, err := gitrepo.CommonBase(headCommit, tipCommit)
+	if err != nil {
 		return plumbing.ZeroHash, nil, fmt.Errorf("no merge base between %s and the tip %s of %s: %w", shortSHA(pr.HeadSHA), shortSHA(tip.String()), pr.BaseRef, err)
 	}
-	if bases[0].Hash == tip {
+	if base.Hash == tip {
 		return head, nil, nil
 	}
 	if pr.MergeCommitSHA != "" {
@@ -41,7 +41,7 @@ func mergeOf(r *git.Repository, pr *PullRequest, tip plumbing.Hash) (plumbing.Ha
 			return m.Hash, nil, nil
 		}
 	}
-	return gitrepo.ApplyChange(r, bases[0].Hash, head, tip)
+	return gitrepo.ApplyChange(r, base.Hash, head, tip)
 }
 
 // conflictNotice says which files both the base branch and the pull request changed.

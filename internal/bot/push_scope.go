@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 )
 
 // A push moves the tip every open pull request into the branch is judged against.
@@ -86,11 +87,11 @@ func (s pushScope) affects(pr PullRequest) (bool, string) {
 	if err != nil {
 		return true, err.Error()
 	}
-	bases, err := hc.MergeBase(tc)
-	if err != nil || len(bases) == 0 {
+	base, err := gitrepo.CommonBase(hc, tc)
+	if err != nil {
 		return true, "it shares no history with the branch"
 	}
-	dirs, rules, err := changedPaths(s.repo, bases[0].Hash, head)
+	dirs, rules, err := changedPaths(s.repo, base.Hash, head)
 	switch {
 	case err != nil:
 		return true, err.Error()

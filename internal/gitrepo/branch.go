@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
@@ -44,13 +45,30 @@ func MergeBase(repo *git.Repository, head *object.Commit) (*object.Commit, strin
 		if err != nil {
 			continue
 		}
-		bases, err := head.MergeBase(tip)
-		if err != nil || len(bases) == 0 {
+		base, err := CommonBase(head, tip)
+		if err != nil {
 			continue
 		}
-		return bases[0], plumbing.ReferenceName(name).Short(), nil
+		return base, plumbing.ReferenceName(name).Short(), nil
 	}
 	return nil, "", fmt.Errorf("no default branch found (tried %v); name the base with --against", DefaultBranches)
+}
+
+// ErrNoCommonBase says that two commits share no history.
+var ErrNoCommonBase = errors.New("no common history")
+
+// CommonBase is the merge base of a and b: where one left the other's history. When
+// criss-cross merges leave several best common ancestors, it is the first go-git
+// finds, for every caller alike.
+func CommonBase(a, b *object.Commit) (*object.Commit, error) {
+	bases, err := a.MergeBase(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(bases) == 0 {
+		return nil, ErrNoCommonBase
+	}
+	return bases[0], nil
 }
 
 // DefaultBranch returns the full name of the first of DefaultBranches that exists.

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -51,5 +52,58 @@ func TestIsFirstParentAncestor(t *testing.T) {
 	}
 	if _, err := IsFirstParentAncestor(repo.Storer, root, plumbing.NewHash("1234")); err == nil {
 		t.Error("a head that is not a commit gave no error")
+	}
+}
+
+// The merge base of two branches is where they parted; commits that share no
+// history have none, said with ErrNoCommonBase rather than an empty answer.
+func TestCommonBase(t *testing.T) {
+	repo, err := git.PlainInit(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	commit := func(msg string, parents ...plumbing.Hash) *object.Commit {
+		t.Helper()
+		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, Parents: parents, AllowEmptyCommits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	root := commit("root")
+	fork := commit("fork", root.Hash)
+	side := commit("side", fork.Hash)
+	main := commit("main", fork.Hash)
+	if base, err := CommonBase(side, main); err != nil || base.Hash != fork.Hash {
+		t.Errorf("two branches: %v (%v), want the fork %s", base, err, fork.Hash)
+	}
+	if base, err := CommonBase(main, root); err != nil || base.Hash != root.Hash {
+		t.Errorf("an ancestor: %v (%v), want it", base, err)
+	}
+	// A commit with no parent (Worktree.Commit would make HEAD its parent).
+	o := &object.Commit{Author: *sig, Committer: *sig, Message: "orphan", TreeHash: root.TreeHash}
+	enc := repo.Storer.NewEncodedObject()
+	if err := o.Encode(enc); err != nil {
+		t.Fatal(err)
+	}
+	h, err := repo.Storer.SetEncodedObject(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := repo.CommitObject(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base, err := CommonBase(orphan, main); !errors.Is(err, ErrNoCommonBase) {
+		t.Errorf("no shared history: %v (%v), want ErrNoCommonBase", base, err)
 	}
 }

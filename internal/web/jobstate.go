@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractbot/contractbot/internal/change"
 	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/verdict"
 )
 
@@ -213,8 +214,8 @@ func (p *Pages) mergeBase(served plumbing.Hash, head *object.Commit) plumbing.Ha
 	if err != nil {
 		return served
 	}
-	if mb, err := c.MergeBase(head); err == nil && len(mb) > 0 {
-		return mb[0].Hash
+	if mb, err := gitrepo.CommonBase(c, head); err == nil {
+		return mb.Hash
 	}
 	return served
 }
