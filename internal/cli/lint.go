@@ -245,9 +245,10 @@ func withHistory(dir string, fn func(*gitrepo.Repo, *versions.Index, []history.B
 }
 
 // openDefaultBranch opens the repository at dir and resolves its default branch
-// (HEAD when it has none): its name and head.
+// (HEAD when it has none): its name and head. Its callers read the history or a tree
+// once, so the object cache is the small one for a pass (gitrepo.PassObjectCache).
 func openDefaultBranch(dir string) (*gitrepo.Repo, string, plumbing.Hash, error) {
-	repo, err := gitrepo.Open(dir)
+	repo, err := gitrepo.OpenWithCache(dir, gitrepo.PassObjectCache)
 	if err != nil {
 		return nil, "", plumbing.ZeroHash, err
 	}

@@ -4,11 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/contract"
+	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -94,4 +98,35 @@ func gmvHistory(t *testing.T) *testutil.Repo {
 	r.Commit("example tree")
 	r.Edit(gmv, `"name": "order_count", "type": "long"`, `"name": "order_count", "type": "int"`)
 	return r
+}
+
+// The tree a report loads does not keep the Git source it was read from: the source
+// holds every tree it read and the repository's pack index and object cache (about
+// 250 MB at 100,000 subjects), and nothing reads it after the load.
+func TestReportTreeLetsGoOfTheRepository(t *testing.T) {
+	r, head := reportRepo(t)
+	repo, err := gitrepo.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	src, err := contract.NewGitSource(repo.Repository, head.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := weak.Make(src)
+	tree, err := loadForReport(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Subjects) == 0 {
+		t.Fatal("the example tree loaded no subject")
+	}
+	for range 3 { // src is not used past the load: only the tree can keep it
+		runtime.GC()
+	}
+	if kept.Value() != nil {
+		t.Error("the loaded tree still holds its Git source")
+	}
+	runtime.KeepAlive(tree)
 }

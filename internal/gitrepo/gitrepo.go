@@ -54,6 +54,13 @@ func Open(path string) (*Repo, error) { return OpenWithCache(path, DefaultObject
 // trees, blobs) a repository opened with Open keeps: go-git's default.
 const DefaultObjectCache = 96 * cache.MiByte
 
+// PassObjectCache is the object cache for a pass that reads each object about once:
+// a history walk (the versions index and its audit) or the load of one tree. There
+// the cache serves delta bases only; go-git's default (96 MiB of content, about
+// 140 MB of heap) stays full to the end of the pass, and a report held two. 32 MiB
+// costs no CPU on a packed history (docs/performance.md, "Health report").
+const PassObjectCache = 32 * cache.MiByte
+
 // OpenWithCache is Open with an object cache of cacheBytes: a long-running process
 // that reads each object about once (serve) keeps memory with a smaller one.
 func OpenWithCache(path string, cacheBytes cache.FileSize) (*Repo, error) {

@@ -106,15 +106,15 @@ func problem(ds contract.Diagnostics) string {
 	return "contract.yaml names no subject or no schema"
 }
 
-func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) error {
-	changes, err := w.ChangedDirs(prevTree, c.TreeHash, ContractsDir, 2)
+func (ix *Index) apply(w *walker, c commitStep, prevTree plumbing.Hash) error {
+	changes, err := w.ChangedDirs(prevTree, c.tree, ContractsDir, 2)
 	if err != nil {
-		return fmt.Errorf("versions: compare commit %s with its parent: %w", c.Hash, err)
+		return fmt.Errorf("versions: compare commit %s with its parent: %w", c.hash, err)
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	commit := c.Hash.String()
+	commit := c.hash.String() // one string for every version and warning of the commit
 	touched := map[string]bool{}
 	for _, d := range changes {
 		p, nh := d.Path, d.New
@@ -153,7 +153,7 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 	delete(touched, "")
 	var added []string
 	for _, s := range slices.Sorted(maps.Keys(touched)) {
-		isNew, err := ix.resolve(w, c, s)
+		isNew, err := ix.resolve(w, c, commit, s)
 		if err != nil {
 			return err
 		}
@@ -169,9 +169,10 @@ func (ix *Index) apply(w *walker, c *object.Commit, prevTree plumbing.Hash) erro
 	return nil
 }
 
-// resolve sets a subject's current version after its folders changed; isNew says it
-// is a new version, whose references and id assignID gives.
-func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew bool, err error) {
+// resolve sets a subject's current version after its folders changed at commit c (id:
+// its hash as text); isNew says it is a new version, whose references and id assignID
+// gives.
+func (ix *Index) resolve(w *walker, c commitStep, id, subject string) (isNew bool, err error) {
 	h := ix.history(subject)
 	var folders []string
 	for _, p := range h.Folders {
@@ -184,14 +185,14 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew boo
 		return false, nil
 	}
 	if len(folders) > 1 {
-		ix.Warnings = append(ix.Warnings, Warning{Commit: c.Hash.String(), Path: folders[1],
+		ix.Warnings = append(ix.Warnings, Warning{Commit: id, Path: folders[1],
 			Message: fmt.Sprintf("subject %q is also defined in %s; using %s", subject, folders[0], folders[0])})
 	}
 	f := ix.Folders[folders[0]]
 	h.Folder = folders[0]
 	key, data, err := ix.canonicalKey(w, f)
 	if err != nil {
-		return false, fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.Hash, err)
+		return false, fmt.Errorf("versions: read %s/%s at %s: %w", folders[0], f.Schema, c.hash, err)
 	}
 	dc := f.DataContract
 	if n := len(h.Versions); !f.Rules && n > 0 && h.Versions[n-1].Rules {
@@ -217,13 +218,13 @@ func (ix *Index) resolve(w *walker, c *object.Commit, subject string) (isNew boo
 		Path:          folders[0] + "/" + f.Schema,
 		Format:        f.Format,
 		Compatibility: f.Compatibility,
-		Commit:        c.Hash.String(),
-		Time:          c.Committer.When.UTC(),
+		Commit:        id,
+		Time:          c.when,
 	}
 	if eng := importer(f.Format, f.Schema); eng != nil {
 		if data == nil {
 			if data, err = gitrepo.ReadBlob(w.s, plumbing.NewHash(f.SchemaBlob), contract.MaxSchemaBytes); err != nil {
-				return false, fmt.Errorf("versions: read %s at %s: %w", v.Path, c.Hash, err)
+				return false, fmt.Errorf("versions: read %s at %s: %w", v.Path, c.hash, err)
 			}
 		}
 		v.Imports = eng.Imports(data)

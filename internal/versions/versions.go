@@ -184,6 +184,12 @@ func Build(repo *git.Repository, head plumbing.Hash) (*Index, error) {
 	return ix, nil
 }
 
+// commitStep is a first-parent commit as the index applies it.
+type commitStep struct {
+	hash, tree plumbing.Hash
+	when       time.Time // committer time, UTC
+}
+
 // HeadHash returns the last indexed commit (ZeroHash for an empty index).
 func (ix *Index) HeadHash() plumbing.Hash {
 	if ix.Head == "" {
@@ -207,8 +213,10 @@ func (ix *Index) ExtendStorer(s storer.EncodedObjectStorer, newHead plumbing.Has
 	if newHead == old {
 		return nil
 	}
-	// Walk back along first parents until the indexed head (or the root).
-	var chain []*object.Commit
+	// Walk back along first parents until the indexed head (or the root), keeping of
+	// each commit what applying it reads: the chain grows with the history, and a
+	// decoded commit (message, signatures) is several times that.
+	var chain []commitStep
 	for h := newHead; ; {
 		if !old.IsZero() && h == old {
 			break
@@ -217,7 +225,7 @@ func (ix *Index) ExtendStorer(s storer.EncodedObjectStorer, newHead plumbing.Has
 		if err != nil {
 			return fmt.Errorf("versions: reading commit %s: %w", h, err)
 		}
-		chain = append(chain, c)
+		chain = append(chain, commitStep{hash: c.Hash, tree: c.TreeHash, when: c.Committer.When.UTC()})
 		if len(c.ParentHashes) == 0 {
 			if !old.IsZero() {
 				return ErrHistoryRewritten
@@ -236,9 +244,9 @@ func (ix *Index) ExtendStorer(s storer.EncodedObjectStorer, newHead plumbing.Has
 		if err := ix.apply(w, c, prevTree); err != nil {
 			return err
 		}
-		prevTree = c.TreeHash
-		ix.Head = c.Hash.String()
-		ix.HeadTree = c.TreeHash.String()
+		prevTree = c.tree
+		ix.Head = c.hash.String()
+		ix.HeadTree = c.tree.String()
 		ix.Commits++
 		w.Rotate()
 	}
