@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unique"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -80,7 +81,7 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 				continue
 			}
 			lean := leanProducer(c)
-			for out := range c.Produces {
+			for out := range lean.Produces {
 				s.producers[out] = append(s.producers[out], lean)
 			}
 		}
@@ -94,10 +95,35 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 }
 
 // leanProducer is what the lineage graph shows of a consumer that produces other
-// subjects, copied so that the snapshot does not keep the whole tree alive.
+// subjects, copied so that the snapshot does not keep the whole tree alive: its
+// strings too, which would otherwise each keep a page of the tree's memory in use.
 func leanProducer(c *contract.Consumer) *contract.Consumer {
-	return &contract.Consumer{File: c.File, Name: c.Name, Owner: c.Owner, Kind: c.Kind,
-		Subject: c.Subject, Reads: c.Reads, Produces: c.Produces}
+	lean := &contract.Consumer{File: strings.Clone(c.File), Name: strings.Clone(c.Name), Owner: intern(c.Owner),
+		Kind: intern(c.Kind), Subject: strings.Clone(c.Subject), Reads: cloneAll(c.Reads),
+		Produces: make(map[string]map[string][]string, len(c.Produces))}
+	for out, fields := range c.Produces {
+		m := make(map[string][]string, len(fields))
+		for f, from := range fields {
+			m[strings.Clone(f)] = cloneAll(from)
+		}
+		lean.Produces[strings.Clone(out)] = m
+	}
+	return lean
+}
+
+// intern returns s from a table of values that repeat (owners, formats, levels), so
+// that 100,000 rows share a few copies and keep none of the tree's memory.
+func intern(s string) string { return unique.Make(s).Value() }
+
+func cloneAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // row returns the catalog's row of a subject, nil when the commit has none.
@@ -134,7 +160,7 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 		if err := t.WithVersions(s.head, func(ix *versions.Index) {
 			s.versions = make(map[string][]versions.Version, len(sums))
 			for _, sum := range sums {
-				s.versions[sum.Subject] = ix.Versions(sum.Subject)
+				s.versions[strings.Clone(sum.Subject)] = ix.Versions(sum.Subject)
 			}
 		}); err != nil {
 			s.versions, s.versionsPending = nil, errors.Is(err, ErrVersionsPending)
@@ -148,10 +174,11 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 			latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
 			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
 		}
+		// Copies: the rows outlive the tree they were made from (Tree.Release).
 		s.rows = append(s.rows, row{
-			Subject: sum.Subject, Domain: sum.Domain, dir: sum.Dir, Format: sum.Format, Level: sum.Compatibility,
-			Owner: sum.Owner, Tier: sum.Tier, Topic: sum.Topic, Latest: latest, Changed: changed,
-			Consumers: len(sum.Consumers), PII: sum.PII, text: searchText(sum),
+			Subject: strings.Clone(sum.Subject), Domain: intern(sum.Domain), dir: strings.Clone(sum.Dir), Format: intern(sum.Format),
+			Level: intern(sum.Compatibility), Owner: intern(sum.Owner), Tier: intern(sum.Tier), Topic: strings.Clone(sum.Topic),
+			Latest: latest, Changed: changed, Consumers: len(sum.Consumers), PII: sum.PII, text: searchText(sum),
 		})
 		domains[sum.Domain], owners[sum.Owner], formats[sum.Format] = true, true, true
 	}
