@@ -13,23 +13,7 @@ import (
 // A commit is a first-parent ancestor of a merge when the merge's first parents lead
 // to it; a commit of the merged side branch is not, nor is a later commit.
 func TestIsFirstParentAncestor(t *testing.T) {
-	repo, err := git.PlainInit(t.TempDir(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	commit := func(msg string, parents ...plumbing.Hash) plumbing.Hash {
-		t.Helper()
-		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, Parents: parents, AllowEmptyCommits: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	repo, commit := emptyCommits(t)
 	root := commit("root")
 	side := commit("side", root)
 	main := commit("main", root)
@@ -58,22 +42,10 @@ func TestIsFirstParentAncestor(t *testing.T) {
 // The merge base of two branches is where they parted; commits that share no
 // history have none, said with ErrNoCommonBase rather than an empty answer.
 func TestCommonBase(t *testing.T) {
-	repo, err := git.PlainInit(t.TempDir(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	repo, commitHash := emptyCommits(t)
 	commit := func(msg string, parents ...plumbing.Hash) *object.Commit {
 		t.Helper()
-		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, Parents: parents, AllowEmptyCommits: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := repo.CommitObject(h)
+		c, err := repo.CommitObject(commitHash(msg, parents...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +62,7 @@ func TestCommonBase(t *testing.T) {
 		t.Errorf("an ancestor: %v (%v), want it", base, err)
 	}
 	// A commit with no parent (Worktree.Commit would make HEAD its parent).
-	o := &object.Commit{Author: *sig, Committer: *sig, Message: "orphan", TreeHash: root.TreeHash}
+	o := &object.Commit{Author: root.Author, Committer: root.Committer, Message: "orphan", TreeHash: root.TreeHash}
 	enc := repo.Storer.NewEncodedObject()
 	if err := o.Encode(enc); err != nil {
 		t.Fatal(err)
@@ -105,5 +77,27 @@ func TestCommonBase(t *testing.T) {
 	}
 	if base, err := CommonBase(orphan, main); !errors.Is(err, ErrNoCommonBase) {
 		t.Errorf("no shared history: %v (%v), want ErrNoCommonBase", base, err)
+	}
+}
+
+// emptyCommits is a new repository and a function that commits nothing new onto the
+// given parents (HEAD when none).
+func emptyCommits(t *testing.T) (*git.Repository, func(msg string, parents ...plumbing.Hash) plumbing.Hash) {
+	repo, err := git.PlainInit(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	return repo, func(msg string, parents ...plumbing.Hash) plumbing.Hash {
+		t.Helper()
+		h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, Parents: parents, AllowEmptyCommits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
 	}
 }
