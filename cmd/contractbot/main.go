@@ -1,5 +1,5 @@
-// Command contractbot is the one binary of the project: lint, codeowners, compat,
-// check, impact, calendar, publish, registry and serve.
+// Command contractbot is the one binary of the project: init, lint, codeowners, check,
+// impact, serve, compat, calendar, registry, publish, lineage, report and sample.
 package main
 
 import (

@@ -1,10 +1,11 @@
 // Package bot is the GitHub App: it routes webhook deliveries to jobs, evaluates a
-// pull request with the shared verdict in one pipeline (load, evaluate, notify,
-// converge) and keeps GitHub's state in line with it (one sticky comment, a check run
+// pull request with the shared verdict in one pipeline (load, assess, converge,
+// notify) and keeps GitHub's state in line with it (one sticky comment, a check run
 // or a commit status, review requests, labels), reminds and escalates on Slack, and
-// publishes pushes to the default branch. The GitHub adapter is internal/bot/githubapi, every
-// Slack message is in internal/bot/slack; each part of this package declares the few GitHub
-// methods it calls as its own interface.
+// publishes pushes to the default branch. The GitHub adapter is internal/bot/githubapi,
+// every Slack message is in internal/bot/slack, and what the bot remembers, with its
+// protocol, is in internal/bot/memory; each part of this package declares the few
+// GitHub methods it calls as its own interface.
 package bot
 
 import (

@@ -1,7 +1,8 @@
 // Package versions builds the versions index of a contract repository: for every
-// registry subject, the successive distinct contents of its schema file along the
-// default branch's first-parent history, and a global schema id for every distinct
-// content. It reads Git objects only (go-git), never a working tree.
+// registry subject, its successive distinct registrations (a canonical form of its
+// schema with its data contract) along the default branch's first-parent history,
+// and a global schema id for every distinct form with its references. It reads Git
+// objects only (go-git), never a working tree.
 //
 // Semantics (see docs/performance.md and DESIGN.md "Versions"):
 //

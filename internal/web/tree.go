@@ -1,7 +1,8 @@
 // Package web serves the read side of a contract repository over HTTP: the HTML pages
-// (Pages: the catalog and a page per subject with its lineage; calendar and sign-off
-// pages later) and the calendar's ICS feeds (Feeds). It reads the default branch of a
-// local Git repository and reloads when it moves.
+// (Pages: the catalog, a page per subject with its lineage, teams, the calendar,
+// sign-offs, lineage and the health report) and the calendar's ICS feeds (Feeds). It
+// reads the default branch of a local Git repository (Tree) and reloads when it
+// moves.
 package web
 
 import (
