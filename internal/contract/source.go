@@ -77,7 +77,11 @@ func NewDirSource(root string) *DirSource { return &DirSource{Root: root} }
 // Describe names the directory.
 func (d *DirSource) Describe() string { return "directory " + d.Root }
 
-func (d *DirSource) abs(name string) (string, error) {
+func (d *DirSource) abs(name string) (string, error) { return d.absOf(name, true) }
+
+// absOf is abs that checks the last component only when last is set: a caller that
+// opens it with openNoFollow learns of a link from the open itself.
+func (d *DirSource) absOf(name string, last bool) (string, error) {
 	if name == "." || name == "" {
 		return d.Root, nil
 	}
@@ -93,6 +97,8 @@ func (d *DirSource) abs(name string) (string, error) {
 			if _, ok := d.checked.Load(cur); ok {
 				continue
 			}
+		} else if !last {
+			break
 		}
 		fi, err := os.Lstat(cur)
 		if err != nil {
@@ -127,11 +133,17 @@ func (d *DirSource) ReadDir(dir string) ([]DirEntry, error) {
 
 // ReadFile reads a file of at most limit bytes.
 func (d *DirSource) ReadFile(name string, limit int64) ([]byte, error) {
-	p, err := d.abs(name)
+	// The file itself is opened without following a link where the system can
+	// (openNoFollow): an Lstat per file was 400,000 system calls of a 100,000-subject
+	// lint that the parse-only floor does not make.
+	p, err := d.absOf(name, openNoFollow == 0)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoFollow, 0)
+	if isLinkRefused(err) {
+		return nil, fmt.Errorf("%s: %w", name, ErrSymlink)
+	}
 	if err != nil {
 		return nil, err
 	}
