@@ -134,10 +134,11 @@ func writeStats(w io.Writer, tree *contract.Tree, events string) error {
 
 // lintLimitPerSubject is the soft memory limit a lean lint asks for per subject folder
 // before the load: at 100,000 generated subjects (two consumers each) the live heap
-// ends near 600 MB, and a limit trailing it at twice the live heap made the collector
-// run 58 times, 40 under a limit of 1.2 GiB set from the start (peak RSS 1.3 GB,
-// under issue 31's 1.5 GB). Below about 65,000 subjects the CLI's floor is more.
-const lintLimitPerSubject = 12 << 10
+// ends near 575 MB, and a limit trailing it at twice the live heap made the collector
+// run 58 times; under 1.2 GiB set from the start it ran 46 times (peak RSS 1,157
+// MiB), under 1.3 GiB (this) fewer still, within issue 31's 1.5 GB. Below about
+// 56,000 subjects the CLI's floor is more.
+const lintLimitPerSubject = 14 << 10
 
 // loadForLint loads the tree, through the parse cache in cacheDir when one is given,
 // keeping of each subject only what lint's checks need when lean
