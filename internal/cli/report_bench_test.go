@@ -3,6 +3,7 @@ package cli
 import (
 	"log/slog"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -41,4 +42,47 @@ func BenchmarkReport(b *testing.B) {
 		}
 		run(b, cache)
 	})
+}
+
+// BenchmarkReportPhases reports the live heap (after a forced collection) at the end
+// of each phase of buildReport, in its order: the versions index built and audited
+// with the history's handle open, that handle closed, then the tree at the head
+// loaded (ix-MB, closed-MB, tree-MB). The repository is CONTRACTBOT_BENCH_REPO's or
+// the 10,000-subject one BenchmarkReport makes; docs/performance.md has the figures.
+func BenchmarkReportPhases(b *testing.B) {
+	dir := os.Getenv("CONTRACTBOT_BENCH_REPO")
+	if dir == "" {
+		dir = b.TempDir()
+		if _, err := synth.Generate(dir, synth.Options{Subjects: 10000, Commits: 5000, Seed: 1, ProtobufShare: 0.2}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	live := func() float64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc) / (1 << 20)
+	}
+	for b.Loop() {
+		repo, branch, head, err := openDefaultBranch(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var cache *reportCache
+		ix, bs, err := cache.indexAndAudit(repo, dir, branch, head)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(live(), "ix-MB")
+		repo.Close()
+		b.ReportMetric(live(), "closed-MB")
+		tree, err := loadWithoutSchemas(dir, head)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(live(), "tree-MB")
+		runtime.KeepAlive(ix)
+		runtime.KeepAlive(bs)
+		runtime.KeepAlive(tree)
+	}
 }
