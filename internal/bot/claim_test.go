@@ -147,3 +147,34 @@ func TestPullRequestMessagesOnceAcrossRacingReplicas(t *testing.T) {
 	}
 	g.threadsRecorded("data-warehouse", "platform")
 }
+
+// TestCommentIsNoLock: the comment is written for the verdict and, when Slack's
+// memory changed, once more after Slack; never to claim (a claim in the comment was a
+// third write whenever a message went out). The pull request opens (the teams'
+// messages go out), is evaluated again twice, then 12 h later the reminders are due.
+func TestCommentIsNoLock(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	writes := func() int {
+		return g.fake.Count("POST", "/repos/{owner}/{repo}/issues/{number}/comments") + g.fake.Count("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}")
+	}
+	for _, step := range []struct {
+		name  string
+		after time.Duration
+		want  int
+	}{
+		{"opened: the verdict, then where the teams' messages went", 0, 2},
+		{"the first evaluation's notice dropped", time.Minute, 1},
+		{"nothing new", time.Minute, 0},
+		{"reminders due: the verdict as it was, the reminders sent", 12 * time.Hour, 1},
+	} {
+		g.advance(step.after)
+		before := writes()
+		g.evaluate(g.bot())
+		if got := writes() - before; got != step.want {
+			t.Errorf("%s: the comment was written %d times, want %d", step.name, got, step.want)
+		}
+	}
+	if got := g.slack.count("#dw-realtime", ":hourglass: Reminder"); got != 1 {
+		t.Errorf("#dw-realtime: %d reminders, want 1\n%s", got, g.slack.all())
+	}
+}

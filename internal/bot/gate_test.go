@@ -503,6 +503,8 @@ func TestRemindersOnceOverTicksAndReplicas(t *testing.T) {
 		t.Errorf("#data-oncall: %d escalations, want 2 (one per team)", got)
 	}
 	g.threadsRecorded("data-warehouse", "platform")
+	t.Logf("comment writes over the four ticks of two replicas: %d (POST and PATCH)",
+		g.fake.Count("POST", "/repos/{owner}/{repo}/issues/{number}/comments")+g.fake.Count("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}"))
 }
 
 // threadsRecorded checks that the comment knows where each team's message went (so
