@@ -132,13 +132,14 @@ func writeStats(w io.Writer, tree *contract.Tree, events string) error {
 	return nil
 }
 
-// lintLimitPerSubject is the soft memory limit a lean lint asks for per subject folder
-// before the load: at 100,000 generated subjects (two consumers each) the live heap
-// ends near 575 MB, and a limit trailing it at twice the live heap made the collector
-// run 58 times; under 1.2 GiB set from the start it ran 46 times (peak RSS 1,157
-// MiB), under 1.3 GiB (this) fewer still, within issue 31's 1.5 GB. Below about
-// 56,000 subjects the CLI's floor is more.
-const lintLimitPerSubject = 14 << 10
+// lintLivePerSubject is about what a lean lint keeps live per subject folder: at
+// 100,000 generated subjects (two consumers each) the live heap ends near 575 MB.
+// Before the load lint asks for a soft limit of the CLI's floor above that, so the
+// collector always has about the floor to allocate into between cycles. A limit
+// trailing the live heap at twice its size ran the collector 58 times at 100,000
+// subjects; 1.2 GiB set from the start, 46 (peak RSS 1,157 MiB). 100,000 subjects ask
+// for 1.3 GiB, within issue 31's 1.5 GB; 50,000 for 1.0 GiB.
+const lintLivePerSubject = 6 << 10
 
 // loadForLint loads the tree, through the parse cache in cacheDir when one is given,
 // keeping of each subject only what lint's checks need when lean
@@ -149,7 +150,7 @@ func loadForLint(cmd *cobra.Command, src contract.Source, cacheDir string, lean 
 	if lean {
 		load = func(src contract.Source, c *contract.ParseCache) (*contract.Tree, error) {
 			return contract.LoadForLint(src, c, func(subjects int) {
-				gctune.Expect(int64(subjects) * lintLimitPerSubject)
+				gctune.Expect(gctune.CLIFloor + int64(subjects)*lintLivePerSubject)
 			})
 		}
 	}
