@@ -17,13 +17,7 @@ import (
 // audit of every version, the tree at the head (without schemas) and the report;
 // warm, with --cache-dir holding the index and the audit of the head.
 func BenchmarkReport(b *testing.B) {
-	dir := os.Getenv("CONTRACTBOT_BENCH_REPO")
-	if dir == "" {
-		dir = b.TempDir()
-		if _, err := synth.Generate(dir, synth.Options{Subjects: 10000, Commits: 5000, Seed: 1, ProtobufShare: 0.2}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := benchReportRepo(b)
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	run := func(b *testing.B, cache *reportCache) {
 		for b.Loop() {
@@ -50,13 +44,7 @@ func BenchmarkReport(b *testing.B) {
 // loaded (ix-MB, closed-MB, tree-MB). The repository is CONTRACTBOT_BENCH_REPO's or
 // the 10,000-subject one BenchmarkReport makes; docs/performance.md has the figures.
 func BenchmarkReportPhases(b *testing.B) {
-	dir := os.Getenv("CONTRACTBOT_BENCH_REPO")
-	if dir == "" {
-		dir = b.TempDir()
-		if _, err := synth.Generate(dir, synth.Options{Subjects: 10000, Commits: 5000, Seed: 1, ProtobufShare: 0.2}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := benchReportRepo(b)
 	live := func() float64 {
 		runtime.GC()
 		var ms runtime.MemStats
@@ -85,4 +73,18 @@ func BenchmarkReportPhases(b *testing.B) {
 		runtime.KeepAlive(bs)
 		runtime.KeepAlive(tree)
 	}
+}
+
+// benchReportRepo is CONTRACTBOT_BENCH_REPO, or else a synthetic repository of 10,000
+// subjects and 5,000 commits made for the benchmark.
+func benchReportRepo(b *testing.B) string {
+	b.Helper()
+	if dir := os.Getenv("CONTRACTBOT_BENCH_REPO"); dir != "" {
+		return dir
+	}
+	dir := b.TempDir()
+	if _, err := synth.Generate(dir, synth.Options{Subjects: 10000, Commits: 5000, Seed: 1, ProtobufShare: 0.2}); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }
