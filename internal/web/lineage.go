@@ -132,7 +132,7 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 	for hop := 0; hop < lineageHops && len(names) > 0; hop++ {
 		var next []string
 		for _, name := range names {
-			for _, c := range s.producers[name] {
+			for _, c := range s.producerConsumers(name) {
 				ck := "c:" + c.File
 				add(-2*hop-1, ck, c.Name, consumerHref(c), "consumer", c.Kind+" · "+c.Owner)
 				links = append(links, produces(c, name))
@@ -198,6 +198,25 @@ func (s *snapshot) lineage(sub *contract.Subject) graph {
 	g.Height = 2*graphPad + rows*nodeH + max(0, rows-1)*rowGap
 	g.NodeW, g.NodeH = nodeW, nodeH
 	return g
+}
+
+// producerConsumers returns the consumers that produce the subject name, sorted by
+// file, from their subjects' folders (snapshot.subject); one that cannot be read is
+// left out of the graph.
+func (s *snapshot) producerConsumers(name string) []*contract.Consumer {
+	var out []*contract.Consumer
+	for _, ref := range s.producers[name] {
+		sub := s.subject(ref.subject)
+		if sub == nil {
+			continue
+		}
+		for _, c := range sub.Consumers {
+			if c.File == ref.file {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 func sortedProduces(c *contract.Consumer) []string {
