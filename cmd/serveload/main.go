@@ -59,6 +59,7 @@ func main() {
 	flag.DurationVar(&o.phase, "seconds", 3*time.Second, "length of one phase (one server, one round)")
 	flag.IntVar(&o.rounds, "rounds", 5, "rounds of bare then serve")
 	flag.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "how long to wait for serve to become idle after it is ready")
+	flag.DurationVar(&o.settle, "settle", 0, "wait this long more once serve is idle, before the heap profile and the load (serve lets its pages' tree go 2 minutes after the last use)")
 	flag.StringVar(&o.pprof, "pprof", "", "pass --pprof-addr `ADDR` to the warm serve and save CPU profiles of the last round to -profile (serve's) and beside it (*.bare.pprof, the bare server's)")
 	flag.StringVar(&o.profile, "profile", "serve.pprof", "where -pprof saves serve's CPU profile")
 	flag.Parse()
@@ -85,6 +86,7 @@ type options struct {
 	env              []string
 	clients, rounds  int
 	phase, idle      time.Duration
+	settle           time.Duration
 	pprof, profile   string
 }
 
@@ -120,6 +122,10 @@ func run(o options) error {
 		return err
 	}
 	fmt.Printf("warm: idle %s after start; RSS %s\n", idle, mib(warm.rss("VmRSS")))
+	if o.settle > 0 {
+		time.Sleep(o.settle)
+		fmt.Printf("warm: %s later, RSS %s\n", o.settle, mib(warm.rss("VmRSS")))
+	}
 	if o.pprof != "" {
 		heap := strings.TrimSuffix(o.profile, ".pprof") + ".heap.pprof"
 		if err := fetch(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", o.pprof), heap); err != nil {
