@@ -26,8 +26,14 @@ import (
 // file system). A folder changed later in the same clock tick as its listing would
 // keep its time, so a folder whose time is not older is listed at every run until Git
 // writes the index again. A file that cannot be read as a whole cache of this working
-// tree (another version, another working tree, a bad checksum) is ignored: when in
-// doubt, a folder is listed.
+// tree (another version, another working tree, a bad checksum) is ignored, and so is
+// the cache on a file system not known to keep folder times as local ones do
+// (listingsTrusted: not on network or FUSE file systems): when in doubt, a folder is
+// listed.
+
+// trustedFS reports whether a working tree's folder times can be trusted (a variable:
+// a test sees what happens on a file system that is not).
+var trustedFS = listingsTrusted
 
 // listingsHeader starts a listing cache file; a file that starts otherwise is ignored.
 const listingsHeader = "contractbot folder-listings 1\n"

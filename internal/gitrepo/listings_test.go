@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,5 +156,22 @@ func TestListingCacheIgnoresABadFile(t *testing.T) {
 			listed(t, r, tree, worktreeFolders)
 			listed(t, r, tree, 0)
 		})
+	}
+}
+
+// On a file system whose folder times are not known to be kept (network, FUSE), no
+// listing is kept or read: every folder is listed at every run.
+func TestListingCacheOnlyOnKnownFileSystems(t *testing.T) {
+	r, tree := cachedRepo(t)
+	listed(t, r, tree, worktreeFolders) // kept
+	trustedFS = func(string) bool { return false }
+	t.Cleanup(func() { trustedFS = listingsTrusted })
+	listed(t, r, tree, worktreeFolders) // not read
+	if err := os.Remove(r.ListingCache); err != nil {
+		t.Fatal(err)
+	}
+	listed(t, r, tree, worktreeFolders)
+	if _, err := os.Stat(r.ListingCache); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a listing cache was written: %v", err)
 	}
 }

@@ -64,7 +64,7 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	}
 	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), indexTime: idx.ModTime,
 		paths: map[string]bool{}, dirs: map[string]bool{}}
-	if r.ListingCache != "" {
+	if r.ListingCache != "" && trustedFS(r.Root) {
 		w.cache = openListings(r.ListingCache, r.Root)
 	}
 	// Entries the index holds at stage 0 and not as intent-to-add, in path order: the
