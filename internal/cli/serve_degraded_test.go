@@ -70,11 +70,10 @@ func rewritable(t *testing.T, r *testutil.Repo) (plumbing.Hash, func()) {
 	edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 48\ntier:")
 	served := testutil.CommitAll(t, r.Git, "a second commit", r.When.Add(time.Minute))
 	return served, func() {
-		if err := r.Git.Storer.SetReference(plumbing.NewHashReference(first.Name(), first.Hash())); err != nil {
-			t.Fatal(err)
-		}
+		// The rewrite is made on another branch and the served one moved to it at
+		// once: a refresh between a reset and a commit would see a second rewrite.
 		wt, _ := r.Git.Worktree()
-		if err := wt.Reset(&git.ResetOptions{Commit: first.Hash(), Mode: git.HardReset}); err != nil {
+		if err := wt.Checkout(&git.CheckoutOptions{Hash: first.Hash(), Branch: "refs/heads/rewrite", Create: true, Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		edit(t, filepath.Join(r.Dir, "contracts/users/user-profile/contract.yaml"), "tier:", "signoff_hours: 72\ntier:")
@@ -82,7 +81,11 @@ func rewritable(t *testing.T, r *testutil.Repo) (plumbing.Hash, func()) {
 			t.Fatal(err)
 		}
 		sig := &object.Signature{Name: "t", Email: "t@example.com", When: r.When.Add(2 * time.Minute)}
-		if _, err := wt.Commit("the rewrite", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{first.Hash()}}); err != nil {
+		h, err := wt.Commit("the rewrite", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{first.Hash()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Git.Storer.SetReference(plumbing.NewHashReference(first.Name(), h)); err != nil {
 			t.Fatal(err)
 		}
 	}
