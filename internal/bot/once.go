@@ -20,9 +20,9 @@ type Claims interface {
 	Once(ctx context.Context, key string, since time.Time, send func(context.Context) (note string, err error)) (bool, error)
 }
 
-// AlertContext is the context of the commit statuses where replicas claim the alerts
-// and reminders that belong to no pull request (a ledger spread over 256 contexts
-// under it: GitHub keeps 1,000 statuses per commit and context).
+// AlertContext is the context of the commit statuses where replicas claim the
+// messages that must go out once (a ledger spread over 256 contexts a month under it:
+// GitHub keeps 1,000 statuses per commit and context).
 const AlertContext = "contractbot/once"
 
 // AlertLedger is the ledger of once-only alerts of repo, on commit root (the first

@@ -48,9 +48,10 @@ type Ledger struct {
 	Owner, Repo, SHA string
 	// Context is the statuses' context, and the domain of their signatures.
 	Context string
-	// Spread keeps each key's marks under a context of its own (Context + "/" + two
-	// hex digits of the key's hash): GitHub keeps at most 1,000 statuses per commit
-	// and context, which a ledger of many keys would reach.
+	// Spread keeps the marks under 256 contexts a month (Context + "/" + the
+	// month + "/" + two hex digits of the key's hash): GitHub keeps at most 1,000
+	// statuses per commit and context and refuses more, which one context, or 256
+	// for good, would reach (a pull request's messages write about 20).
 	Spread bool
 	// Settle is the wait between writing a claim and reading the claims back
 	// (DefaultLedgerSettle when 0); Lease is how long a claim stands without a
@@ -82,7 +83,13 @@ func (l Ledger) context(key string) string {
 		return l.Context
 	}
 	sum := sha256.Sum256([]byte(key))
-	return l.Context + "/" + hex.EncodeToString(sum[:1])
+	return l.Context + "/" + l.now().UTC().Format("2006-01") + "/" + hex.EncodeToString(sum[:1])
+}
+
+// holds says whether a status of context can be one of the ledger's marks: its
+// context, or one under it (a month's and a key's; before months, a key's only).
+func (l Ledger) holds(context string) bool {
+	return context == l.Context || strings.HasPrefix(context, l.Context+"/")
 }
 
 // signature signs a mark's text for the ledger's repository and commit.
@@ -102,15 +109,11 @@ func (l Ledger) marks(ctx context.Context, keys []string, since time.Time) ([]Ma
 	if err != nil {
 		return nil, fmt.Errorf("read the marks of %s (commit statuses %s on %s): %w", strings.Join(keys, ", "), l.Context, short(l.SHA), err)
 	}
-	contexts := map[string]bool{}
-	for _, k := range keys {
-		contexts[l.context(k)] = true
-	}
 	var out []Mark
 	seen := map[int64]bool{} // a status written while paging can show on two pages
 	for _, s := range all {
 		f := strings.Fields(s.Description)
-		if !contexts[s.Context] || seen[s.ID] || !strings.EqualFold(s.Creator, l.Self) || len(f) < 4 || !slices.Contains(keys, f[0]) {
+		if !l.holds(s.Context) || seen[s.ID] || !strings.EqualFold(s.Creator, l.Self) || len(f) < 4 || !slices.Contains(keys, f[0]) {
 			continue
 		}
 		seen[s.ID] = true

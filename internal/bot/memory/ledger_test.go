@@ -3,9 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/contractbot/contractbot/internal/bot/githubapi"
 )
 
 // ledgerOn is the keeper's ledger on commit "root" of the fake's repository, with
@@ -101,5 +104,38 @@ func TestClaimReadsItsWindowNotTheHistory(t *testing.T) {
 				t.Errorf("the whole history read %d pages, want %d", pages()-before, want)
 			}
 		})
+	}
+}
+
+// TestSpreadMarksMoveOnEachMonth: GitHub refuses a commit's 1,001st status of one
+// context. A key's context for this month is full; the claim fails (nothing is
+// sent twice for it), and next month the key's marks go to a fresh context while
+// the last month's are still read.
+func TestSpreadMarksMoveOnEachMonth(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+	l, _ := ledgerOn(t, func() time.Time { return now })
+	if err := l.Write(ctx, "success", "pr/sent", "sent", NewToken(), "1.5"); err != nil {
+		t.Fatal(err)
+	}
+	full := l.context("pr/full")
+	for i := range 1000 {
+		if err := l.GH.CreateStatus(ctx, l.Owner, l.Repo, l.SHA, githubapi.Status{State: "pending", Context: full, Description: fmt.Sprint("filler ", i)}); err != nil {
+			t.Fatalf("status %d of %s: %v", i+1, full, err)
+		}
+	}
+	if _, err := l.Claim(ctx, []string{"pr/full"}, now.Add(-time.Hour)); err == nil {
+		t.Fatalf("a claim in the full context %s succeeded", full)
+	}
+	now = now.Add(2 * time.Hour) // December
+	c, err := l.Claim(ctx, []string{"pr/full", "pr/sent"}, now.Add(-3*time.Hour))
+	if err != nil || !c.Won("pr/full") {
+		t.Fatalf("next month: %v, won %v", err, c.Won("pr/full"))
+	}
+	if c.Won("pr/sent") || c.Others["pr/sent"] != "1.5" {
+		t.Errorf("last month's sent mark was not read: won %v, note %q", c.Won("pr/sent"), c.Others["pr/sent"])
+	}
+	if next := l.context("pr/full"); next == full || !strings.Contains(next, "/2026-12/") {
+		t.Errorf("December's context %q, November's %q", next, full)
 	}
 }
