@@ -145,7 +145,8 @@ func (c *reportCache) indexAndAudit(repo *gitrepo.Repo, dir, branch string, head
 // branch is loaded without its schemas (no section reads them). One after the other,
 // not side by side: at 100,000 subjects the two at once held their peaks together
 // (live heap over 1 GB, 1.7 GB resident), and the soft memory limit follows the live
-// heap. cache, when not nil, keeps the index and the audit between runs.
+// heap; of the index, the tree's load sees only what the report reads. cache, when
+// not nil, keeps the index and the audit between runs.
 func buildReport(dir string, cache *reportCache, at time.Time) (*report.Health, error) {
 	repo, branch, head, err := openDefaultBranch(dir)
 	if err != nil {
@@ -156,11 +157,12 @@ func buildReport(dir string, cache *reportCache, at time.Time) (*report.Health, 
 	if err != nil {
 		return nil, fmt.Errorf("audit the history of %s: %w", dir, err)
 	}
+	indexed := report.IndexedOf(ix) // and the index, but for what the report reads
 	tree, err := loadWithoutSchemas(dir, head)
 	if err != nil {
 		return nil, fmt.Errorf("report on %s: %w", dir, err)
 	}
-	return report.Build(tree, ix, bs, at), nil
+	return report.BuildIndexed(tree, indexed, bs, at), nil
 }
 
 // loadWithoutSchemas loads the tree at a commit of the repository at dir, on its own
