@@ -84,6 +84,9 @@ type Bot struct {
 	// roots: the first commit of each repository (owner/name), where its ledger
 	// lives (rootOf).
 	roots sync.Map
+	// digested: the months whose digest this replica knows was sent, by
+	// repository ("owner/name@2006-01").
+	digested sync.Map
 	// CloneURL, when set, gives the Git URL of owner/repo instead of the one GitHub
 	// reports (a mirror, or a local path in tests).
 	CloneURL func(owner, repo string) string

@@ -67,7 +67,7 @@ func (b *Bot) writeMark(ctx context.Context, gh memory.Statuses, d Digest, root,
 }
 
 // MonthlyDigest sends this month's digest unless it was sent or another replica is
-// sending it. Replicas agree through the marks of a ledger (memory.Ledger.Once): the
+// sending it. Replicas agree through the marks of a ledger (memory.Ledger.Claim): the
 // oldest live claim sends, every replica sees the same oldest claim.
 func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 	now := b.now().UTC()
@@ -88,25 +88,38 @@ func (b *Bot) MonthlyDigest(ctx context.Context, d Digest) error {
 		return fmt.Errorf("monthly digest: find the first commit of the default branch: %w", err)
 	}
 	// A month's digest is sent in that month: its marks are read from the month's
-	// start, never the ledger's whole history.
+	// start, never the ledger's whole history; and once a replica knows it was sent
+	// it reads them no more that month (the rounds are hourly).
+	seen := strings.ToLower(d.Repo.Owner+"/"+d.Repo.Name) + "@" + month
+	if _, ok := b.digested.Load(seen); ok {
+		return nil
+	}
 	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	sent, err := b.digestLedger(gh, d, root).Once(ctx, month, start, func(ctx context.Context) (string, error) {
-		n, failed, err := b.sendDigest(ctx, d, month, now)
-		if err == nil && n == 0 && failed > 0 {
-			err = fmt.Errorf("no digest message of %s could be sent (%d failed)", month, failed)
-		}
-		if err != nil {
-			return "", err
-		}
-		b.Log.Info("monthly digest sent", "month", month, "messages", n, "failed", failed)
-		return fmt.Sprintf("%d/%d", n, n+failed), nil
-	})
+	c, err := b.digestLedger(gh, d, root).Claim(ctx, []string{month}, start)
 	if err != nil {
 		return fmt.Errorf("monthly digest: %w", err)
 	}
-	if !sent {
-		b.Log.Debug("monthly digest: sent already, or another replica sends it", "month", month)
+	if _, sent := c.Others[month]; sent {
+		b.digested.Store(seen, true)
+		return nil
 	}
+	if !c.Won(month) {
+		b.Log.Debug("monthly digest: another replica sends it", "month", month)
+		return nil
+	}
+	n, failed, err := b.sendDigest(ctx, d, month, now)
+	if err == nil && n == 0 && failed > 0 {
+		err = fmt.Errorf("no digest message of %s could be sent (%d failed)", month, failed)
+	}
+	note := fmt.Sprintf("%d/%d", n, n+failed)
+	if derr := c.Done(ctx, month, note, err); derr != nil {
+		b.Log.Warn("monthly digest: its mark could not be written", "month", month, "err", derr)
+	}
+	if err != nil {
+		return fmt.Errorf("monthly digest: %s (released for the next round): %w", month, err)
+	}
+	b.digested.Store(seen, true)
+	b.Log.Info("monthly digest sent", "month", month, "messages", n, "failed", failed)
 	return nil
 }
 

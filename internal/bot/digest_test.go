@@ -138,6 +138,20 @@ func TestMonthlyDigestOnceAcrossReplicas(t *testing.T) {
 		}
 	}
 	check("December", 1)
+	// A replica that learnt December's digest went out reads the ledger no more
+	// this month (the rounds are hourly, and a month's marks are many pages).
+	b := w.bot(nil)
+	const statuses = "/repos/{owner}/{repo}/commits/{ref}/statuses"
+	for i := range 2 {
+		before := w.fake.Count("GET", statuses)
+		if err := b.MonthlyDigest(context.Background(), w.d); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.fake.Count("GET", statuses) - before; (i == 0) != (got > 0) {
+			t.Errorf("round %d of one replica read the ledger %d times", i+1, got)
+		}
+		w.advance(time.Hour)
+	}
 	if !strings.Contains(w.slack.all(), "U05DWLEAD01: :bar_chart: Contract health for team data-warehouse (lead @zhangmin), 2026-12") {
 		t.Errorf("the data-warehouse lead's digest:\n%s", w.slack.all())
 	}
