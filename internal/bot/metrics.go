@@ -11,7 +11,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{SideEffectFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "contractbot_side_effect_failures_total",
-		Help: "Side effects of an evaluation that failed (comment, check_run, commit_status, review_request, label, slack); the others went on.",
+		Help: "Side effects of an evaluation that failed (comment, check_run, commit_status, review_request, label, slack, claim); the others went on.",
 	}, []string{"effect"})}
 	reg.MustRegister(m.SideEffectFailures)
 	return m

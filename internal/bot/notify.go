@@ -60,8 +60,8 @@ func (o *outbox) claims() bool { return len(o.threads)+len(o.reminders)+len(o.fy
 // escalation, the all-signed-off note, an FYI) is first claimed in the ledger every
 // replica shares (claim; internal/bot/memory, Ledger.Claim): only the evaluation
 // whose claim is the oldest sends it, and a claim whose message fails is released, so
-// the next evaluation sends it. The comment is not written to claim: it is written
-// once, after Slack, with what was sent (keepSent).
+// the next evaluation sends it. The comment is never written to claim: converge writes
+// the verdict, and keepSent what Slack got when that changed.
 func (b *Bot) notify(ctx context.Context, ev *evaluation, opt evalOptions) {
 	if b.Notify == nil {
 		return
@@ -189,6 +189,7 @@ func (b *Bot) claim(ctx context.Context, ev *evaluation, out *outbox) *memory.Cl
 	c, err := ledger.Claim(ctx, keys, b.now().Add(-memory.DefaultLease))
 	if err != nil {
 		b.Metrics.failed("claim")
+		ev.slackFailed(err) // evaluated again on Slack's retry schedule (slackretry.go)
 		ev.log.Warn("could not claim the Slack messages; they are sent at a later evaluation", "err", err)
 		out.threads, out.reminders, out.fyis, out.announce = nil, nil, nil, false
 		return nil

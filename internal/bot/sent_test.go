@@ -94,3 +94,29 @@ func TestSlackRetriedOnItsOwnSchedule(t *testing.T) {
 	}
 	b.Queue.Drain()
 }
+
+// TestFailedClaimRetriedOnSlacksSchedule: GitHub refuses the claim of the first
+// evaluation's messages in the ledger; nothing is sent then, and the pull request is
+// evaluated again on Slack's retry schedule, without another event: each message
+// goes out once.
+func TestFailedClaimRetriedOnSlacksSchedule(t *testing.T) {
+	g := newGate(t, opened, amountToString)
+	g.fake.FailNext("POST", "/repos/{owner}/{repo}/statuses/{sha}", 1, 422)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := g.bot()
+	b.Queue = server.NewQueue(ctx, server.QueueConfig{Workers: 1})
+	b.SlackRetry = 10 * time.Millisecond
+	g.evaluate(b)
+	if all := g.slack.all(); all != "" {
+		t.Fatalf("sent while the claim failed:\n%s", all)
+	}
+	waitFor(t, func() bool { g.slack.mu.Lock(); defer g.slack.mu.Unlock(); return len(g.slack.posts) == 3 })
+	b.Queue.Drain()
+	g.slack.mu.Lock()
+	n := len(g.slack.posts)
+	g.slack.mu.Unlock()
+	if n != 3 {
+		t.Errorf("%d messages after the retry, want 3:\n%s", n, g.slack.all())
+	}
+}
