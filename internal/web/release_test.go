@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"weak"
@@ -82,5 +83,50 @@ func TestPagesLetTheTreeGo(t *testing.T) {
 	}
 	for _, path := range []string{"/teams", "/calendar", "/lineage", "/subjects/no.such-subject"} {
 		same(path)
+	}
+}
+
+// TestCalendarLeavesTheTreeAlone: serve's calendar reminders ask Tree.Calendar each
+// round; with no tree held it loads teams.yaml and the calendar alone (the same
+// entries and teams as the whole tree's) and holds nothing, so the tree Release let go
+// is not loaded again; with the tree held it answers with that tree.
+func TestCalendarLeavesTheTreeAlone(t *testing.T) {
+	repo := exampleRepo(t)
+	whole, _, err := (&Tree{Repo: repo, WithoutSchemas: true}).Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Tree{Repo: repo, WithoutSchemas: true, Release: time.Hour}
+	cal, err := tr.Calendar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.mu.Lock()
+	held := tr.tree
+	tr.mu.Unlock()
+	if held != nil {
+		t.Fatal("Calendar loaded the whole tree")
+	}
+	if len(cal.Subjects) != 0 {
+		t.Errorf("Calendar loaded %d subjects, want none", len(cal.Subjects))
+	}
+	if len(whole.Entries) == 0 || len(cal.Entries) != len(whole.Entries) {
+		t.Fatalf("Calendar has %d entries, the tree %d (want the same, at least one)", len(cal.Entries), len(whole.Entries))
+	}
+	for i, e := range whole.Entries {
+		c := cal.Entries[i]
+		if c.File != e.File || !c.Start.Equal(e.Start) || !c.End.Equal(e.End) || c.Owner != e.Owner || strings.Join(c.Subjects, ",") != strings.Join(e.Subjects, ",") {
+			t.Errorf("entry %d: Calendar's %s %v-%v %s %v, the tree's %s %v-%v %s %v", i, c.File, c.Start, c.End, c.Owner, c.Subjects, e.File, e.Start, e.End, e.Owner, e.Subjects)
+		}
+	}
+	if len(cal.Teams) != len(whole.Teams) || len(cal.Freezes) != len(whole.Freezes) {
+		t.Errorf("Calendar has %d teams and %d freezes, the tree %d and %d", len(cal.Teams), len(cal.Freezes), len(whole.Teams), len(whole.Freezes))
+	}
+	loaded, _, err := tr.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := tr.Calendar(); err != nil || again != loaded {
+		t.Errorf("with the tree held, Calendar = %p (%v), want the held tree %p", again, err, loaded)
 	}
 }

@@ -167,6 +167,36 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	return tree, head, nil
 }
 
+// Calendar returns teams.yaml and the calendar at the branch's current commit: the
+// loaded tree when one is held, else a load of those files alone, no subject (its
+// entries name subjects it did not load). A caller that only needs to know whether a
+// window is near (serve's calendar reminders, every --reconcile-every) does not bring
+// back the whole tree that Release let go: a minute of CPU at 100,000 subjects.
+func (t *Tree) Calendar() (*contract.Tree, error) {
+	head, err := t.resolve()
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	held := t.tree
+	if head != t.head {
+		held = nil
+	}
+	t.mu.Unlock()
+	if held != nil {
+		return held, nil
+	}
+	src, err := contract.NewGitSource(t.Repo, head.String())
+	if err != nil {
+		return nil, err
+	}
+	cal, err := contract.LoadSubjectsIn(src, nil, contract.MapIndex(map[string]string{}))
+	if err != nil {
+		return nil, fmt.Errorf("load the calendar at %s: %w", head.String()[:12], err)
+	}
+	return cal, nil
+}
+
 // letGo drops the loaded tree when it has not been asked for in Release, else looks
 // again when it would be. The memory goes back to the system at once: left to the
 // collector's pace, an idle serve kept the tree's pages (hundreds of MB at 100,000
