@@ -1,18 +1,21 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"weak"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/report"
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
@@ -129,4 +132,29 @@ func TestReportTreeLetsGoOfTheRepository(t *testing.T) {
 		t.Error("the loaded tree still holds its Git source")
 	}
 	runtime.KeepAlive(tree)
+}
+
+// The monthly digest's report of the served branch is the one `contractbot report`
+// prints for that branch: both build it from the audited index, then the tree.
+func TestDigestHealthIsTheReport(t *testing.T) {
+	r, head := reportRepo(t)
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	want, err := buildReport(r.Dir, nil, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, branch, _, err := openDefaultBranch(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, tree, err := servedBranch{dir: r.Dir, branch: branch}.Health(context.Background(), at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Subjects) != want.Subjects || got.Commit != head.String() {
+		t.Errorf("digest's tree has %d subjects at %s; want %d at %s", len(tree.Subjects), got.Commit, want.Subjects, head)
+	}
+	if g, w := report.JSON(got), report.JSON(want); g != w {
+		t.Errorf("the digest's report differs from report's:\n--- report\n%s\n--- digest\n%s", w, g)
+	}
 }

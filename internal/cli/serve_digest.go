@@ -32,24 +32,27 @@ type servedBranch struct {
 func (s servedBranch) Root(context.Context) (string, error) { return firstCommit(s.dir, s.branch) }
 
 func (s servedBranch) Health(_ context.Context, now time.Time) (*report.Health, *contract.Tree, error) {
-	repo, err := gitrepo.Open(s.dir)
+	// As buildReport: the history's handle and index go before the tree is read.
+	repo, err := gitrepo.OpenWithCache(s.dir, gitrepo.PassObjectCache)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer repo.Close()
 	head, err := gitrepo.ResolveBranch(repo.Repository, s.branch)
 	if err != nil {
+		repo.Close()
 		return nil, nil, err
 	}
 	ix, broken, err := auditHistory(repo, head)
+	repo.Close()
 	if err != nil {
 		return nil, nil, fmt.Errorf("audit the history of %s: %w", s.dir, err)
 	}
+	indexed := report.IndexedOf(ix)
 	tree, err := loadWithoutSchemas(s.dir, head)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the tree of %s at %s: %w", s.dir, head, err)
 	}
-	r := report.Build(tree, ix, broken, now)
+	r := report.BuildIndexed(tree, indexed, broken, now)
 	if s.sampler != nil {
 		if sampled, _ := (sampled{s.sampler}).Sampled(); sampled != nil {
 			r.SetSampled(sampled)
