@@ -42,10 +42,12 @@ func CLI() {
 
 var (
 	once sync.Once
-	// tuned is set once SoftLimit has set a limit; expected is the least limit Expect
-	// asked for.
-	tuned    atomic.Bool
-	expected atomic.Int64
+	// tuned is set once SoftLimit has set a limit; floor is the last floor it was
+	// given (serve's 300 MiB replaces the CLI's 768 MiB set before it); expected is
+	// the least limit Expect asked for.
+	tuned       atomic.Bool
+	gctuneFloor atomic.Int64
+	expected    atomic.Int64
 )
 
 // SoftLimit sets the soft memory limit to floor and, after every collection, raises it
@@ -58,7 +60,8 @@ func SoftLimit(floor int64) {
 	}
 	debug.SetMemoryLimit(max(floor, expected.Load()))
 	tuned.Store(true)
-	once.Do(func() { register(floor) })
+	gctuneFloor.Store(floor)
+	once.Do(register)
 }
 
 // Expect raises the soft limit to limit for the rest of the run, for a caller that
@@ -85,18 +88,19 @@ func Expect(limit int64) {
 
 // floorBox is the sentinel whose finalizer runs once per collection.
 type floorBox struct {
-	floor int64
-	_     [16]byte // finalizers do not run on tiny (under 16 bytes) allocations
+	_ [16]byte // finalizers do not run on tiny (under 16 bytes) allocations
 }
 
 var sample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 
-func register(floor int64) {
-	runtime.SetFinalizer(&floorBox{floor: floor}, func(g *floorBox) {
+// register arms the sentinel; after each collection it sets the limit from the live
+// heap and the floor SoftLimit set last, and arms a new one.
+func register() {
+	runtime.SetFinalizer(&floorBox{}, func(*floorBox) {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
-			debug.SetMemoryLimit(max(LimitFor(int64(sample[0].Value.Uint64()), g.floor), expected.Load()))
+			debug.SetMemoryLimit(max(LimitFor(int64(sample[0].Value.Uint64()), gctuneFloor.Load()), expected.Load()))
 		}
-		register(g.floor)
+		register()
 	})
 }

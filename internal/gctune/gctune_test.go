@@ -73,3 +73,21 @@ func TestExpectWithoutSoftLimit(t *testing.T) {
 		t.Errorf("Expect without SoftLimit set the limit to %d (was %d)", got, before)
 	}
 }
+
+// TestSoftLimitTakesTheLastFloor: serve sets its 300 MiB floor after the CLI's 768 MiB;
+// the limit set after each collection follows the last floor, not the first one.
+func TestSoftLimitTakesTheLastFloor(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer expected.Store(expected.Load())
+	expected.Store(0)
+	SoftLimit(512 << 20)
+	SoftLimit(64 << 20) // far above twice this test's live heap
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
+	}
+	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
+		t.Errorf("soft limit %d MiB after collections; want the last floor, 64 MiB", got>>20)
+	}
+}
