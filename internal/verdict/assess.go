@@ -271,6 +271,10 @@ func governance(b, h *contract.Subject, sr *SubjectReport) {
 	default:
 		sr.Notes = append(sr.Notes, fmt.Sprintf("the sign-off window changes from %d to %d hours (after the merge; this change keeps %d)", b.SignoffHours, h.SignoffHours, b.SignoffHours))
 	}
+	tableGovernance(b, h, govern, func(format string, args ...any) { sr.Notes = append(sr.Notes, fmt.Sprintf(format, args...)) })
+	if b.Description != h.Description {
+		sr.Notes = append(sr.Notes, "the description changes")
+	}
 }
 
 // compareSchemas runs the registry check at the head's level and the field diff.

@@ -15,10 +15,12 @@ import (
 
 // changed reports whether anything the verdict reads about a subject differs: its
 // schema, its registry metadata, or the rest of contract.yaml (format, compatibility
-// group, signoff_hours, removal policy, a field's unit or doc).
+// group, signoff_hours, removal policy, a field's unit or doc, the table's keys, SLA,
+// retention and partitions, the description).
 func changed(b, h *contract.Subject) bool {
 	return schemaChanged(b, h) || metadataChanged(b, h) ||
-		b.Format != h.Format || !b.Group.Same(h.Group) || b.SignoffHours != h.SignoffHours || b.Policy != h.Policy || fieldMetaDiffers(b, h)
+		b.Format != h.Format || !b.Group.Same(h.Group) || b.SignoffHours != h.SignoffHours || b.Policy != h.Policy || fieldMetaDiffers(b, h) ||
+		tableChanged(b, h) || b.Description != h.Description
 }
 
 // schemaChanged reports whether what the registry check reads differs: the schema's
