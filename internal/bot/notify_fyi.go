@@ -13,7 +13,8 @@ import (
 )
 
 // The teams of indirect consumers (reached through lineage, not gated: the verdict's
-// FYI list) each hear once per change of what reaches them: one Slack message in the
+// FYI list), and of consumers that read a field the change deprecates, each hear
+// once per change of what reaches them: one Slack message in the
 // team's channel, no reminder, no gate. What was told is kept in the signed state
 // (State.Told: team -> fingerprint of what reached it), claimed like a reminder so
 // two replicas do not both send it.
@@ -23,6 +24,11 @@ import (
 // push that changes nothing for them is not told again.
 func fyiKey(f verdict.FYI) string {
 	data, _ := json.Marshal(f.Consumers)
+	if len(f.Deprecated) > 0 {
+		// Hashed only when present, so a lineage FYI keeps the key it was told under.
+		dep, _ := json.Marshal(f.Deprecated)
+		data = append(append(data, '\n'), dep...)
+	}
 	sum := sha256.Sum256(append([]byte(f.Team+"\n"), data...))
 	return hex.EncodeToString(sum[:8])
 }

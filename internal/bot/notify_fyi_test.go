@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,5 +52,28 @@ func TestIndirectOwnerToldOnce(t *testing.T) {
 	}
 	if got := g.slack.count("#bi-dashboards", ":hourglass: Reminder"); got != 0 {
 		t.Errorf("analytics got %d reminders", got)
+	}
+}
+
+// TestDeprecationToldToItsReaders: deprecating coupon_code asks nobody to sign off,
+// but the teams of its two readers (dwd-order-detail names it, ods-order-archive reads
+// "*") each hear one FYI, though two replicas evaluate the pull request twice.
+func TestDeprecationToldToItsReaders(t *testing.T) {
+	g := newGate(t, opened, func(r *testutil.Repo) {
+		r.Edit("contracts/orders/order-created/contract.yaml", "fields:\n",
+			"fields:\n  coupon_code:\n    deprecated: {since: \"2026-12-01\", remove_after: \"2027-03-01\"}\n")
+	})
+	tick := g.replicas()
+	tick()
+	g.advance(time.Hour)
+	tick()
+	const fyi = ":information_source: FYI: acme/contracts#1 deprecates fields that team %s reads"
+	for ch, team := range map[string]string{"#dw-realtime": "data-warehouse", "#data-platform": "platform"} {
+		if got := g.slack.count(ch, fmt.Sprintf(fyi, team)); got != 1 {
+			t.Errorf("%s: %d FYIs after two ticks of two replicas, want 1\n%s", ch, got, g.slack.all())
+		}
+	}
+	if _, teams := g.fake.RequestedReviewers("acme", "contracts", g.n); len(teams) != 0 {
+		t.Errorf("review requests %v for a deprecation", teams)
 	}
 }

@@ -205,6 +205,7 @@ func assessSubject(in Input, sr *SubjectReport) {
 	dataRuleFindings(b, h, sr)
 	dataContractChanges(in.Base, b, h, sr)
 	deprecatedReads(in, h, sr)
+	newDeprecations(b, h, sr)
 }
 
 // contractErrors counts the errors in s's contract.yaml that make its keys unreliable

@@ -15,7 +15,7 @@ import (
 
 // changed reports whether anything the verdict reads about a subject differs: its
 // schema, its registry metadata, or the rest of contract.yaml (format, compatibility
-// group, signoff_hours, removal policy, a field's unit or doc, the table's keys, SLA,
+// group, signoff_hours, removal policy, a field's unit, doc or deprecation, the table's keys, SLA,
 // retention and partitions, the description).
 func changed(b, h *contract.Subject) bool {
 	return schemaChanged(b, h) || metadataChanged(b, h) ||

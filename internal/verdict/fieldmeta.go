@@ -19,11 +19,19 @@ import (
 func fieldMetaDiffers(b, h *contract.Subject) bool {
 	for _, p := range metaPaths(b, h) {
 		bm, hm := b.Fields[p], h.Fields[p]
-		if bm.Unit != hm.Unit || bm.Doc != hm.Doc {
+		if bm.Unit != hm.Unit || bm.Doc != hm.Doc || !sameDeprecation(bm.Deprecated, hm.Deprecated) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameDeprecation compares two deprecated: mappings by what they say (not where).
+func sameDeprecation(b, h *contract.Deprecation) bool {
+	if b == nil || h == nil {
+		return b == h
+	}
+	return b.Since.Equal(h.Since) && b.RemoveAfter.Equal(h.RemoveAfter) && b.Replacement == h.Replacement
 }
 
 func metaPaths(b, h *contract.Subject) []string {

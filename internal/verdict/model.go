@@ -250,12 +250,23 @@ type SubjectReport struct {
 	governs []string
 	// Notes are other facts worth telling (tier, topic, sign-off window changed).
 	Notes []string `json:"notes,omitempty"`
+	// Deprecated lists the consumers that read a field this change deprecates (one
+	// the base did not, or deprecated otherwise), each with its team: the teams that
+	// do not sign off anyway are told (FYI.Deprecated).
+	Deprecated []DeprecatedRead `json:"deprecated,omitempty"`
 	// Warnings are facts the author should act on that do not block the change (a
 	// schema returning to an earlier version, which the registry will not make the
 	// latest).
 	Warnings []string `json:"warnings,omitempty"`
 	// Error is set when the subject could not be evaluated (its schema does not parse).
 	Error string `json:"error,omitempty"`
+}
+
+// DeprecatedRead is a consumer that reads a field the change deprecates: Fields holds
+// the deprecated field, Reason since when, until when and what to read instead.
+type DeprecatedRead struct {
+	Team string `json:"team"`
+	ConsumerRef
 }
 
 // ConsumerRef names one consumer and why its team must sign off, or (Consumer empty)

@@ -150,3 +150,41 @@ func deprecatedReads(in Input, h *contract.Subject, sr *SubjectReport) {
 		}
 	}
 }
+
+// newDeprecations lists the consumers that read a field the change deprecates: one
+// the base does not deprecate, or deprecates with other dates or replacement. Their
+// teams hear of it (the FYI), so that the replacement is read before remove_after
+// rather than found out when the removal's pull request asks them to sign off.
+func newDeprecations(b, h *contract.Subject, sr *SubjectReport) {
+	var deprecated []string // what a consumer reading "*" reads of them
+	for p, m := range h.Fields {
+		if m.Deprecated != nil {
+			deprecated = append(deprecated, p)
+		}
+	}
+	slices.Sort(deprecated)
+	for _, c := range h.Consumers {
+		reads := c.Reads
+		if slices.Contains(reads, "*") {
+			reads = deprecated
+		}
+		for _, r := range reads {
+			field, d := h.DeprecationOf(r)
+			if d == nil {
+				continue
+			}
+			if bf, bd := b.DeprecationOf(r); bf == field && sameDeprecation(bd, d) {
+				continue
+			}
+			why := "deprecated since " + d.Since.Format("2006-01-02")
+			if !d.RemoveAfter.IsZero() {
+				why += ", to be removed after " + d.RemoveAfter.Format("2006-01-02")
+			}
+			if d.Replacement != "" {
+				why += "; read " + d.Replacement + " instead"
+			}
+			sr.Deprecated = append(sr.Deprecated, DeprecatedRead{Team: c.Owner,
+				ConsumerRef: ConsumerRef{Subject: h.Subject, Consumer: c.Name, Effect: checker.Harmless, Fields: []string{field}, Reason: why}})
+		}
+	}
+}

@@ -160,16 +160,19 @@ func stateMigrationEntry(in Input, subject string) string {
 
 // FYI is a team to tell, without asking it to sign off: the owner of indirect
 // consumers a change reaches through lineage (issue 18: everyone affected hears of
-// it). The bot tells each of these teams once per change on Slack (internal/bot/notify_fyi.go).
+// it), or of consumers that read a field the change deprecates. The bot tells each of these teams once per change on Slack (internal/bot/notify_fyi.go).
 type FYI struct {
 	Team string `json:"team"`
 	// Consumers are the team's indirect consumers the change reaches, with the
 	// subject each reads.
 	Consumers []ConsumerRef `json:"consumers"`
+	// Deprecated are the team's consumers that read a field the change deprecates.
+	Deprecated []ConsumerRef `json:"deprecated,omitempty"`
 }
 
 // fyis lists, by team, the indirect consumers that a change breaks or changes the
-// meaning for and whose team does not sign off already.
+// meaning for, and the consumers that read a field it deprecates, whose team does not
+// sign off already.
 func fyis(r *Report) []FYI {
 	signing := map[string]bool{}
 	for _, so := range r.SignOffs {
@@ -196,6 +199,20 @@ func fyis(r *Report) []FYI {
 			}
 			f.Consumers = append(f.Consumers, ConsumerRef{Subject: a.Subject, Consumer: a.Name, Effect: a.Effect, Fields: fields,
 				Reason: fmt.Sprintf("%s changes %d hop(s) upstream", sr.Subject, a.Hops), Chains: chains(a)})
+		}
+	}
+	for _, sr := range r.Subjects {
+		for _, d := range sr.Deprecated {
+			if signing[d.Team] {
+				continue
+			}
+			f := byTeam[d.Team]
+			if f == nil {
+				f = &FYI{Team: d.Team, Consumers: []ConsumerRef{}}
+				byTeam[d.Team] = f
+				teams = append(teams, d.Team)
+			}
+			f.Deprecated = append(f.Deprecated, d.ConsumerRef)
 		}
 	}
 	slices.Sort(teams)

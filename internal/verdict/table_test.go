@@ -110,3 +110,44 @@ func TestRulesDescriptionOnly(t *testing.T) {
 		t.Errorf("sign-offs %+v, notes %q", r.SignOffs, r.Subjects[0].Notes)
 	}
 }
+
+// A field's deprecation is SAFE and asks nobody to sign off, but the teams of its
+// readers are told (FYI.Deprecated): a consumer that names the field, and one that
+// reads "*". A deprecation the base already had tells nobody again; a team that signs
+// off anyway is not told beside it.
+func TestNewDeprecationTellsItsReaders(t *testing.T) {
+	const dep = "  coupon_code:\n    deprecated: {since: \"2026-12-01\", remove_after: \"2027-03-01\"}\n"
+	repo := newScenarioRepo(t)
+	repo.replace(orderCreatedContract, "fields:\n", "fields:\n"+dep)
+	repo.commit("deprecate coupon_code")
+	r := Assess(repo.input())
+	equal(t, "class", r.Class, Safe)
+	if len(r.SignOffs) != 0 {
+		t.Fatalf("sign-offs for a deprecation: %+v", r.SignOffs)
+	}
+	told := map[string]string{}
+	for _, f := range r.FYI {
+		for _, c := range f.Deprecated {
+			told[f.Team] += c.Consumer + ":" + strings.Join(c.Fields, ",") + ":" + c.Reason
+		}
+	}
+	const why = "coupon_code:deprecated since 2026-12-01, to be removed after 2027-03-01"
+	equal(t, "told", told, map[string]string{"data-warehouse": "dwd-order-detail:" + why, "platform": "ods-order-archive:" + why})
+
+	repo.replace(orderCreatedContract, "doc: order total after discounts", "doc: the order total after discounts")
+	repo.commit("reword amount")
+	for _, f := range Assess(repo.input()).FYI {
+		if len(f.Deprecated) > 0 {
+			t.Errorf("a deprecation the base already had is told again: %+v", f)
+		}
+	}
+
+	signing := newScenarioRepo(t)
+	signing.replace(orderCreatedContract, "fields:\n", "fields:\n"+dep)
+	signing.replace(orderCreatedContract, "tier: core\n", "tier: standard\n")
+	signing.commit("deprecate coupon_code, demote")
+	r = Assess(signing.input())
+	if len(r.FYI) != 0 || len(r.SignOffs) != 2 {
+		t.Errorf("teams that sign off are told beside it: FYI %+v, %d sign-offs", r.FYI, len(r.SignOffs))
+	}
+}

@@ -27,6 +27,21 @@ func TestFYIMessageGolden(t *testing.T) {
 	golden(t, "slack-fyi.json", messageJSON(t, FYIMessage(pr, f)))
 }
 
+// TestFYIMessageDeprecatedGolden pins the FYI the owner of a field's readers gets when
+// a pull request deprecates it: alone, and beside a lineage FYI.
+func TestFYIMessageDeprecatedGolden(t *testing.T) {
+	pr := githubapi.PullRequest{Owner: "acme", Repo: "contracts", Number: 43, HTMLURL: "https://github.com/acme/contracts"}
+	dep := []verdict.ConsumerRef{{Subject: "orders.order-created-value", Consumer: "dwd-order-detail", Effect: checker.Harmless, Fields: []string{"coupon_code"},
+		Reason: "deprecated since 2026-12-01, to be removed after 2027-03-01; read promotion.code instead"}}
+	golden(t, "slack-fyi-deprecated.json", messageJSON(t, FYIMessage(pr, verdict.FYI{Team: "data-warehouse", Consumers: []verdict.ConsumerRef{}, Deprecated: dep})))
+	both := FYIMessage(pr, verdict.FYI{Team: "data-warehouse", Consumers: []verdict.ConsumerRef{{Subject: "dw.order-detail-value", Consumer: "x",
+		Effect: checker.Breaks, Fields: []string{"amount_cents"}, Reason: "r"}}, Deprecated: dep})
+	if !strings.Contains(both.Text, "breaks fields that team data-warehouse reads through lineage, and deprecates fields it reads") ||
+		!strings.Contains(both.Blocks[1].(*slackgo.SectionBlock).Text.Text, "`dwd-order-detail` reads coupon_code of") {
+		t.Errorf("lineage and deprecation in one FYI:\n%s\n%s", both.Text, both.Blocks[1].(*slackgo.SectionBlock).Text.Text)
+	}
+}
+
 // TestFYIMessageStaysWithinSlackLimits: a team with many indirect consumers and long
 // field lists gets a section under Slack's 3,000 characters that says what was cut.
 func TestFYIMessageStaysWithinSlackLimits(t *testing.T) {
