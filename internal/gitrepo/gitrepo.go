@@ -121,15 +121,25 @@ func gitFileTarget(file string) (string, error) {
 // HEAD and index and names, in its commondir file, the folder that holds the objects
 // and refs it shares with the main worktree.
 func gitFS(gitDir string) billy.Filesystem {
+	common := commonDir(gitDir)
+	if common == gitDir {
+		return osfs.New(gitDir)
+	}
+	return dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
+}
+
+// commonDir is the folder that holds a git folder's objects and refs: the folder
+// itself, or the one its commondir file names (a linked worktree's).
+func commonDir(gitDir string) string {
 	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
 	if err != nil {
-		return osfs.New(gitDir)
+		return gitDir
 	}
 	common := strings.TrimSpace(string(data))
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(gitDir, common)
 	}
-	return dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
+	return common
 }
 
 func open(gitDir, root string, cacheBytes cache.FileSize) (*Repo, error) {
