@@ -3,14 +3,17 @@
 // limit, and the one raw tree differ (Trees) used by the versions index and partial
 // loads.
 //
-// go-git's PlainOpen reopens the pack file for every object it reads, which makes
-// reading thousands of blobs several times slower; a repository opened here keeps the
-// pack file descriptors open until Close. It also never inflates a loose object over
-// LargeObject bytes to learn its size (go-git's LargeObjectThreshold): the size comes
-// from the object's header, so a blob over a limit is refused for the cost of a header.
-// Its object reads go through one lock per repository (go-git's storage fills plain
-// maps on first use and is not safe for concurrent use), so a repository opened here
-// may be shared between goroutines.
+// A repository opened here reads the objects of its pack files with a reader of its
+// own (pack.go): the .idx and the pack are mapped, an object is found by a binary
+// search of the idx and its deltas by offset, where go-git builds a table of the whole
+// pack (offset to hash) before its first read. Loose objects, alternates and anything
+// unusual are read by go-git, with its pack file descriptors kept open until Close
+// (go-git's PlainOpen reopens the pack for every object). Neither inflates an object
+// over LargeObject bytes to learn its size (go-git's LargeObjectThreshold): the size
+// comes from the object's header, so a blob over a limit is refused for the cost of a
+// header. go-git's reads go through one lock per repository (its storage fills plain
+// maps on first use and is not safe for concurrent use); the pack reader is safe for
+// concurrent use. So a repository opened here may be shared between goroutines.
 package gitrepo
 
 import (
@@ -144,7 +147,8 @@ func commonDir(gitDir string) string {
 
 func open(gitDir, root string, cacheBytes cache.FileSize) (*Repo, error) {
 	st := &lockedStorage{Storage: filesystem.NewStorageWithOptions(gitFS(gitDir), cache.NewObjectLRU(cacheBytes),
-		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject})}
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObject}),
+		packs: newPacks(filepath.Join(commonDir(gitDir), "objects"), int64(cacheBytes))}
 	var wt = osfs.New(root)
 	if root == "" {
 		wt = nil

@@ -18,12 +18,22 @@ import (
 // the embedded registry, which lock separately); every object access goes through this
 // one lock. The lock is never held while the caller's code runs, so a caller may hold
 // its own lock around these calls.
+//
+// Objects in packs are read first by packs (pack.go), which needs no lock and no
+// offset-to-hash table of the pack; what it does not have (loose objects, alternates,
+// anything unusual) is read by go-git.
 type lockedStorage struct {
 	*filesystem.Storage
-	mu sync.Mutex
+	packs *packs // nil: all through go-git
+	mu    sync.Mutex
 }
 
 func (s *lockedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if s.packs != nil {
+		if o, err := s.packs.object(t, h); !errors.Is(err, errNotInPacks) {
+			return o, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.Storage.EncodedObject(t, h)
@@ -36,12 +46,20 @@ func (s *lockedStorage) DeltaObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 }
 
 func (s *lockedStorage) HasEncodedObject(h plumbing.Hash) error {
+	if s.packs != nil && s.packs.has(h) {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.Storage.HasEncodedObject(h)
 }
 
 func (s *lockedStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if s.packs != nil {
+		if n, err := s.packs.size(h); !errors.Is(err, errNotInPacks) {
+			return n, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.Storage.EncodedObjectSize(h)
@@ -78,14 +96,17 @@ func (s *lockedStorage) PackfileWriter() (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lockedCloser{WriteCloser: w, mu: &s.mu}, nil
+	return &lockedCloser{WriteCloser: w, mu: &s.mu, packs: s.packs}, nil
 }
 
-// Reindex forgets the pack indexes, under the lock.
+// Reindex forgets the pack indexes, under the lock, and the mapped packs.
 func (s *lockedStorage) Reindex() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Storage.Reindex()
+	if s.packs != nil {
+		s.packs.reset()
+	}
 }
 
 func (s *lockedStorage) ObjectPacks() ([]plumbing.Hash, error) {
@@ -94,11 +115,15 @@ func (s *lockedStorage) ObjectPacks() ([]plumbing.Hash, error) {
 	return s.Storage.ObjectPacks()
 }
 
-// Close closes the pack files kept open, under the lock.
+// Close closes the pack files kept open, under the lock, and unmaps the mapped ones.
 func (s *lockedStorage) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.Storage.Close()
+	err := s.Storage.Close()
+	if s.packs != nil {
+		err = errors.Join(err, s.packs.close())
+	}
+	return err
 }
 
 type lockedIter struct {
@@ -139,11 +164,17 @@ func (i *lockedIter) Close() {
 
 type lockedCloser struct {
 	io.WriteCloser
-	mu *sync.Mutex
+	mu    *sync.Mutex
+	packs *packs
 }
 
+// Close indexes the written pack; the mapped packs are listed again at the next read.
 func (w *lockedCloser) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.WriteCloser.Close()
+	err := w.WriteCloser.Close()
+	if w.packs != nil {
+		w.packs.reset()
+	}
+	return err
 }

@@ -71,6 +71,17 @@ func (s *packs) packList() []*packFile {
 	return s.list
 }
 
+// reset forgets the packs (a fetch wrote one, or go-git was told to reindex): they
+// are mapped again at the next read. The old mappings stay until close, as an
+// object's reader may still be reading one.
+func (s *packs) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retired = append(s.retired, s.list...)
+	s.list, s.loaded = nil, false
+	s.bases.clear()
+}
+
 func (s *packs) close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
