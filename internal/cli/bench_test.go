@@ -43,7 +43,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.ResetTimer()
 	var peak uint64
 	for i := 0; i < b.N; i++ {
-		r, err := evaluateChange(dir, "HEAD", "HEAD~1", "", "", now)
+		r, err := evaluateChange(dir, "HEAD", "HEAD~1", "", "", now, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func newCheckCmd() *cobra.Command {
 	var (
 		repoDir, rev, against, overlay, format, now string
 		failOn, token, teamsToken, githubURL        string
-		cacheDir                                    string
+		cacheDir, adminTeam                         string
 		inGitHub, comment                           bool
 	)
 	cmd := &cobra.Command{
@@ -105,9 +105,11 @@ or the contract files have errors (the meaning before readiness).`,
 				if revisions {
 					return fmt.Errorf("with --github check evaluates the pull request of the workflow's event; --rev, --against and --overlay do not apply")
 				}
-				r, err = checkPullRequest(cmd, repoDir, githubRunFromEnv(token, teamsToken, githubURL, comment), at)
+				g := githubRunFromEnv(token, teamsToken, githubURL, comment)
+				g.adminTeam = adminTeamOrEnv(adminTeam)
+				r, err = checkPullRequest(cmd, repoDir, g, at)
 			} else {
-				r, err = evaluateChange(repoDir, rev, against, overlay, cacheDir, at)
+				r, err = evaluateChange(repoDir, rev, against, overlay, cacheDir, at, adminTeamOrEnv(adminTeam))
 			}
 			if err != nil {
 				return err
@@ -134,6 +136,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub's REST API URL (default $GITHUB_API_URL, else https://api.github.com)")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) and the working tree's folder listings in this folder, so a later check reads only the domains that changed and lists only the folders that changed (two files, about 6 and 8 MB at 100,000 subjects; safe to delete); by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
+	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team that signs off changes to the process (teams, freezes, pii marks), as serve's --admin-team (default $CONTRACTBOT_ADMIN_TEAM, else the team platform of teams.yaml)")
 	cmd.Flags().BoolVar(&comment, "comment", true, "in GitHub Actions, keep the sticky comment on the pull request (needs pull-requests: write and CONTRACTBOT_STATE_KEY)")
 	return cmd
 }
@@ -164,7 +167,7 @@ func failed(r *verdict.Report, failOn string) bool {
 // With an overlay and no revisions, the base is the working directory as it is and
 // no Git repository is needed (its history is used when there is one). With a
 // cacheDir, the working tree's folder listings are kept there (folder-listings).
-func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Time) (*verdict.Report, error) {
+func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Time, adminTeam string) (*verdict.Report, error) {
 	var files map[string][]byte
 	if overlay != "" {
 		var err error
@@ -209,7 +212,7 @@ func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Ti
 				return nil, err
 			}
 			if l != nil {
-				return assessLoaded(l, now), nil
+				return assessLoaded(l, now, adminTeam), nil
 			}
 		}
 		c.Base, c.Head = base, head
@@ -222,13 +225,23 @@ func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	return assessLoaded(l, now), nil
+	return assessLoaded(l, now, adminTeam), nil
 }
 
-// assessLoaded evaluates a loaded change as the bot would at its first evaluation.
-func assessLoaded(l *change.Loaded, now time.Time) *verdict.Report {
+// assessLoaded evaluates a loaded change as the bot would at its first evaluation,
+// with adminTeam ("org/slug", "" for the base's team platform) signing off changes to
+// the process.
+func assessLoaded(l *change.Loaded, now time.Time, adminTeam string) *verdict.Report {
 	return verdict.Assess(verdict.Input{Base: l.Base, Head: l.Head, History: l.History, Now: now, OpenedAt: now,
-		SQLBreaks: lineage.SQLBreaks(l.Base, l.Head)})
+		SQLBreaks: lineage.SQLBreaks(l.Base, l.Head), AdminTeam: adminTeam})
+}
+
+// adminTeamOrEnv is --admin-team, else $CONTRACTBOT_ADMIN_TEAM.
+func adminTeamOrEnv(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return os.Getenv("CONTRACTBOT_ADMIN_TEAM")
 }
 
 // errNoCommit says what to do in a repository with no commit, where check has no base.

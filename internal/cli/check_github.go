@@ -32,7 +32,10 @@ type githubRun struct {
 	summaryPath string
 	// stateKey signs the sticky comment's state (CONTRACTBOT_STATE_KEY).
 	stateKey []byte
-	comment  bool
+	// adminTeam signs off changes to the process (--admin-team,
+	// CONTRACTBOT_ADMIN_TEAM).
+	adminTeam string
+	comment   bool
 }
 
 // inGitHubActions reports whether check runs as a step of a GitHub Actions workflow.
@@ -95,7 +98,7 @@ func checkPullRequest(cmd *cobra.Command, repoDir string, g githubRun, now time.
 	}
 	defer repo.Close()
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	b := &bot.Bot{GH: gh, StateKey: g.stateKey, Clock: clock.Fixed(now), Log: log}
+	b := &bot.Bot{GH: gh, StateKey: g.stateKey, Clock: clock.Fixed(now), Log: log, AdminTeam: g.adminTeam}
 	if b.Self, err = api.AuthenticatedUser(ctx); err != nil || b.Self == "" {
 		b.Self = bot.ActionsLogin // GITHUB_TOKEN may not read GET /user
 	}

@@ -188,3 +188,38 @@ func TestCheckOverlayPlannedPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAdminTeam: a pii mark taken away needs the admin team's sign-off; check
+// asks the team --admin-team (or $CONTRACTBOT_ADMIN_TEAM) names, as the bot asks its
+// own --admin-team, and the base's team platform without either.
+func TestCheckAdminTeam(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	edit(t, filepath.Join(dir, "contracts/orders/order-created/contract.yaml"), "  user_id:\n    pii: true\n", "  user_id:\n")
+	commit(t, repo, "user_id is not personal")
+	admins := func(r *verdict.Report) []string {
+		var out []string
+		for _, so := range r.SignOffs {
+			for _, c := range so.For {
+				if strings.Contains(c.Reason, "no longer marked pii") {
+					out = append(out, so.Team+"="+strings.Join(so.Handles, ","))
+				}
+			}
+		}
+		return out
+	}
+	args := []string{"--repo", dir, "--rev", "HEAD", "--against", "HEAD~1"}
+	t.Setenv("CONTRACTBOT_ADMIN_TEAM", "")
+	r, _ := checkJSON(t, args...)
+	if got := admins(r); len(got) != 1 || got[0] != "platform=@acme/data-platform" {
+		t.Errorf("without --admin-team: %v, want the base's team platform", got)
+	}
+	r, _ = checkJSON(t, append(args, "--admin-team", "acme/contract-admins")...)
+	if got := admins(r); len(got) != 1 || got[0] != "acme/contract-admins=@acme/contract-admins" {
+		t.Errorf("--admin-team: %v", got)
+	}
+	t.Setenv("CONTRACTBOT_ADMIN_TEAM", "@acme/governance")
+	r, _ = checkJSON(t, args...)
+	if got := admins(r); len(got) != 1 || got[0] != "acme/governance=@acme/governance" {
+		t.Errorf("$CONTRACTBOT_ADMIN_TEAM: %v", got)
+	}
+}

@@ -105,7 +105,7 @@ func TestCheckWorkTreeMatchesFolder(t *testing.T) {
 			// as the first run left it.
 			cache := t.TempDir()
 			for _, cacheDir := range []string{"", cache, cache} {
-				got, err := evaluateChange(r.Dir, "", "", "", cacheDir, at)
+				got, err := evaluateChange(r.Dir, "", "", "", cacheDir, at, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -152,7 +152,7 @@ func folderReport(t *testing.T, dir string, at time.Time) *verdict.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return assessLoaded(l, at)
+	return assessLoaded(l, at, "")
 }
 
 func jsonText(t *testing.T) func(*verdict.Report) string {
