@@ -274,9 +274,19 @@ func freezeWords(f *contract.Freeze) string {
 }
 
 // adminTeam is the team whose sign-off a change to the process needs: Input.AdminTeam
-// ("org/slug", its handle "@org/slug"), else the base's team "platform".
+// ("org/slug", its handle "@org/slug"), else the base's team "platform". An admin team
+// that a team of the base's teams.yaml lists under github: is that team (the first by
+// id), so its sign-off has the team's Slack channel, escalation and time zone.
 func adminTeam(in Input) (string, []string) {
 	if a := strings.TrimPrefix(strings.TrimSpace(in.AdminTeam), "@"); a != "" {
+		ids := slices.Sorted(maps.Keys(in.Base.Teams))
+		for _, id := range ids {
+			for _, h := range in.Base.Teams[id].GitHub {
+				if strings.EqualFold(h, "@"+a) {
+					return id, in.Base.Teams[id].GitHub
+				}
+			}
+		}
 		return a, []string{"@" + a}
 	}
 	if t := in.Base.Teams[contract.PlatformTeam]; t != nil {

@@ -111,6 +111,15 @@ func TestRulesFromBaseFreeze(t *testing.T) {
 		t.Errorf("the admin team is not asked for the freeze: %+v", admins.For)
 	}
 	writeGoldens(t, "rules-freeze-removed", r)
+
+	// An admin team that teams.yaml lists is that team: its sign-off has the team's
+	// Slack channel and escalation.
+	in.AdminTeam = "acme/Data-Platform"
+	r = Assess(in)
+	equal(t, "listed admin team", signOffOf(t, r, "platform").Handles, []string{"@acme/data-platform"})
+	if slices.ContainsFunc(r.SignOffs, func(so *SignOff) bool { return strings.Contains(so.Team, "/") }) {
+		t.Errorf("the admin team is asked under its GitHub handle as well: %+v", r.SignOffs)
+	}
 }
 
 // A freeze added to the head does not hold the pull request that adds it; one whose
