@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -121,4 +123,40 @@ type countingSource struct {
 func (c *countingSource) ReadFile(name string, limit int64) ([]byte, error) {
 	c.files.Add(1)
 	return c.Source.ReadFile(name, limit)
+}
+
+// TestEachSubjectIsTheLoadsSubjects: EachSubjectWithoutSchemas passes the subjects
+// LoadWithoutSchemas loads, over more than one batch, and the Git source keeps no
+// subject folder's tree after it.
+func TestEachSubjectIsTheLoadsSubjects(t *testing.T) {
+	r := testutil.NewRepo(t)
+	if _, err := synth.WriteTree(r.Dir, synth.Options{Subjects: eachBatch + 40, ConsumersPerSubject: 1, Seed: 1, ProtobufShare: 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit("generated")
+	src, err := NewGitSource(r.Git, "HEAD")
+	must(t, err)
+	whole, err := LoadWithoutSchemas(src)
+	must(t, err)
+	src, err = NewGitSource(r.Git, "HEAD")
+	must(t, err)
+	var got []string
+	must(t, EachSubjectWithoutSchemas(src, func(s *Subject) {
+		got = append(got, s.Dir+" "+s.Subject+" "+s.Owner+" "+strconv.Itoa(len(s.Consumers)))
+	}))
+	var want []string
+	for _, s := range whole.Subjects {
+		want = append(want, s.Dir+" "+s.Subject+" "+s.Owner+" "+strconv.Itoa(len(s.Consumers)))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) != eachBatch+40 || !slices.Equal(got, want) {
+		t.Errorf("passed %d subjects, Load has %d (want the same, %d)", len(got), len(want), eachBatch+40)
+	}
+	for dir := range src.trees {
+		if strings.Count(dir, "/") > 1 {
+			t.Errorf("the source still keeps the tree of %s", dir)
+			break
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -226,6 +227,19 @@ func NewGitSource(repo *git.Repository, rev string) (*GitSource, error) {
 	return &GitSource{repo: repo, commit: c, root: t, trees: map[string]*gitobject.Tree{}}, nil
 }
 
+// forget lets go of the folders' trees read so far but contracts/ and its domains':
+// a pass over every subject folder (EachSubjectWithoutSchemas) would otherwise keep
+// them all (at 100,000 subjects about 250 MB, docs/performance.md).
+func (g *GitSource) forget() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for dir := range g.trees {
+		if strings.Count(dir, "/") > 1 {
+			delete(g.trees, dir)
+		}
+	}
+}
+
 // Commit returns the commit the source reads.
 func (g *GitSource) Commit() *gitobject.Commit { return g.commit }
 
@@ -423,3 +437,48 @@ func (o *Overlay) ReadFile(name string, limit int64) ([]byte, error) {
 	}
 	return o.Base.ReadFile(name, limit)
 }
+
+// Releasable is a source that lets go of the one it reads once a load is done
+// (Release); a read after it fails with ErrReleased. A loaded tree keeps its source to
+// read imports and schemas again on demand, and a Git source keeps every tree it read
+// and the repository with its pack index and object cache: at 100,000 subjects about
+// 250 MB that stayed live beside a tree that reads nothing after its load (one loaded
+// without schemas, for a report or serve's pages).
+type Releasable struct {
+	src  atomic.Pointer[Source] // nil once released
+	desc string
+}
+
+// ErrReleased is what a Releasable answers once released.
+var ErrReleased = errors.New("the repository was let go after the tree was loaded")
+
+// NewReleasable reads src until Release.
+func NewReleasable(src Source) *Releasable {
+	r := &Releasable{desc: src.Describe()}
+	r.src.Store(&src)
+	return r
+}
+
+// Release lets the source go.
+func (r *Releasable) Release() { r.src.Store(nil) }
+
+// ReadDir is the source's, until Release.
+func (r *Releasable) ReadDir(dir string) ([]DirEntry, error) {
+	src := r.src.Load()
+	if src == nil {
+		return nil, fmt.Errorf("list %s: %w", dir, ErrReleased)
+	}
+	return (*src).ReadDir(dir)
+}
+
+// ReadFile is the source's, until Release.
+func (r *Releasable) ReadFile(name string, limit int64) ([]byte, error) {
+	src := r.src.Load()
+	if src == nil {
+		return nil, fmt.Errorf("read %s: %w", name, ErrReleased)
+	}
+	return (*src).ReadFile(name, limit)
+}
+
+// Describe names what the source read.
+func (r *Releasable) Describe() string { return r.desc }
