@@ -217,5 +217,6 @@ func decodeCache(data []byte) (cacheHeader, *Index, error) {
 		return hdr, nil, fmt.Errorf("decode the cached index: %w", err)
 	}
 	ix.ensureMaps()
+	ix.share()
 	return hdr, ix, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -178,5 +179,35 @@ func writeFile(t *testing.T, p string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCacheSharesStrings: the restored index holds each repeated string once (a
+// subject's name in its versions, its folder and its ids; a blob in the version and
+// its id), not a copy per place gob read it.
+func TestCacheSharesStrings(t *testing.T) {
+	f := newCacheFixture(t)
+	f.index(t, f.c3, false)
+	ix, err := f.cache.Load(f.r.repo, f.c3)
+	if err != nil || ix == nil {
+		t.Fatalf("load: %v, %v", ix, err)
+	}
+	same := func(what, a, b string) {
+		t.Helper()
+		if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s: %q and %q are not one string", what, a, b)
+		}
+	}
+	h := ix.BySubject["a.one-value"]
+	v := h.Versions[len(h.Versions)-1]
+	same("the version's subject and its folder's", v.Subject, ix.Folders[h.Folder].Subject)
+	same("the version's blob and its id's", v.Blob, ix.Schemas[v.ID-1].Blob)
+	same("the version's canonical key and its id's", v.Canonical, ix.Schemas[v.ID-1].Canonical)
+	uses := ix.Schemas[v.ID-1].Uses
+	same("the version's subject and its id's use", v.Subject, uses[len(uses)-1].Subject)
+	for subject := range ix.BySubject {
+		if subject == v.Subject {
+			same("the map's key and the version's subject", subject, v.Subject)
+		}
 	}
 }

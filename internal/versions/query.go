@@ -33,6 +33,19 @@ func (ix *Index) Versions(subject string) []Version {
 	return append([]Version(nil), h.Versions...)
 }
 
+// VersionsView returns a subject's versions, oldest first, without copying them (nil
+// if unknown): the caller must not change them. The index only ever appends versions
+// and gives the appended one its id before Extend returns, so the view stays as it
+// was while the index moves on: the pages keep one per subject for as long as they
+// show the commit (at 100,000 subjects the copies were 25 MB).
+func (ix *Index) VersionsView(subject string) []Version {
+	h := ix.BySubject[subject]
+	if h == nil {
+		return nil
+	}
+	return h.Versions[:len(h.Versions):len(h.Versions)]
+}
+
 // Latest returns the subject's highest version (what a registry calls "latest").
 func (ix *Index) Latest(subject string) (Version, bool) {
 	h := ix.BySubject[subject]
