@@ -230,10 +230,12 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 }
 
 // load makes the first catalog page (from the subjects' summaries) first, and then
-// lets the registry index (primed): the registry's index and the full tree read the same repository and would slow it
-// down. Then the full tree, now rather than on the first request for another page,
-// once the registry serves: the two loads at once would hold both peaks of memory at
-// the same time (docs/performance.md, "Web pages (serve)").
+// lets the registry index (primed): the registry's index and the pages read the same
+// repository and would slow each other down. Then the pages' rows from every subject
+// folder (Pages.Load, one pass that never holds the whole tree), now rather than on
+// the first request for another page, once the registry serves: the two at once would
+// hold both peaks of memory at the same time (docs/performance.md, "Web pages
+// (serve)").
 func (rs *readSide) load(ctx context.Context, primed chan<- struct{}) {
 	log := rs.pages.Log
 	if err := guard.Do(log, "preparing the first catalog page", rs.pages.Prime); err != nil {
@@ -245,8 +247,8 @@ func (rs *readSide) load(ctx context.Context, primed chan<- struct{}) {
 	case <-ctx.Done():
 		return
 	}
-	if err := guard.Do(log, "loading the contract tree", rs.pages.LoadTree); err != nil {
-		log.Warn("loading the contract tree failed; the pages answer 503 until it loads", "err", err)
+	if err := guard.Do(log, "reading the subjects for the pages", rs.pages.Load); err != nil {
+		log.Warn("reading the subjects for the pages failed; the pages answer 503 until they are read", "err", err)
 	}
 }
 
@@ -276,7 +278,7 @@ func opsChannelOf(flag string, tree *web.Tree) string {
 	if flag != "" || tree == nil {
 		return flag
 	}
-	t, _, err := tree.Current()
+	t, err := tree.Calendar() // teams.yaml, not the whole tree
 	if err != nil || t.Teams[contract.PlatformTeam] == nil {
 		return ""
 	}

@@ -1,12 +1,13 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unique"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -71,22 +72,79 @@ type row struct {
 }
 
 func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
-	s := &snapshot{head: head, branch: "HEAD", producers: map[string][]producerRef{},
-		skeleton: &contract.Tree{Teams: tree.Teams, Entries: tree.Entries, Freezes: tree.Freezes}, subject: tree.Subject}
-	sums := make([]contract.Summary, len(tree.Subjects))
-	for i, sub := range tree.Subjects {
-		sums[i] = summaryOf(sub)
-		for _, c := range sub.Consumers {
-			if len(c.Produces) == 0 {
-				continue
-			}
-			ref := producerRef{strings.Clone(c.Subject), strings.Clone(c.File)}
-			for out := range c.Produces {
-				out = strings.Clone(out) // the map's key outlives the tree
-				s.producers[out] = append(s.producers[out], ref)
-			}
+	var r subjectRows
+	for _, sub := range tree.Subjects {
+		r.add(sub)
+	}
+	s := r.snapshot(head, t)
+	s.skeleton = &contract.Tree{Teams: tree.Teams, Entries: tree.Entries, Freezes: tree.Freezes}
+	s.subject = tree.Subject
+	return s
+}
+
+// subjectRows is what a snapshot keeps of the subjects of a commit, gathered one
+// subject at a time, so that the subjects need not be held together
+// (Pages.streamSnapshot).
+type subjectRows struct {
+	sums []contract.Summary
+	// outs[i] are the subjects that sums[i]'s consumers produce.
+	outs   [][]produce
+	shared sharing
+}
+
+// produce is a subject that a consumer produces.
+type produce struct {
+	out string
+	ref producerRef
+}
+
+// add keeps sub's summary and the subjects its consumers produce, as copies: the
+// rows outlive the subject (Tree.Release, Pages.streamSnapshot).
+func (r *subjectRows) add(sub *contract.Subject) {
+	sum := summaryOf(sub)
+	sum.Dir, sum.Subject, sum.Topic, sum.Description = strings.Clone(sum.Dir), strings.Clone(sum.Subject), strings.Clone(sum.Topic), strings.Clone(sum.Description)
+	if r.shared == nil {
+		r.shared = sharing{}
+	}
+	sum.Domain, sum.Format, sum.Compatibility, sum.Owner, sum.Tier = r.shared.of(sum.Domain), r.shared.of(sum.Format), r.shared.of(sum.Compatibility), r.shared.of(sum.Owner), r.shared.of(sum.Tier)
+	for i, c := range sum.Consumers {
+		sum.Consumers[i] = strings.Clone(c)
+	}
+	var outs []produce
+	for _, c := range sub.Consumers {
+		if len(c.Produces) == 0 {
+			continue
+		}
+		ref := producerRef{sum.Subject, strings.Clone(c.File)}
+		for out := range c.Produces {
+			outs = append(outs, produce{strings.Clone(out), ref})
 		}
 	}
+	r.sums, r.outs = append(r.sums, sum), append(r.outs, outs)
+}
+
+// snapshot makes the snapshot of head from the subjects added: of two subjects of
+// one name, the one of the first folder, as contract.Load keeps it.
+func (r *subjectRows) snapshot(head plumbing.Hash, t *Tree) *snapshot {
+	s := &snapshot{head: head, branch: "HEAD", producers: map[string][]producerRef{}}
+	order := make([]int, len(r.sums))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(strings.Compare(r.sums[a].Subject, r.sums[b].Subject), strings.Compare(r.sums[a].Dir, r.sums[b].Dir))
+	})
+	sums := make([]contract.Summary, 0, len(order))
+	for _, i := range order {
+		if len(sums) > 0 && sums[len(sums)-1].Subject == r.sums[i].Subject {
+			continue // a duplicate: Load reports it and keeps the first
+		}
+		sums = append(sums, r.sums[i])
+		for _, o := range r.outs[i] {
+			s.producers[o.out] = append(s.producers[o.out], o.ref)
+		}
+	}
+	r.sums, r.outs = nil, nil
 	s.setRows(sums, t)
 	// Producers are sorted for layout.
 	for _, cs := range s.producers {
@@ -101,9 +159,18 @@ func newSnapshot(tree *contract.Tree, head plumbing.Hash, t *Tree) *snapshot {
 // 100,000 subjects the copies were 102 MB).
 type producerRef struct{ subject, file string }
 
-// intern returns s from a table of values that repeat (owners, formats, levels), so
-// that 100,000 rows share a few copies and keep none of the tree's memory.
-func intern(s string) string { return unique.Make(s).Value() }
+// sharing hands out one copy of each value that repeats (owners, formats, levels),
+// so that 100,000 rows share a few copies and keep none of the tree's memory.
+type sharing map[string]string
+
+func (m sharing) of(s string) string {
+	if v, ok := m[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	m[v] = v
+	return v
+}
 
 // row returns the catalog's row of a subject, nil when the commit has none.
 func (s *snapshot) row(subject string) *row {
@@ -136,32 +203,81 @@ func (s *snapshot) setRows(sums []contract.Summary, t *Tree) {
 	if t != nil {
 		s.branch = t.BranchName()
 		s.degraded = t.degraded
+	}
+	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	s.rows = make([]row, 0, len(sums))
+	// The rows' own strings are copied into one string (the rows outlive the tree
+	// they were made from, Tree.Release), the repeated ones shared: 100,000 rows are
+	// then a few allocations rather than 500,000, which the first catalog page after
+	// a start waits for.
+	var all strings.Builder
+	size := 0
+	for _, sum := range sums {
+		size += 2*len(sum.Subject) + len(sum.Dir) + 2*len(sum.Topic) + len(sum.Owner) + len(sum.Description) + 4
+		for _, c := range sum.Consumers {
+			size += len(c) + 1
+		}
+	}
+	all.Grow(size)
+	spans := make([][4]int, len(sums)) // ends of subject, dir, topic, text
+	for i, sum := range sums {
+		all.WriteString(sum.Subject)
+		spans[i][0] = all.Len()
+		all.WriteString(sum.Dir)
+		spans[i][1] = all.Len()
+		all.WriteString(sum.Topic)
+		spans[i][2] = all.Len()
+		writeSearchText(&all, sum)
+		spans[i][3] = all.Len()
+	}
+	text := all.String()
+	shared := sharing{}
+	from := 0
+	for i, sum := range sums {
+		sp := spans[i]
+		s.rows = append(s.rows, row{
+			Subject: text[from:sp[0]], Domain: shared.of(sum.Domain), dir: text[sp[0]:sp[1]], Format: shared.of(sum.Format),
+			Level: shared.of(sum.Compatibility), Owner: shared.of(sum.Owner), Tier: shared.of(sum.Tier), Topic: text[sp[1]:sp[2]],
+			Consumers: len(sum.Consumers), PII: sum.PII, text: text[sp[2]:sp[3]],
+		})
+		from = sp[3]
+		domains[sum.Domain], owners[sum.Owner], formats[sum.Format] = true, true, true
+	}
+	s.domains, s.owners, s.formats = sortedKeys(domains), sortedKeys(owners), sortedKeys(formats)
+	s.setVersions(t)
+}
+
+// setVersions sets each row's latest version from t's versions index (none without
+// t, or when the index is not ready: versionsPending then says whether it will be).
+func (s *snapshot) setVersions(t *Tree) {
+	s.versions, s.versionsPending = nil, false
+	if t != nil {
 		if err := t.WithVersions(s.head, func(ix *versions.Index) {
-			s.versions = make(map[string][]versions.Version, len(sums))
-			for _, sum := range sums {
-				s.versions[strings.Clone(sum.Subject)] = ix.Versions(sum.Subject)
+			s.versions = make(map[string][]versions.Version, len(s.rows))
+			for _, x := range s.rows {
+				s.versions[x.Subject] = ix.VersionsView(x.Subject)
 			}
 		}); err != nil {
 			s.versions, s.versionsPending = nil, errors.Is(err, ErrVersionsPending)
 		}
 	}
-	domains, owners, formats := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	s.rows = make([]row, 0, len(sums))
-	for _, sum := range sums {
-		latest, changed := "—", ""
-		if vs := s.versions[sum.Subject]; len(vs) > 0 {
-			latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
-			changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
+	for i := range s.rows {
+		x := &s.rows[i]
+		x.Latest, x.Changed = "—", ""
+		if vs := s.versions[x.Subject]; len(vs) > 0 {
+			x.Latest = "v" + strconv.Itoa(vs[len(vs)-1].Version)
+			x.Changed = vs[len(vs)-1].Time.UTC().Format("2006-01-02")
 		}
-		// Copies: the rows outlive the tree they were made from (Tree.Release).
-		s.rows = append(s.rows, row{
-			Subject: strings.Clone(sum.Subject), Domain: intern(sum.Domain), dir: strings.Clone(sum.Dir), Format: intern(sum.Format),
-			Level: intern(sum.Compatibility), Owner: intern(sum.Owner), Tier: intern(sum.Tier), Topic: strings.Clone(sum.Topic),
-			Latest: latest, Changed: changed, Consumers: len(sum.Consumers), PII: sum.PII, text: searchText(sum),
-		})
-		domains[sum.Domain], owners[sum.Owner], formats[sum.Format] = true, true, true
 	}
-	s.domains, s.owners, s.formats = sortedKeys(domains), sortedKeys(owners), sortedKeys(formats)
+}
+
+// withVersions is a copy of s, made before the versions index was ready, with the
+// index's versions now that it is: the rest of s is the commit's and does not change.
+func (s *snapshot) withVersions(t *Tree) *snapshot {
+	n := &snapshot{head: s.head, branch: s.branch, skeleton: s.skeleton, rows: slices.Clone(s.rows),
+		domains: s.domains, owners: s.owners, formats: s.formats, producers: s.producers, degraded: s.degraded, light: s.light}
+	n.setVersions(t)
+	return n
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -256,15 +372,35 @@ func (s *snapshot) filter(f Filter) result {
 	return r
 }
 
-func searchText(sum contract.Summary) string {
-	var b strings.Builder
+// writeSearchText writes what a search matches of a subject to b: subject, topic,
+// owner, description and the consumers' names, lower case, a line each.
+func writeSearchText(b *strings.Builder, sum contract.Summary) {
 	for _, s := range []string{sum.Subject, sum.Topic, sum.Owner, sum.Description} {
-		b.WriteString(strings.ToLower(s))
+		writeLower(b, s)
 		b.WriteByte('\n')
 	}
 	for _, c := range sum.Consumers {
-		b.WriteString(strings.ToLower(c))
+		writeLower(b, c)
 		b.WriteByte('\n')
 	}
-	return b.String()
+}
+
+// writeLower writes strings.ToLower(s) to b, without a copy of s when it is ASCII.
+func writeLower(b *strings.Builder, s string) {
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+			i++
+		}
+		b.WriteString(s[:i])
+		if i == len(s) {
+			return
+		}
+		if s[i] >= utf8.RuneSelf {
+			b.WriteString(strings.ToLower(s[i:]))
+			return
+		}
+		b.WriteByte(s[i] + 'a' - 'A')
+		s = s[i+1:]
+	}
 }

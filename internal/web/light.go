@@ -28,7 +28,7 @@ func (p *Pages) catalogSnapshot() (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Tree.Ready(head) || p.Tree.Repo == nil {
+	if p.Tree.Ready(head) || p.Tree.Repo == nil || p.madeAt(head) {
 		p.light.mu.Lock()
 		p.light.sums, p.light.snap = nil, nil // the full tree's snapshot replaces it
 		p.light.mu.Unlock()
@@ -70,11 +70,19 @@ func (p *Pages) Prime() error {
 	return err
 }
 
-// LoadTree loads the full tree of the current commit now and makes the catalog's
-// snapshot from it, which lets the light one and its summaries go (at 100,000
-// subjects they held about 150 MB until the next catalog request).
-func (p *Pages) LoadTree() error {
-	if _, _, err := p.Tree.Current(); err != nil {
+// madeAt reports whether the pages' snapshot of head is made (not the light one).
+func (p *Pages) madeAt(head plumbing.Hash) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.snap != nil && p.snap.head == head
+}
+
+// Load makes the pages' snapshot of the current commit now, which lets the light one
+// and its summaries go (at 100,000 subjects they held about 150 MB until the next
+// catalog request): from the full tree, or when the pages do not keep it
+// (Tree.Release) from one pass over the subjects that holds none of them together.
+func (p *Pages) Load() error {
+	if _, err := p.current(); err != nil {
 		return err
 	}
 	return p.Prime()

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/contractbot/contractbot/internal/clock"
@@ -53,6 +55,8 @@ type Pages struct {
 
 	mu   sync.Mutex
 	snap *snapshot
+	// streaming makes one snapshot at a time without the tree (streamed).
+	streaming sync.Mutex
 	// folders keeps the subjects that pages loaded alone (subjectAt), by commit and
 	// folder.
 	folders *lru.Cache[folderKey, *contract.Subject]
@@ -122,8 +126,81 @@ func (p *Pages) current() (*snapshot, error) {
 	if s != nil && s.head == head && !(s.versionsPending && p.Tree.versionsReady(head)) {
 		return s, nil
 	}
+	if p.Tree.Release > 0 && p.Tree.Repo != nil && !p.Tree.Ready(head) {
+		return p.streamed(head)
+	}
 	s, _, err = p.currentTree()
 	return s, err
+}
+
+// streamed returns the snapshot of head without loading the whole tree when the
+// pages do not keep it (Tree.Release): made by streamSnapshot, or the current one
+// with the versions index's versions once it is ready. One at a time: a second
+// caller waits for the first one's.
+func (p *Pages) streamed(head plumbing.Hash) (*snapshot, error) {
+	p.streaming.Lock()
+	defer p.streaming.Unlock()
+	p.mu.Lock()
+	s := p.snap
+	p.mu.Unlock()
+	switch {
+	case s != nil && s.head == head && !s.versionsPending:
+		return s, nil
+	case s != nil && s.head == head:
+		if !p.Tree.versionsReady(head) {
+			return s, nil
+		}
+		s = s.withVersions(p.Tree)
+	default:
+		var err error
+		if s, err = p.streamSnapshot(head); err != nil {
+			return nil, err
+		}
+	}
+	p.readsFolders(s)
+	p.mu.Lock()
+	p.snap = s
+	p.mu.Unlock()
+	return s, nil
+}
+
+// streamSnapshot makes the snapshot of head in one pass over its subject folders that
+// keeps of each subject only its catalog row and the subjects its consumers produce
+// (contract.EachSubjectWithoutSchemas), and teams.yaml and the calendar loaded alone:
+// the whole tree is never held. At 100,000 subjects it was about 600 MB live, loaded
+// to make these rows, and serve's peak at start 2.8 GB (docs/performance.md).
+func (p *Pages) streamSnapshot(head plumbing.Hash) (*snapshot, error) {
+	src, err := contract.NewGitSource(p.Tree.Repo, head.String())
+	if err != nil {
+		return nil, err
+	}
+	var r subjectRows
+	if err := contract.EachSubjectWithoutSchemas(src, r.add); err != nil {
+		return nil, fmt.Errorf("read the subjects at %s: %w", head.String()[:12], err)
+	}
+	s := r.snapshot(head, p.Tree)
+	index := make(map[string]string, len(s.rows))
+	for _, x := range s.rows {
+		index[x.Subject] = x.dir
+	}
+	skeleton, err := contract.LoadSubjectsIn(src, nil, contract.MapIndex(index))
+	if err != nil {
+		return nil, fmt.Errorf("load the teams and the calendar at %s: %w", head.String()[:12], err)
+	}
+	s.skeleton = &contract.Tree{Teams: skeleton.Teams, Entries: skeleton.Entries, Freezes: skeleton.Freezes}
+	return s, nil
+}
+
+// readsFolders makes s's other subjects (the lineage graph's hops) come from their
+// folders loaded alone (subjectAt), not from a tree.
+func (p *Pages) readsFolders(s *snapshot) {
+	s.subject = func(name string) *contract.Subject {
+		sub, err := p.subjectAt(s, name)
+		if err != nil {
+			p.Log.Warn("pages: a subject of the lineage graph could not be read; the graph stops there", "subject", name, "err", err)
+		}
+		return sub
+	}
 }
 
 // currentTree returns the snapshot of the branch's current commit and its whole tree,
@@ -137,13 +214,7 @@ func (p *Pages) currentTree() (*snapshot, *contract.Tree, error) {
 	defer p.mu.Unlock()
 	if p.snap == nil || p.snap.head != head || p.snap.versionsPending && p.Tree.versionsReady(head) {
 		s := newSnapshot(tree, head, p.Tree)
-		s.subject = func(name string) *contract.Subject {
-			sub, err := p.subjectAt(s, name)
-			if err != nil {
-				p.Log.Warn("pages: a subject of the lineage graph could not be read; the graph stops there", "subject", name, "err", err)
-			}
-			return sub
-		}
+		p.readsFolders(s)
 		p.snap = s
 	}
 	return p.snap, tree, nil

@@ -438,7 +438,7 @@ func TestLoadTreeLetsTheLightSnapshotGo(t *testing.T) {
 	if p.light.snap == nil || p.light.sums == nil {
 		t.Fatal("Prime made no light snapshot")
 	}
-	if err := p.LoadTree(); err != nil {
+	if err := p.Load(); err != nil {
 		t.Fatal(err)
 	}
 	p.light.mu.Lock()

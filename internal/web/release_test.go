@@ -5,7 +5,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +19,12 @@ import (
 	"github.com/contractbot/contractbot/internal/contract"
 )
 
-// TestPagesLetTheTreeGo: with Tree.Release set (serve sets it), nothing the pages keep
-// between requests holds the loaded tree once Tree lets it go: a subject's page, with
-// its lineage both ways, is made from the catalog's rows and the subjects' folders
-// loaded alone, without loading the tree again; the pages that read every subject load
-// it again. Every page is the same as with the tree kept.
+// TestPagesLetTheTreeGo: with Tree.Release set (serve sets it), the catalog's snapshot
+// is made without loading the whole tree, and nothing the pages keep between requests
+// holds the loaded tree once Tree lets it go: a subject's page, with its lineage both
+// ways, is made from the catalog's rows and the subjects' folders loaded alone; the
+// pages that read every subject load the tree. Every page is the same as with the tree
+// kept.
 func TestPagesLetTheTreeGo(t *testing.T) {
 	repo := exampleRepo(t)
 	serve := func(p *Pages) *httptest.Server {
@@ -48,9 +53,14 @@ func TestPagesLetTheTreeGo(t *testing.T) {
 	}
 
 	same("/subjects/orders.order-created-value")
+	same("/")
+	if loaded() != nil {
+		t.Fatal("a subject's page or the catalog loaded the whole tree: the snapshot is made without it")
+	}
+	same("/teams")
 	tree := loaded()
 	if tree == nil {
-		t.Fatal("the first page loaded no tree")
+		t.Fatal("the teams page loaded no tree")
 	}
 	var producer *contract.Consumer // one that the lineage's upstream hops show
 	for _, c := range tree.Subject("dw.order-detail-value").Consumers {
@@ -128,5 +138,54 @@ func TestCalendarLeavesTheTreeAlone(t *testing.T) {
 	}
 	if again, err := tr.Calendar(); err != nil || again != loaded {
 		t.Errorf("with the tree held, Calendar = %p (%v), want the held tree %p", again, err, loaded)
+	}
+}
+
+// TestStreamedSnapshotIsTheTrees: the snapshot serve makes without loading the tree
+// (Tree.Release: one pass over the subject folders) has the rows, producers, teams
+// and calendar of the one made from the whole tree, also when two folders name one
+// subject (the first folder's is kept, as Load keeps it) and a folder's contract.yaml
+// does not parse.
+func TestStreamedSnapshotIsTheTrees(t *testing.T) {
+	repo := exampleRepo(t, func(t *testing.T, dir string) {
+		if err := os.CopyFS(filepath.Join(dir, "contracts/zz/order-detail"), os.DirFS(filepath.Join(dir, "contracts/dw/order-detail"))); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "contracts/zz/broken"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "contracts/zz/broken/contract.yaml"), []byte("subject: [unclosed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	whole := &Pages{Tree: &Tree{Repo: repo, WithoutSchemas: true}, Log: quiet}
+	want, _, err := whole.currentTree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pages{Tree: &Tree{Repo: repo, WithoutSchemas: true, Release: time.Hour}, Log: quiet}
+	got, err := p.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Tree.tree != nil {
+		t.Error("the streamed snapshot loaded the whole tree")
+	}
+	if len(want.rows) < 10 || !slices.ContainsFunc(want.rows, func(r row) bool { return r.dir == "contracts/dw/order-detail" }) {
+		t.Fatalf("the tree's snapshot has %d rows, without contracts/dw/order-detail: the test's tree is not what it means", len(want.rows))
+	}
+	if !reflect.DeepEqual(got.rows, want.rows) {
+		t.Errorf("rows differ:\n got %+v\nwant %+v", got.rows, want.rows)
+	}
+	if !reflect.DeepEqual(got.producers, want.producers) {
+		t.Errorf("producers differ:\n got %v\nwant %v", got.producers, want.producers)
+	}
+	if !reflect.DeepEqual([][]string{got.domains, got.owners, got.formats}, [][]string{want.domains, want.owners, want.formats}) {
+		t.Errorf("filter choices differ: got %v %v %v, want %v %v %v", got.domains, got.owners, got.formats, want.domains, want.owners, want.formats)
+	}
+	if len(got.skeleton.Teams) != len(want.skeleton.Teams) || len(got.skeleton.Entries) != len(want.skeleton.Entries) || len(got.skeleton.Freezes) != len(want.skeleton.Freezes) {
+		t.Errorf("the skeleton has %d teams, %d entries, %d freezes; the tree's %d, %d, %d", len(got.skeleton.Teams), len(got.skeleton.Entries), len(got.skeleton.Freezes),
+			len(want.skeleton.Teams), len(want.skeleton.Entries), len(want.skeleton.Freezes))
 	}
 }

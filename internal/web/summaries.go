@@ -10,7 +10,6 @@ import (
 	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/contractbot/contractbot/internal/atomicfile"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -41,11 +40,7 @@ func (p *Pages) summaries(head plumbing.Hash) ([]contract.Summary, error) {
 	if p.SummaryCache == "" {
 		return contract.Summaries(src)
 	}
-	dirs, err := contract.SubjectDirs(src)
-	if err != nil {
-		return nil, err
-	}
-	trees, err := p.folderTrees(head)
+	dirs, trees, err := contract.SubjectDirTrees(src)
 	if err != nil {
 		return nil, err
 	}
@@ -106,38 +101,4 @@ func (p *Pages) readSummaries() map[string]contract.Summary {
 		return nil
 	}
 	return f.ByTree
-}
-
-// folderTrees maps each folder contracts/<domain>/<name> at head to its tree hash.
-func (p *Pages) folderTrees(head plumbing.Hash) (map[string]string, error) {
-	c, err := object.GetCommit(p.Tree.Repo.Storer, head)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", head, err)
-	}
-	root, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read the tree of %s: %w", head, err)
-	}
-	out := map[string]string{}
-	contracts, err := root.Tree(contract.ContractsDir)
-	if errors.Is(err, object.ErrDirectoryNotFound) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", contract.ContractsDir, head, err)
-	}
-	for _, d := range contracts.Entries {
-		if !d.Mode.IsFile() {
-			domain, err := object.GetTree(p.Tree.Repo.Storer, d.Hash)
-			if err != nil {
-				continue // not a folder (a submodule): SubjectDirs leaves it out too
-			}
-			for _, n := range domain.Entries {
-				if !n.Mode.IsFile() {
-					out[contract.ContractsDir+"/"+d.Name+"/"+n.Name] = n.Hash.String()
-				}
-			}
-		}
-	}
-	return out, nil
 }

@@ -145,11 +145,16 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	load := contract.Load
+	var tree *contract.Tree
 	if t.WithoutSchemas {
-		load = contract.LoadWithoutSchemas
+		// Without schemas the tree reads nothing after its load: it need not keep
+		// the source and every Git tree it read (contract.Releasable).
+		r := contract.NewReleasable(src)
+		tree, err = contract.LoadWithoutSchemas(r)
+		r.Release()
+	} else {
+		tree, err = contract.Load(src)
 	}
-	tree, err := load(src)
 	if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
 	}
