@@ -11,10 +11,14 @@
 // growing), it reads GET /registry/subjects/{s}/versions/latest of every subject,
 // starts this program again as a bare server (another process, -bare) answering each
 // path with the bytes serve answered, and drives both with the same client: -clients
-// keep-alive connections looping over the subjects, phases of -seconds, bare then
-// serve, for -rounds rounds. It prints requests per second, mean latency and the
-// server's CPU time per request of each, the ratios (bare/serve latency, summed over
-// the rounds), serve's RSS then and its peak (VmHWM), and the machine's load.
+// keep-alive connections looping over the subjects, phases of -seconds, for -rounds
+// rounds, bare then serve in odd rounds and serve then bare in even ones (a load that
+// rises or falls through a round weighs on both alike). Per round it prints requests
+// per second, mean latency and the server's CPU time per request of each, and two
+// ratios, bare over serve: of the latency and of the CPU per request. The machine's
+// load moves single rounds a lot, so the summary is the median of the per-round
+// ratios with their quartiles and range, next to the ratios of the sums. Then serve's
+// RSS and its peak (VmHWM), and the machine's load.
 package main
 
 import (
@@ -34,6 +38,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,11 +61,12 @@ func main() {
 		return nil
 	})
 	flag.IntVar(&o.clients, "clients", 64, "concurrent client connections")
-	flag.DurationVar(&o.phase, "seconds", 3*time.Second, "length of one phase (one server, one round)")
-	flag.IntVar(&o.rounds, "rounds", 5, "rounds of bare then serve")
+	flag.DurationVar(&o.phase, "seconds", time.Second, "length of one phase (one server, one round)")
+	flag.IntVar(&o.rounds, "rounds", 24, "rounds of bare and serve (the order alternates)")
 	flag.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "how long to wait for serve to become idle after it is ready")
 	flag.DurationVar(&o.settle, "settle", 0, "wait this long more once serve is idle, before the heap profile and the load (serve lets its pages' tree go 2 minutes after the last use)")
-	flag.StringVar(&o.pprof, "pprof", "", "pass --pprof-addr `ADDR` to the warm serve and save CPU profiles of the last round to -profile (serve's) and beside it (*.bare.pprof, the bare server's)")
+	flag.StringVar(&o.pprof, "pprof", "", "pass --pprof-addr `ADDR` to the warm serve and, after the rounds, load each server once more for -profile-seconds and save CPU profiles to -profile (serve's) and beside it (*.bare.pprof, the bare server's); those phases are not in the figures")
+	flag.DurationVar(&o.profileFor, "profile-seconds", 10*time.Second, "with -pprof: the length of the profiled phases")
 	flag.StringVar(&o.profile, "profile", "serve.pprof", "where -pprof saves serve's CPU profile")
 	flag.Parse()
 	if *bare != "" {
@@ -88,6 +94,7 @@ type options struct {
 	phase, idle      time.Duration
 	settle           time.Duration
 	pprof, profile   string
+	profileFor       time.Duration
 }
 
 func run(o options) error {
@@ -162,35 +169,53 @@ func run(o options) error {
 			return err
 		}
 	}
-	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve | serve's collections |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve | bare/serve CPU per request | serve's collections |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	var latRatios, cpuRatios []float64
 	for r := 1; r <= o.rounds; r++ {
 		var ph [2]phase
-		for i, t := range targets {
-			var stopProfile func() error
-			if o.pprof != "" && r == o.rounds {
-				addr, out := o.pprof, o.profile
-				if t.name == "bare" {
-					addr, out = strings.TrimPrefix(t.base, "http://"), strings.TrimSuffix(out, ".pprof")+".bare.pprof"
-				}
-				stopProfile = profile(addr, o.phase, out)
+		for k := range targets {
+			i := k
+			if r%2 == 0 {
+				i = 1 - k // even rounds: serve first
 			}
+			t := targets[i]
 			if ph[i], err = t.drive(paths, o.clients, o.phase); err != nil {
 				return err
 			}
-			if stopProfile != nil {
-				if err := stopProfile(); err != nil {
-					return err
-				}
-			}
 			t.sum.add(ph[i])
 		}
-		fmt.Printf("| %d | %.0f | %.0f | %s | %s | %.2f | %s, %s | %d |\n", r, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
-			float64(ph[0].latency())/float64(ph[1].latency()), ph[0].cpuPerRequest(), ph[1].cpuPerRequest(), ph[1].gc)
+		lr, cr := ratio(ph[0].latency(), ph[1].latency()), ratio(ph[0].cpuPerRequest(), ph[1].cpuPerRequest())
+		latRatios, cpuRatios = append(latRatios, lr), append(cpuRatios, cr)
+		order := "bare, serve"
+		if r%2 == 0 {
+			order = "serve, bare"
+		}
+		fmt.Printf("| %d (%s) | %.0f | %.0f | %s | %s | %.2f | %s, %s | %.2f | %d |\n", r, order, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
+			lr, ph[0].cpuPerRequest(), ph[1].cpuPerRequest(), cr, ph[1].gc)
 	}
 	b, s := targets[0].sum, targets[1].sum
-	fmt.Printf("| all | %.0f | %.0f | %s | %s | **%.2f** | %s, %s | %d |\n", b.rate(), s.rate(), b.latency(), s.latency(),
-		float64(b.latency())/float64(s.latency()), b.cpuPerRequest(), s.cpuPerRequest(), s.gc)
+	fmt.Printf("| sums | %.0f | %.0f | %s | %s | %.2f | %s, %s | %.2f | %d |\n", b.rate(), s.rate(), b.latency(), s.latency(),
+		ratio(b.latency(), s.latency()), b.cpuPerRequest(), s.cpuPerRequest(), ratio(b.cpuPerRequest(), s.cpuPerRequest()), s.gc)
+	fmt.Printf("bare/serve latency, median of %d rounds: **%s**\n", o.rounds, spread(latRatios))
+	fmt.Printf("bare/serve CPU per request, median of %d rounds: **%s**\n", o.rounds, spread(cpuRatios))
+	if o.pprof != "" {
+		for _, t := range targets {
+			addr, out := o.pprof, o.profile
+			if t.name == "bare" {
+				addr, out = strings.TrimPrefix(t.base, "http://"), strings.TrimSuffix(out, ".pprof")+".bare.pprof"
+			}
+			stop := profile(addr, o.profileFor, out)
+			ph, err := t.drive(paths, o.clients, o.profileFor)
+			if err != nil {
+				return err
+			}
+			if err := stop(); err != nil {
+				return err
+			}
+			fmt.Printf("profiled %s for %s: %.0f req/s, mean latency %s, CPU per request %s, %d collections; %s\n", t.name, o.profileFor, ph.rate(), ph.latency(), ph.cpuPerRequest(), ph.gc, out)
+		}
+	}
 	fmt.Printf("serve: RSS %s after the load, peak %s (VmHWM, since the warm start)\n", mib(warm.rss("VmRSS")), mib(warm.rss("VmHWM")))
 	fmt.Printf("load average: %s\n", loadavg())
 	return nil
@@ -360,6 +385,28 @@ func (p phase) latency() time.Duration {
 
 func (p phase) cpuPerRequest() time.Duration {
 	return (p.cpu / time.Duration(max(p.requests, 1))).Round(100 * time.Nanosecond)
+}
+
+// ratio is a over b.
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) }
+
+// spread is the median of xs with its quartiles and range: "0.91 (quartiles 0.88 to
+// 0.95, range 0.71 to 1.20)".
+func spread(xs []float64) string {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return "none"
+	}
+	at := func(q float64) float64 { // linear between the closest ranks
+		f := q * float64(len(s)-1)
+		i := int(f)
+		if i+1 >= len(s) {
+			return s[i]
+		}
+		return s[i] + (f-float64(i))*(s[i+1]-s[i])
+	}
+	return fmt.Sprintf("%.2f (quartiles %.2f to %.2f, range %.2f to %.2f)", at(0.5), at(0.25), at(0.75), s[0], s[len(s)-1])
 }
 
 func newClient(clients int) *http.Client {
