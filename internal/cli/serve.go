@@ -175,6 +175,7 @@ func cacheRoot(dir string) string {
 // server.Mounter).
 type readSide struct {
 	reg   *registry.Server
+	under *registry.Mounted // reg under /registry
 	tree  *web.Tree
 	feeds *web.Feeds
 	pages *web.Pages
@@ -219,7 +220,7 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 		// The pages keep rows and load a subject's folder; the pages that read every
 		// subject hold the whole tree for a while after their last request.
 		Release: 2 * time.Minute}
-	rs := &readSide{reg: reg, tree: tree,
+	rs := &readSide{reg: reg, under: reg.Under("/registry"), tree: tree,
 		feeds: &web.Feeds{Tree: tree, Log: log, PublicURL: c.publicURL},
 		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}}
 	if build, err := buildID(); err == nil {
@@ -254,9 +255,15 @@ func (rs *readSide) load(ctx context.Context, primed chan<- struct{}) {
 
 // Mount adds the registry, the feeds and the pages to mux.
 func (rs *readSide) Mount(mux *http.ServeMux) {
-	mux.Handle("/registry/", rs.reg.Under("/registry"))
+	mux.Handle("/registry/", rs.under)
 	rs.feeds.Mount(mux)
 	rs.pages.Mount(mux)
+}
+
+// Answer answers the registry's reads of a version before serve's mux (a
+// server.Front): the reads clients make most skip its routing of the pages.
+func (rs *readSide) Answer(w http.ResponseWriter, r *http.Request) bool {
+	return rs.under.Answer(w, r)
 }
 
 // checkPublicURL refuses a --public-url that is not an absolute http(s) URL of a

@@ -47,12 +47,10 @@ func writeImmutable(w http.ResponseWriter, r *http.Request, etag string, body ..
 // matches reports whether an If-None-Match header names etag ("*" names any; the
 // comparison is weak, as RFC 9110 says for If-None-Match).
 func matches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
+	for header != "" {
+		var t string
+		t, header, _ = strings.Cut(header, ",") // not Split: no allocation per request
+		if t = strings.TrimPrefix(strings.TrimSpace(t), "W/"); t == "*" || t == etag {
 			return true
 		}
 	}

@@ -384,7 +384,7 @@ const CommitHeader = "X-Contractbot-Commit"
 
 // ServeHTTP answers one registry request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.latest(w, r, r.URL.Path) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/subjects/"); ok && s.hot(w, r, rest) {
 		return
 	}
 	w.Header().Set(CommitHeader, s.Head())

@@ -43,7 +43,7 @@ type Config struct {
 	MaxBody int64
 	Log     *slog.Logger
 	// Mounts add more handlers to the server's mux (the embedded registry, pages),
-	// in order.
+	// in order; those that are also Fronts answer their hot reads before it.
 	Mounts []Mounter
 	// SeparateMetrics leaves /metrics off the main mux: serve MetricsHandler on
 	// another listener instead (ServeMetrics).
@@ -72,6 +72,15 @@ type Readiness interface {
 // Mounter adds handlers to the server's mux.
 type Mounter interface {
 	Mount(mux *http.ServeMux)
+}
+
+// Front is a Mounter that answers some requests before the server's mux (the
+// embedded registry's reads of a version): Answer answers them as the handlers it
+// mounted would through the mux, and reports true, or leaves the request alone. It
+// sees GET and HEAD requests only, after the server's limits and with nosniff set.
+type Front interface {
+	Mounter
+	Answer(w http.ResponseWriter, r *http.Request) bool
 }
 
 // MountFunc is a Mounter that is a function.
@@ -133,11 +142,36 @@ func New(cfg Config) *Server {
 	if !cfg.SeparateMetrics {
 		mux.Handle("GET /metrics", s.MetricsHandler())
 	}
+	var fronts []Front
 	for _, m := range cfg.Mounts {
 		m.Mount(mux)
+		if f, ok := m.(Front); ok {
+			fronts = append(fronts, f)
+		}
 	}
-	s.handler = NoSniff(limitPerClient(mux, cmp.Or(cfg.BodiesPerClient, DefaultBodiesPerClient)))
+	var h http.Handler = mux
+	if len(fronts) > 0 {
+		h = &fronted{fronts: fronts, mux: mux}
+	}
+	s.handler = NoSniff(limitPerClient(h, cmp.Or(cfg.BodiesPerClient, DefaultBodiesPerClient)))
 	return s
+}
+
+// fronted offers GET and HEAD requests to the Fronts before the mux.
+type fronted struct {
+	fronts []Front
+	mux    http.Handler
+}
+
+func (f *fronted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		for _, front := range f.fronts {
+			if front.Answer(w, r) {
+				return
+			}
+		}
+	}
+	f.mux.ServeHTTP(w, r)
 }
 
 // NoSniff sets X-Content-Type-Options: nosniff on every response of h, so a browser
@@ -169,15 +203,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // NewHTTPServer is the net/http server for h with every limit set on purpose (header
 // size, read, write and idle times) and nosniff on every response; every listener of
 // contractbot uses it.
-func NewHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: NoSniff(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+func NewHTTPServer(h http.Handler) *http.Server { return newHTTPServer(NoSniff(h)) }
+
+// newHTTPServer is NewHTTPServer for a handler that sets nosniff itself.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes}
 }
 
 // Serve accepts connections on l until ctx ends, then stops taking webhooks, lets the
 // queued evaluations finish (up to grace) and returns.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
-	srv := NewHTTPServer(s)
+	srv := newHTTPServer(s.handler) // nosniff is set in it
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(netutil.LimitListener(l, cmp.Or(s.cfg.MaxConns, DefaultMaxConns))) }()
 	s.ready.Store(true)
