@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
@@ -162,5 +163,49 @@ func TestACompletedRunSupersedesTheJobsEarlierRuns(t *testing.T) {
 	}
 	if b := readFile(t, file); bytes.Count(b, []byte("\n")) >= 300 || len(b) > 2*s.bytes+1<<20 {
 		t.Errorf("the file holds %d lines, %d bytes, want it compacted to at most twice the events held and 1 MiB", bytes.Count(b, []byte("\n")), len(b))
+	}
+}
+
+// A job that runs every minute for months must not grow the store: the runs it
+// remembers are those with events held, and the superseded runs it remembers by id
+// are the last budget's worth. A late event of a run forgotten beyond that is still
+// superseded when it is older than the latest completed run.
+func TestRunsForgottenOnceSuperseded(t *testing.T) {
+	s, err := open("", nil, budget{events: 50, bytes: MaxBytes, jobBytes: MaxJobBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(i int) string {
+		return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+	}
+	keep := func(id, typ, when string) outcome {
+		line := runOf(t, id, typ, when)
+		e, err := openlineage.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.keep(e, []byte(line))
+	}
+	const runs = 1000
+	for i := range runs {
+		id := fmt.Sprintf("0193d2a4-6c1e-7b4a-9f3e-%012d", i)
+		keep(id, "START", at(i))
+		keep(id, "COMPLETE", at(i))
+	}
+	if len(s.runs) != 1 || len(s.gone) > 50 || len(s.goneOrder) > 50 || s.Len() != 2 {
+		t.Errorf("after %d runs: %d runs, %d gone (%d in order), %d events held; want 1, at most 50, 2", runs, len(s.runs), len(s.gone), len(s.goneOrder), s.Len())
+	}
+	// run 10 is beyond the last 50 remembered: its late event is older than the
+	// latest completed run, so it is superseded all the same
+	if o := keep(fmt.Sprintf("0193d2a4-6c1e-7b4a-9f3e-%012d", 10), "OTHER", at(10)); o != superseded {
+		t.Errorf("a late event of a long-forgotten run: %v, want superseded", o)
+	}
+	// one of the last 50 is superseded whatever its time
+	if o := keep(fmt.Sprintf("0193d2a4-6c1e-7b4a-9f3e-%012d", runs-2), "OTHER", at(runs+10)); o != superseded {
+		t.Errorf("a late event of a recently superseded run: %v, want superseded", o)
+	}
+	// a new run is kept
+	if o := keep("0193d2a4-6c1e-7b4a-9f3e-999999999999", "START", at(runs+20)); o != kept {
+		t.Errorf("a new run: %v, want kept", o)
 	}
 }

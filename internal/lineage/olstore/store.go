@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/contractbot/contractbot/internal/lineage/openlineage"
 )
@@ -56,8 +58,20 @@ type Store struct {
 	jobBytes map[jobKey]int
 	budget   budget
 	seen     map[key]bool
-	runs     map[runKey]int // the order in which each run began
-	latest   map[jobKey]int // the order of each job's latest completed run
+	// runs is the order in which each run with events held began (nextRun the
+	// next's): a run whose events are all let go is forgotten, so the map is bounded
+	// by the events held, not by every run ever seen.
+	runs    map[runKey]int
+	nextRun int
+	latest  map[jobKey]int // the order of each job's latest completed run
+	// latestStart is when each job's latest completed run began (its earliest event
+	// held): an event of a forgotten run from before it is superseded, not a new run.
+	latestStart map[jobKey]time.Time
+	// gone are the last MaxEvents runs forgotten because a later run completed (in
+	// the order forgotten, goneOrder): a late event of one is superseded whatever
+	// its time says.
+	gone      map[runKey]bool
+	goneOrder []runKey
 	// gen changes whenever the events held change.
 	gen int
 	// fileBytes is the size of the file's whole lines; newline says the file's last
@@ -101,7 +115,8 @@ func Open(path string, log *slog.Logger) (*Store, error) {
 
 // open is Open with a budget: the file is read under it, as the events were kept.
 func open(path string, log *slog.Logger, b budget) (*Store, error) {
-	s := &Store{path: path, seen: map[key]bool{}, runs: map[runKey]int{}, latest: map[jobKey]int{}, jobBytes: map[jobKey]int{}, observedGen: -1, log: log}
+	s := &Store{path: path, seen: map[key]bool{}, runs: map[runKey]int{}, latest: map[jobKey]int{}, latestStart: map[jobKey]time.Time{},
+		gone: map[runKey]bool{}, jobBytes: map[jobKey]int{}, observedGen: -1, log: log}
 	s.budget = b
 	if log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -147,7 +162,14 @@ func (s *Store) runOf(e openlineage.RunEvent) (jobKey, int) {
 	if run, ok := s.runs[runKey{jk, e.Run.RunID}]; ok {
 		return jk, run
 	}
-	return jk, len(s.runs)
+	return jk, s.nextRun
+}
+
+// eventTime reads an event's eventTime (ISO 8601 with an offset, as the spec
+// requires); false when it does not parse.
+func eventTime(k key) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, k.eventTime)
+	return t, err == nil
 }
 
 // check says what keep would do with e without doing it.
@@ -158,6 +180,18 @@ func (s *Store) check(e openlineage.RunEvent) outcome {
 	jk, run := s.runOf(e)
 	if last, ok := s.latest[jk]; ok && run < last {
 		return superseded
+	}
+	if s.gone[runKey{jk, e.Run.RunID}] {
+		return superseded
+	}
+	if _, known := s.runs[runKey{jk, e.Run.RunID}]; !known {
+		// A run forgotten once its events were let go, arriving late: one that began
+		// before the latest completed run is superseded.
+		if start, ok := s.latestStart[jk]; ok {
+			if t, ok := eventTime(keyOf(e)); ok && t.Before(start) {
+				return superseded
+			}
+		}
 	}
 	return kept
 }
@@ -170,6 +204,9 @@ func (s *Store) keep(e openlineage.RunEvent, line []byte) outcome {
 	}
 	k := keyOf(e)
 	jk, run := s.runOf(e)
+	if run == s.nextRun {
+		s.nextRun++
+	}
 	s.runs[runKey{jk, e.Run.RunID}] = run
 	s.seen[k] = true
 	s.events = append(s.events, event{line, k, jk, run})
@@ -179,14 +216,22 @@ func (s *Store) keep(e openlineage.RunEvent, line []byte) outcome {
 	if e.EventType == "COMPLETE" {
 		if last, ok := s.latest[jk]; !ok || run > last {
 			s.latest[jk] = run
+			start, _ := eventTime(k)
+			for _, ev := range s.events {
+				if t, ok := eventTime(ev.key); ok && ev.job == jk && ev.run == run && t.Before(start) {
+					start = t
+				}
+			}
+			s.latestStart[jk] = start
 			s.drop(func(ev event) bool { return ev.job == jk && ev.run < run })
 		}
 	}
 	return kept
 }
 
-// drop lets go of the events held that match.
+// drop lets go of the events held that match, and forgets the runs left with none.
 func (s *Store) drop(match func(event) bool) {
+	defer s.forgetEmptyRuns()
 	s.events = slices.DeleteFunc(s.events, func(ev event) bool {
 		if !match(ev) {
 			return false
@@ -197,6 +242,28 @@ func (s *Store) drop(match func(event) bool) {
 			delete(s.jobBytes, ev.job)
 		}
 		s.gen++
+		return true
+	})
+}
+
+// forgetEmptyRuns forgets the runs none of whose events is held.
+func (s *Store) forgetEmptyRuns() {
+	held := make(map[runKey]bool, len(s.runs))
+	for _, ev := range s.events {
+		held[runKey{ev.job, ev.key.runID}] = true
+	}
+	maps.DeleteFunc(s.runs, func(k runKey, run int) bool {
+		if held[k] {
+			return false
+		}
+		if last, ok := s.latest[k.job]; ok && run < last && !s.gone[k] {
+			s.gone[k] = true
+			s.goneOrder = append(s.goneOrder, k)
+			if len(s.goneOrder) > s.budget.events {
+				delete(s.gone, s.goneOrder[0])
+				s.goneOrder = s.goneOrder[1:]
+			}
+		}
 		return true
 	})
 }
