@@ -59,12 +59,12 @@ func Load(c Change) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	headIndex, err := UpdateIndex(baseIndex, c.Head, dirs)
+	headIndex, err := UpdateIndex(baseIndex, c.Base, c.Head, dirs)
 	if err != nil {
 		return nil, err
 	}
 	l := &Loaded{}
-	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, contract.MapIndex(baseIndex), headIndex); err != nil {
+	if l.Dirs, l.Base, l.Head, err = loadBoth(c, dirs, baseIndex, headIndex); err != nil {
 		return nil, err
 	}
 	if err := treeWide(c.Base, c.Head, l, baseIndex, baseDups, headIndex, dirs); err != nil {
@@ -84,7 +84,7 @@ func Load(c Change) (*Loaded, error) {
 // whichever folders it touches: lint fails on that head too. When teams.yaml changed,
 // every owner of the head is checked against it as well, and when a changed subject
 // lost its name or a field, the consumer files that produce into it.
-func treeWide(base, src contract.Source, l *Loaded, baseIndex map[string]string, baseDups map[string][]string, index contract.Index, dirs []string) error {
+func treeWide(base, src contract.Source, l *Loaded, baseIndex contract.Index, baseDups map[string][]string, index contract.Index, dirs []string) error {
 	head := l.Head
 	folders, err := UpdateDuplicates(baseIndex, baseDups, src, dirs)
 	if err != nil {

@@ -217,14 +217,14 @@ func WithImporters(src contract.Source, dirs []string) ([]string, error) {
 	return out, nil
 }
 
-// UpdateIndex returns index (contract.IndexSubjects of another revision) brought up to
-// date for src, where only the folders dirs may differ: the index of a head from its
-// base's. The names of the folders dirs are read from src and laid over index, which
-// is neither copied nor changed. A changed folder that is still there but names no
-// subject now (its contract.yaml is unreadable, over the size limit or broken) keeps
-// the names it had: its subject is broken, not gone, and what refers to it is not
-// reported as well.
-func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (contract.Index, error) {
+// UpdateIndex returns index (contract.IndexSubjects of base) brought up to date for
+// src, where only the folders dirs may differ: the index of a head from its base's.
+// The names of the folders dirs are read from src and laid over index, which is
+// neither copied nor changed nor walked. A changed folder that is still there but
+// names no subject now (its contract.yaml is unreadable, over the size limit or
+// broken) keeps the name it had in base: its subject is broken, not gone, and what
+// refers to it is not reported as well.
+func UpdateIndex(index contract.Index, base, src contract.Source, dirs []string) (contract.Index, error) {
 	o := &overlay{base: index, changed: make(map[string]bool, len(dirs)), set: map[string]string{}}
 	for _, d := range dirs {
 		o.changed[d] = true
@@ -242,14 +242,22 @@ func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (c
 	for _, dir := range o.set {
 		named[dir] = true
 	}
-	for name, dir := range index {
-		if !o.changed[dir] || named[dir] {
+	for _, dir := range dirs {
+		if named[dir] {
 			continue
 		}
-		if _, taken := o.set[name]; taken {
+		if _, err := src.ReadDir(dir); err != nil {
 			continue
 		}
-		if _, err := src.ReadDir(dir); err == nil {
+		// The name the folder had in base, if the index gives it that folder.
+		name, _, ok, err := contract.SubjectLine(base, dir)
+		if err != nil {
+			return nil, err
+		}
+		if had, in := index.Folder(name); !ok || !in || had != dir {
+			continue
+		}
+		if _, taken := o.set[name]; !taken {
 			o.set[name] = dir
 		}
 	}
@@ -259,7 +267,7 @@ func UpdateIndex(index map[string]string, src contract.Source, dirs []string) (c
 // overlay is a head's subject index: the names set for the changed folders laid over
 // the base's index, whose names in changed folders are hidden.
 type overlay struct {
-	base    map[string]string
+	base    contract.Index
 	changed map[string]bool   // folders whose base names are hidden
 	set     map[string]string // the names of changed folders, read from the head
 }
@@ -269,7 +277,7 @@ func (o *overlay) Folder(name string) (string, bool) {
 	if dir, ok := o.set[name]; ok {
 		return dir, true
 	}
-	dir, ok := o.base[name]
+	dir, ok := o.base.Folder(name)
 	if !ok || o.changed[dir] {
 		return "", false
 	}
@@ -284,7 +292,7 @@ func (o *overlay) All() iter.Seq2[string, string] {
 				return
 			}
 		}
-		for name, dir := range o.base {
+		for name, dir := range o.base.All() {
 			if _, over := o.set[name]; over || o.changed[dir] {
 				continue
 			}
@@ -300,7 +308,7 @@ func (o *overlay) All() iter.Seq2[string, string] {
 // names of another revision (contract.SubjectNames: index, dups) where only the
 // folders dirs may differ. Only the names with two or more folders in either are
 // looked at; index and dups are neither copied nor changed.
-func UpdateDuplicates(index map[string]string, dups map[string][]string, src contract.Source, dirs []string) (map[string][]string, error) {
+func UpdateDuplicates(index contract.Index, dups map[string][]string, src contract.Source, dirs []string) (map[string][]string, error) {
 	changed := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		changed[d] = true
@@ -330,7 +338,7 @@ func UpdateDuplicates(index map[string]string, dups map[string][]string, src con
 			continue
 		}
 		var base []string
-		if dir, ok := index[name]; ok {
+		if dir, ok := index.Folder(name); ok {
 			base = []string{dir}
 		}
 		add(name, base)

@@ -142,7 +142,7 @@ func TestUpdateNames(t *testing.T) {
 
 	baseIndex, err := contract.IndexSubjects(base)
 	must(t, err)
-	index, err := UpdateIndex(baseIndex, head, dirs)
+	index, err := UpdateIndex(contract.MapIndex(baseIndex), base, head, dirs)
 	must(t, err)
 	want, err := contract.IndexSubjects(head)
 	must(t, err)
@@ -165,9 +165,9 @@ func TestUpdateNames(t *testing.T) {
 		t.Error("UpdateIndex changed the base's index")
 	}
 
-	baseIndex, baseDups, err := contract.SubjectNames(base)
+	baseNames, baseDups, err := contract.SubjectNames(base)
 	must(t, err)
-	dups, err := UpdateDuplicates(baseIndex, baseDups, head, dirs)
+	dups, err := UpdateDuplicates(baseNames, baseDups, head, dirs)
 	must(t, err)
 	wantFolders, err := contract.SubjectFolders(head)
 	must(t, err)

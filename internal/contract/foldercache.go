@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -52,16 +51,44 @@ var domainFolders = struct {
 	byTree map[plumbing.Hash]domainListing
 	used   map[plumbing.Hash]bool // looked up or added since the process started
 	read   bool                   // a domain was read from the source, not the file
-}{byTree: map[plumbing.Hash]domainListing{}, used: map[plumbing.Hash]bool{}}
+	// inFile holds the domains of the file LoadFolderCache read that were not looked
+	// up yet: each tree's lines, parsed when it is (a check looks up a few domains of
+	// the base and those of the head, not 100,000 subjects' lines).
+	inFile map[plumbing.Hash]string
+}{byTree: map[plumbing.Hash]domainListing{}, used: map[plumbing.Hash]bool{}, inFile: map[plumbing.Hash]string{}}
 
 func cachedDomain(h plumbing.Hash) (domainListing, bool) {
 	domainFolders.Lock()
 	defer domainFolders.Unlock()
 	d, ok := domainFolders.byTree[h]
+	if !ok {
+		var block string
+		if block, ok = domainFolders.inFile[h]; ok {
+			delete(domainFolders.inFile, h)
+			if d, ok = parseDomain(block); ok {
+				domainFolders.byTree[h] = d
+			}
+		}
+	}
 	if ok {
 		domainFolders.used[h] = true
 	}
 	return d, ok
+}
+
+// parseDomain reads one domain of the cache file: its "tree <hash> <state>" line and
+// a "<folder>\t<subject>" line per subject folder; ok is false when it is damaged.
+func parseDomain(block string) (domainListing, bool) {
+	head, lines, _ := strings.Cut(block, "\n")
+	d := domainListing{clean: strings.HasSuffix(head, " clean")}
+	for line := range strings.Lines(lines) {
+		folder, subject, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		if !ok {
+			return domainListing{}, false
+		}
+		d.folders = append(d.folders, folderSubject{folder, subject})
+	}
+	return d, true
 }
 
 // cacheDomain keeps a domain tree's folders; used marks it as one this process needs
@@ -117,53 +144,59 @@ func (g *GitSource) subtrees(dir string) map[string]plumbing.Hash {
 }
 
 // LoadFolderCache adds to the process's cache of subject folders the domain trees
-// saved in dir by SaveFolderCache. A missing or unreadable file is an empty cache.
+// saved in dir by SaveFolderCache; a domain's lines are parsed when it is looked up. A
+// missing or unreadable file is an empty cache. It also names dir as where the subject
+// names of a base are kept (SubjectNames, names.go).
 func LoadFolderCache(dir string) error {
-	f, err := os.Open(filepath.Join(dir, "subject-folders"))
+	setNamesDir(dir)
+	data, err := os.ReadFile(filepath.Join(dir, "subject-folders"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read the subject folder cache in %s: %w", dir, err)
 	}
-	defer func() { _ = f.Close() }() // read only
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	if !sc.Scan() || sc.Text() != folderCacheHeader {
+	text, ok := strings.CutPrefix(string(data), folderCacheHeader+"\n")
+	if !ok {
 		return nil // another version's file: rebuilt on save
 	}
-	var (
-		cur  plumbing.Hash
-		d    domainListing
-		have bool
-	)
-	flush := func() {
-		if have {
-			cacheDomain(cur, d, false)
+	domainFolders.Lock()
+	defer domainFolders.Unlock()
+	// Each domain runs from its "tree " line to the next one.
+	start := 0
+	if !strings.HasPrefix(text, "tree ") {
+		if start = strings.Index(text, "\ntree "); start >= 0 {
+			start++
 		}
 	}
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "tree "); ok {
-			flush()
-			h, state, _ := strings.Cut(rest, " ")
-			cur, d, have = plumbing.NewHash(h), domainListing{clean: state == "clean"}, true
-			continue
+	for start >= 0 {
+		end := strings.Index(text[start:], "\ntree ")
+		block := text[start:]
+		if end >= 0 {
+			block = text[start : start+end+1]
 		}
-		folder, subject, ok := strings.Cut(line, "\t")
-		if !ok || !have {
-			return nil // a damaged file: keep what was read, rebuilt on save
+		if len(block) > len("tree ")+40 && block[len("tree ")+40] == ' ' {
+			h := plumbing.NewHash(block[len("tree ") : len("tree ")+40])
+			if _, have := domainFolders.byTree[h]; !have {
+				domainFolders.inFile[h] = block
+			}
 		}
-		d.folders = append(d.folders, folderSubject{folder, subject})
+		if end < 0 {
+			break
+		}
+		start += end + 1
 	}
-	flush()
 	return nil
 }
 
 // SaveFolderCache writes to dir the domain trees this process looked up or read, for
 // LoadFolderCache in a later process; when every domain came from the file, the file
-// stays as it is. The file is replaced atomically.
+// stays as it is. It also writes the subject names of a base SubjectNames gathered
+// (names.go). The files are replaced atomically.
 func SaveFolderCache(dir string) error {
+	if err := saveNames(dir); err != nil {
+		return err
+	}
 	domainFolders.Lock()
 	read := domainFolders.read
 	domainFolders.Unlock()

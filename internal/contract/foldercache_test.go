@@ -13,15 +13,20 @@ import (
 	"github.com/contractbot/contractbot/internal/testutil"
 )
 
-// resetFolderCache empties the process's cache of domain trees for one test.
+// resetFolderCache empties the process's cache of domain trees, and forgets the
+// folder of the names table, for one test.
 func resetFolderCache(t *testing.T) {
 	t.Helper()
 	clearCache := func() {
 		domainFolders.Lock()
 		clear(domainFolders.byTree)
 		clear(domainFolders.used)
+		clear(domainFolders.inFile)
 		domainFolders.read = false
 		domainFolders.Unlock()
+		baseNames.Lock()
+		baseNames.dir, baseNames.pending = "", nil
+		baseNames.Unlock()
 	}
 	clearCache()
 	t.Cleanup(clearCache)

@@ -32,10 +32,18 @@ func SubjectFolders(src Source) (map[string][]string, error) {
 
 // SubjectNames is SubjectFolders in the shape a partial load wants it: each name's
 // first folder (what IndexSubjects of src answers), and apart, for the few names two
-// or more folders claim, all of their folders.
-func SubjectNames(src Source) (index map[string]string, dups map[string][]string, err error) {
-	index, dups = map[string]string{}, map[string][]string{}
-	_, err = eachSubjectFolder(src, func(name, dir string) {
+// or more folders claim, all of their folders. For a revision whose contracts/ tree
+// is the one whose names are kept in the cache folder (names.go), the index is that
+// table, read in place.
+func SubjectNames(src Source) (Index, map[string][]string, error) {
+	tree, keyed := contractsTree(src)
+	if keyed {
+		if index, dups, ok := cachedNames(tree); ok {
+			return index, dups, nil
+		}
+	}
+	index, dups := map[string]string{}, map[string][]string{}
+	_, err := eachSubjectFolder(src, func(name, dir string) {
 		first, ok := index[name]
 		switch {
 		case !ok:
@@ -49,7 +57,10 @@ func SubjectNames(src Source) (index map[string]string, dups map[string][]string
 	if err != nil {
 		return nil, nil, err
 	}
-	return index, dups, nil
+	if keyed {
+		keepNames(tree, index, dups)
+	}
+	return MapIndex(index), dups, nil
 }
 
 // eachSubjectFolder calls f with every subject folder of src whose contract.yaml names
