@@ -13,12 +13,13 @@
 // path with the bytes serve answered, and drives both with the same client: -clients
 // keep-alive connections looping over the subjects, phases of -seconds, for -rounds
 // rounds, bare then serve in odd rounds and serve then bare in even ones (a load that
-// rises or falls through a round weighs on both alike). Per round it prints requests
-// per second, mean latency and the server's CPU time per request of each, and two
-// ratios, bare over serve: of the latency and of the CPU per request. The machine's
-// load moves single rounds a lot, so the summary is the median of the per-round
-// ratios with their quartiles and range, next to the ratios of the sums. Then serve's
-// RSS and its peak (VmHWM), and the machine's load.
+// rises or falls through a round weighs on both alike; with -bin2, a second build
+// served beside the first, each round starts with the next of the three). Per round
+// it prints requests per second, mean latency and the server's CPU time per request
+// of each, and two ratios, bare over serve: of the latency and of the CPU per
+// request. The machine's load moves single rounds a lot, so the summary is the
+// median of the per-round ratios with their quartiles and range, next to the ratios
+// of the sums. Then serve's RSS and its peak (VmHWM), and the machine's load.
 package main
 
 import (
@@ -51,9 +52,10 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "with -bare: the address to listen on")
 	var o options
 	flag.StringVar(&o.bin, "bin", "contractbot", "the contractbot binary to run")
+	flag.StringVar(&o.bin2, "bin2", "", "a second contractbot binary (`FILE`) to serve beside the first, warm on a copy of its cache, and load in the same rounds (compare two builds side by side)")
 	flag.StringVar(&o.repo, "repo", "", "the repository serve serves (`DIR`, e.g. made by synthrepo)")
 	flag.StringVar(&o.cache, "cache", "", "serve's --cache-dir (`DIR`): when it holds a cache already, the cold start is left out (default: a new one)")
-	flag.Func("serve-env", "add `KEY=VALUE` to the warm serve's environment (repeat it for more), e.g. GOGC=50", func(v string) error {
+	flag.Func("serve-env", "add `KEY=VALUE` to the warm serves' environment (repeat it for more), e.g. GOGC=50", func(v string) error {
 		if !strings.Contains(v, "=") {
 			return errors.New("write KEY=VALUE")
 		}
@@ -88,13 +90,14 @@ func main() {
 }
 
 type options struct {
-	bin, repo, cache string
-	env              []string
-	clients, rounds  int
-	phase, idle      time.Duration
-	settle           time.Duration
-	pprof, profile   string
-	profileFor       time.Duration
+	bin, bin2       string
+	repo, cache     string
+	env             []string
+	clients, rounds int
+	phase, idle     time.Duration
+	settle          time.Duration
+	pprof, profile  string
+	profileFor      time.Duration
 }
 
 func run(o options) error {
@@ -109,7 +112,7 @@ func run(o options) error {
 	}
 	fmt.Printf("load average: %s\n", loadavg())
 	if entries, _ := os.ReadDir(cache); len(entries) == 0 {
-		cold, err := start(o, work, cache, "cold", "")
+		cold, err := start(o, o.bin, work, cache, "cold", "")
 		if err != nil {
 			return err
 		}
@@ -118,7 +121,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	warm, err := start(o, work, cache, "warm", o.pprof)
+	warm, err := start(o, o.bin, work, cache, "warm", o.pprof)
 	if err != nil {
 		return err
 	}
@@ -129,9 +132,30 @@ func run(o options) error {
 		return err
 	}
 	fmt.Printf("warm: idle %s after start; RSS %s\n", idle, mib(warm.rss("VmRSS")))
+	serves := []*proc{warm}
+	if o.bin2 != "" {
+		// The second serve starts warm too, on a copy of the cache the first left.
+		cache2 := filepath.Join(work, "cache2")
+		if out, err := exec.Command("cp", "-r", cache, cache2).CombinedOutput(); err != nil {
+			return fmt.Errorf("copy the cache for -bin2: %w: %s", err, out)
+		}
+		warm2, err := start(o, o.bin2, work, cache2, "warm2", "")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = warm2.stop() }()
+		fmt.Printf("warm2 (%s): first page %s (CPU %s), registry ready %s\n", o.bin2, warm2.first, warm2.firstCPU, warm2.ready)
+		if idle, err = warm2.waitIdle(o.idle); err != nil {
+			return err
+		}
+		fmt.Printf("warm2: idle %s after start; RSS %s\n", idle, mib(warm2.rss("VmRSS")))
+		serves = append(serves, warm2)
+	}
 	if o.settle > 0 {
 		time.Sleep(o.settle)
-		fmt.Printf("warm: %s later, RSS %s\n", o.settle, mib(warm.rss("VmRSS")))
+		for _, p := range serves {
+			fmt.Printf("%s: %s later, RSS %s\n", p.label, o.settle, mib(p.rss("VmRSS")))
+		}
 	}
 	if o.pprof != "" {
 		heap := strings.TrimSuffix(o.profile, ".pprof") + ".heap.pprof"
@@ -159,9 +183,13 @@ func run(o options) error {
 		paths[i], paths[j] = paths[j], paths[i]
 		bodies[i], bodies[j] = bodies[j], bodies[i]
 	})
-	targets := []*target{
-		{name: "bare", base: bareURL, pid: bareProc.Process.Pid},
-		{name: "serve", base: warm.base + "/registry", metrics: warm.base + "/metrics", pid: warm.cmd.Process.Pid},
+	targets := []*target{{name: "bare", base: bareURL, pid: bareProc.Process.Pid}}
+	for i, p := range serves {
+		name := "serve"
+		if i > 0 {
+			name = "serve" + strconv.Itoa(i+1)
+		}
+		targets = append(targets, &target{name: name, base: p.base + "/registry", metrics: p.base + "/metrics", pid: p.cmd.Process.Pid})
 	}
 	for _, t := range targets {
 		t.client = newClient(o.clients)
@@ -169,38 +197,57 @@ func run(o options) error {
 			return err
 		}
 	}
-	fmt.Println("| round | bare req/s | serve req/s | bare mean latency | serve mean latency | bare/serve latency | CPU per request bare, serve | bare/serve CPU per request | serve's collections |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
-	var latRatios, cpuRatios []float64
+	head, rule := "| round |", "|---|"
+	for _, t := range targets {
+		head += fmt.Sprintf(" %s: req/s, mean latency, CPU per request |", t.name)
+		rule += "---|"
+	}
+	for _, t := range targets[1:] {
+		head += fmt.Sprintf(" bare/%s: latency, CPU per request | %s's collections |", t.name, t.name)
+		rule += "---|---|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	lat, cpu := make([][]float64, len(targets)), make([][]float64, len(targets))
 	for r := 1; r <= o.rounds; r++ {
-		var ph [2]phase
+		// Each round starts with the next server: every one takes every place as often.
+		ph := make([]phase, len(targets))
+		var order []string
 		for k := range targets {
-			i := k
-			if r%2 == 0 {
-				i = 1 - k // even rounds: serve first
-			}
+			i := (k + r - 1) % len(targets)
 			t := targets[i]
 			if ph[i], err = t.drive(paths, o.clients, o.phase); err != nil {
 				return err
 			}
 			t.sum.add(ph[i])
+			order = append(order, t.name)
 		}
-		lr, cr := ratio(ph[0].latency(), ph[1].latency()), ratio(ph[0].cpuPerRequest(), ph[1].cpuPerRequest())
-		latRatios, cpuRatios = append(latRatios, lr), append(cpuRatios, cr)
-		order := "bare, serve"
-		if r%2 == 0 {
-			order = "serve, bare"
+		line := fmt.Sprintf("| %d (%s) |", r, strings.Join(order, ", "))
+		for _, q := range ph {
+			line += fmt.Sprintf(" %.0f, %s, %s |", q.rate(), q.latency(), q.cpuPerRequest())
 		}
-		fmt.Printf("| %d (%s) | %.0f | %.0f | %s | %s | %.2f | %s, %s | %.2f | %d |\n", r, order, ph[0].rate(), ph[1].rate(), ph[0].latency(), ph[1].latency(),
-			lr, ph[0].cpuPerRequest(), ph[1].cpuPerRequest(), cr, ph[1].gc)
+		for i := 1; i < len(targets); i++ {
+			lr, cr := ratio(ph[0].latency(), ph[i].latency()), ratio(ph[0].cpuPerRequest(), ph[i].cpuPerRequest())
+			lat[i], cpu[i] = append(lat[i], lr), append(cpu[i], cr)
+			line += fmt.Sprintf(" %.2f, %.2f | %d |", lr, cr, ph[i].gc)
+		}
+		fmt.Println(line)
 	}
-	b, s := targets[0].sum, targets[1].sum
-	fmt.Printf("| sums | %.0f | %.0f | %s | %s | %.2f | %s, %s | %.2f | %d |\n", b.rate(), s.rate(), b.latency(), s.latency(),
-		ratio(b.latency(), s.latency()), b.cpuPerRequest(), s.cpuPerRequest(), ratio(b.cpuPerRequest(), s.cpuPerRequest()), s.gc)
-	fmt.Printf("bare/serve latency, median of %d rounds: **%s**\n", o.rounds, spread(latRatios))
-	fmt.Printf("bare/serve CPU per request, median of %d rounds: **%s**\n", o.rounds, spread(cpuRatios))
+	line := "| sums |"
+	for _, t := range targets {
+		line += fmt.Sprintf(" %.0f, %s, %s |", t.sum.rate(), t.sum.latency(), t.sum.cpuPerRequest())
+	}
+	b := targets[0].sum
+	for _, t := range targets[1:] {
+		line += fmt.Sprintf(" %.2f, %.2f | %d |", ratio(b.latency(), t.sum.latency()), ratio(b.cpuPerRequest(), t.sum.cpuPerRequest()), t.sum.gc)
+	}
+	fmt.Println(line)
+	for i, t := range targets[1:] {
+		fmt.Printf("bare/%s latency, median of %d rounds: **%s**\n", t.name, o.rounds, spread(lat[i+1]))
+		fmt.Printf("bare/%s CPU per request, median of %d rounds: **%s**\n", t.name, o.rounds, spread(cpu[i+1]))
+	}
 	if o.pprof != "" {
-		for _, t := range targets {
+		for _, t := range targets[:2] {
 			addr, out := o.pprof, o.profile
 			if t.name == "bare" {
 				addr, out = strings.TrimPrefix(t.base, "http://"), strings.TrimSuffix(out, ".pprof")+".bare.pprof"
@@ -216,7 +263,9 @@ func run(o options) error {
 			fmt.Printf("profiled %s for %s: %.0f req/s, mean latency %s, CPU per request %s, %d collections; %s\n", t.name, o.profileFor, ph.rate(), ph.latency(), ph.cpuPerRequest(), ph.gc, out)
 		}
 	}
-	fmt.Printf("serve: RSS %s after the load, peak %s (VmHWM, since the warm start)\n", mib(warm.rss("VmRSS")), mib(warm.rss("VmHWM")))
+	for _, p := range serves {
+		fmt.Printf("%s: RSS %s after the load, peak %s (VmHWM, since its start)\n", p.label, mib(p.rss("VmRSS")), mib(p.rss("VmHWM")))
+	}
 	fmt.Printf("load average: %s\n", loadavg())
 	return nil
 }
@@ -224,6 +273,7 @@ func run(o options) error {
 // proc is a serve process.
 type proc struct {
 	cmd          *exec.Cmd
+	label        string
 	base         string
 	t0           time.Time
 	first, ready time.Duration
@@ -232,7 +282,7 @@ type proc struct {
 
 // start starts serve on a free loopback port and waits for its first page and its
 // registry.
-func start(o options, work, cache, label, pprofAddr string) (*proc, error) {
+func start(o options, bin, work, cache, label, pprofAddr string) (*proc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -246,9 +296,9 @@ func start(o options, work, cache, label, pprofAddr string) (*proc, error) {
 	if pprofAddr != "" {
 		args = append(args, "--pprof-addr", pprofAddr)
 	}
-	p := &proc{cmd: exec.Command(o.bin, args...), base: "http://127.0.0.1:" + port}
+	p := &proc{cmd: exec.Command(bin, args...), base: "http://127.0.0.1:" + port, label: label}
 	p.cmd.Stderr, p.cmd.Stdout = logf, logf
-	if label == "warm" && len(o.env) > 0 {
+	if label != "cold" && len(o.env) > 0 {
 		p.cmd.Env = append(os.Environ(), o.env...)
 	}
 	p.t0 = time.Now()
