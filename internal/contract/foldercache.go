@@ -54,15 +54,15 @@ var domainFolders = struct {
 	// inFile holds the domains of the file LoadFolderCache read that were not looked
 	// up yet: each tree's lines, parsed when it is (a check looks up a few domains of
 	// the base and those of the head, not 100,000 subjects' lines).
-	inFile map[plumbing.Hash]string
-}{byTree: map[plumbing.Hash]domainListing{}, used: map[plumbing.Hash]bool{}, inFile: map[plumbing.Hash]string{}}
+	inFile map[plumbing.Hash][]byte
+}{byTree: map[plumbing.Hash]domainListing{}, used: map[plumbing.Hash]bool{}, inFile: map[plumbing.Hash][]byte{}}
 
 func cachedDomain(h plumbing.Hash) (domainListing, bool) {
 	domainFolders.Lock()
 	defer domainFolders.Unlock()
 	d, ok := domainFolders.byTree[h]
 	if !ok {
-		var block string
+		var block []byte
 		if block, ok = domainFolders.inFile[h]; ok {
 			delete(domainFolders.inFile, h)
 			if d, ok = parseDomain(block); ok {
@@ -76,17 +76,34 @@ func cachedDomain(h plumbing.Hash) (domainListing, bool) {
 	return d, ok
 }
 
+// cachedClean reports whether a domain tree is cached, and clean; a domain of the
+// file is not parsed for it (LayoutDiagnostics asks it of every domain of a head).
+func cachedClean(h plumbing.Hash) (clean, ok bool) {
+	domainFolders.Lock()
+	defer domainFolders.Unlock()
+	if d, ok := domainFolders.byTree[h]; ok {
+		domainFolders.used[h] = true
+		return d.clean, true
+	}
+	if block, ok := domainFolders.inFile[h]; ok {
+		domainFolders.used[h] = true
+		head, _, _ := bytes.Cut(block, []byte{'\n'})
+		return bytes.HasSuffix(head, []byte(" clean")), true
+	}
+	return false, false
+}
+
 // parseDomain reads one domain of the cache file: its "tree <hash> <state>" line and
 // a "<folder>\t<subject>" line per subject folder; ok is false when it is damaged.
-func parseDomain(block string) (domainListing, bool) {
-	head, lines, _ := strings.Cut(block, "\n")
-	d := domainListing{clean: strings.HasSuffix(head, " clean")}
-	for line := range strings.Lines(lines) {
-		folder, subject, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+func parseDomain(block []byte) (domainListing, bool) {
+	head, lines, _ := bytes.Cut(block, []byte{'\n'})
+	d := domainListing{clean: bytes.HasSuffix(head, []byte(" clean"))}
+	for line := range bytes.Lines(lines) {
+		folder, subject, ok := bytes.Cut(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\t'})
 		if !ok {
 			return domainListing{}, false
 		}
-		d.folders = append(d.folders, folderSubject{folder, subject})
+		d.folders = append(d.folders, folderSubject{string(folder), string(subject)})
 	}
 	return d, true
 }
@@ -156,7 +173,7 @@ func LoadFolderCache(dir string) error {
 	if err != nil {
 		return fmt.Errorf("read the subject folder cache in %s: %w", dir, err)
 	}
-	text, ok := strings.CutPrefix(string(data), folderCacheHeader+"\n")
+	text, ok := bytes.CutPrefix(data, []byte(folderCacheHeader+"\n"))
 	if !ok {
 		return nil // another version's file: rebuilt on save
 	}
@@ -164,19 +181,19 @@ func LoadFolderCache(dir string) error {
 	defer domainFolders.Unlock()
 	// Each domain runs from its "tree " line to the next one.
 	start := 0
-	if !strings.HasPrefix(text, "tree ") {
-		if start = strings.Index(text, "\ntree "); start >= 0 {
+	if !bytes.HasPrefix(text, []byte("tree ")) {
+		if start = bytes.Index(text, []byte("\ntree ")); start >= 0 {
 			start++
 		}
 	}
 	for start >= 0 {
-		end := strings.Index(text[start:], "\ntree ")
+		end := bytes.Index(text[start:], []byte("\ntree "))
 		block := text[start:]
 		if end >= 0 {
 			block = text[start : start+end+1]
 		}
 		if len(block) > len("tree ")+40 && block[len("tree ")+40] == ' ' {
-			h := plumbing.NewHash(block[len("tree ") : len("tree ")+40])
+			h := plumbing.NewHash(string(block[len("tree ") : len("tree ")+40]))
 			if _, have := domainFolders.byTree[h]; !have {
 				domainFolders.inFile[h] = block
 			}
@@ -207,7 +224,14 @@ func SaveFolderCache(dir string) error {
 	fmt.Fprintln(&w, folderCacheHeader)
 	domainFolders.Lock()
 	for h := range domainFolders.used {
-		d := domainFolders.byTree[h]
+		d, parsed := domainFolders.byTree[h]
+		if block, ok := domainFolders.inFile[h]; ok && !parsed {
+			w.Write(block) // as the file had it
+			if !bytes.HasSuffix(block, []byte{'\n'}) {
+				w.WriteByte('\n')
+			}
+			continue
+		}
 		if slices.ContainsFunc(d.folders, func(f folderSubject) bool { return strings.ContainsAny(f.folder, "\t\n\r") }) {
 			continue // a folder name the file's lines cannot hold: read again next time
 		}

@@ -241,7 +241,7 @@ func isDoc(name string) bool {
 
 func (l *loader) domainDirs(dir, domain string) []subjectDir {
 	if tree, ok := l.trees[domain]; ok && l.shallow {
-		if d, hit := cachedDomain(tree); hit && d.clean {
+		if clean, hit := cachedClean(tree); hit && clean {
 			return nil // LayoutDiagnostics: nothing to report in this tree
 		}
 	}

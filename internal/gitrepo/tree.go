@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -129,6 +130,20 @@ func Subtree(es []object.TreeEntry, name string) plumbing.Hash {
 		}
 	}
 	return plumbing.ZeroHash
+}
+
+// Find returns the entry called name in a tree's entries, by a binary search in Git
+// order: a directory when dir is true, anything else when it is false.
+func Find(es []object.TreeEntry, name string, dir bool) (object.TreeEntry, bool) {
+	key := object.TreeEntry{Name: name, Mode: filemode.Regular}
+	if dir {
+		key.Mode = filemode.Dir
+	}
+	i, found := slices.BinarySearchFunc(es, &key, func(e object.TreeEntry, k *object.TreeEntry) int { return gitCompare(&e, k) })
+	if !found || (es[i].Mode == filemode.Dir) != dir {
+		return object.TreeEntry{}, false
+	}
+	return es[i], true
 }
 
 // DirChange is a directory whose tree differs between two trees.

@@ -126,3 +126,19 @@ func TestEither(t *testing.T) {
 		t.Errorf("either store: %v %v", got, err)
 	}
 }
+
+func TestFind(t *testing.T) {
+	file, dir := filemode.Regular, filemode.Dir
+	// Git order: a directory sorts as its name and "/".
+	es := []object.TreeEntry{{Name: "a-b", Mode: file}, {Name: "a.txt", Mode: file}, {Name: "a", Mode: dir}, {Name: "a0", Mode: filemode.Executable}, {Name: "b", Mode: dir}}
+	for _, c := range []struct {
+		name  string
+		dir   bool
+		found bool
+	}{{"a", true, true}, {"a", false, false}, {"a-b", false, true}, {"a.txt", false, true}, {"a0", false, true}, {"a0", true, false}, {"b", true, true}, {"b", false, false}, {"c", false, false}, {"", false, false}} {
+		e, ok := Find(es, c.name, c.dir)
+		if ok != c.found || (ok && e.Name != c.name) {
+			t.Errorf("Find(%q, %v) = %v, %v; want found %v", c.name, c.dir, e, ok, c.found)
+		}
+	}
+}

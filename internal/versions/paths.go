@@ -1,15 +1,15 @@
 package versions
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
 )
 
 // PathHistory returns, for each file path, the distinct contents the file had along
@@ -40,20 +40,7 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 	// Trees read for the previous commit are reused when unchanged, and a file whose
 	// folder has the same tree as at the previous commit is not looked up again.
 	var prevRoot plumbing.Hash
-	prev, cur := map[plumbing.Hash]*object.Tree{}, map[plumbing.Hash]*object.Tree{}
-	tree := func(h plumbing.Hash) (*object.Tree, error) {
-		t, ok := cur[h]
-		if !ok {
-			if t, ok = prev[h]; !ok {
-				var err error
-				if t, err = repo.TreeObject(h); err != nil {
-					return nil, err
-				}
-			}
-			cur[h] = t
-		}
-		return t, nil
-	}
+	trees := gitrepo.NewTrees(repo.Storer)
 	folderOf := map[string]plumbing.Hash{} // path -> its folder's tree at the previous commit
 	for i := len(commits) - 1; i >= 0; i-- {
 		c := commits[i]
@@ -61,10 +48,10 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 			continue
 		}
 		prevRoot = c.TreeHash
-		prev, cur = cur, map[plumbing.Hash]*object.Tree{}
+		trees.Rotate()
 		for _, p := range paths {
 			dir, name := path.Split(p)
-			folder, found, err := folderTree(tree, c.TreeHash, strings.TrimSuffix(dir, "/"))
+			folder, found, err := folderTree(trees, c.TreeHash, strings.TrimSuffix(dir, "/"))
 			if err != nil {
 				return nil, fmt.Errorf("find %s in %s: %w", p, c.Hash, err)
 			}
@@ -76,16 +63,13 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 				continue // the same folder, the same file
 			}
 			folderOf[p] = folder
-			t, err := tree(folder)
+			es, err := trees.Entries(folder)
 			if err != nil {
 				return nil, fmt.Errorf("find %s in %s: %w", p, c.Hash, err)
 			}
-			f, err := t.FindEntry(name)
-			if err != nil {
-				if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrFileNotFound) {
-					continue
-				}
-				return nil, fmt.Errorf("find %s in %s: %w", p, c.Hash, err)
+			f, ok := gitrepo.Find(es, name, false)
+			if !ok {
+				continue
 			}
 			if !f.Mode.IsFile() || seen[p][f.Hash] {
 				continue
@@ -99,18 +83,18 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 
 // folderTree walks from a root tree down to the folder dir ("" for the root); found
 // is false when a part of the way is missing or not a folder.
-func folderTree(tree func(plumbing.Hash) (*object.Tree, error), root plumbing.Hash, dir string) (plumbing.Hash, bool, error) {
+func folderTree(trees *gitrepo.Trees, root plumbing.Hash, dir string) (plumbing.Hash, bool, error) {
 	h := root
 	if dir == "" {
 		return h, true, nil
 	}
 	for part := range strings.SplitSeq(dir, "/") {
-		t, err := tree(h)
+		es, err := trees.Entries(h)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
-		e, err := t.FindEntry(part)
-		if err != nil || e.Mode != filemode.Dir {
+		e, ok := gitrepo.Find(es, part, true)
+		if !ok {
 			return plumbing.ZeroHash, false, nil
 		}
 		h = e.Hash
