@@ -184,8 +184,9 @@ type readSide struct {
 // readSideConfig is what newReadSide reads.
 type readSideConfig struct {
 	repoDir, branch string
-	// cacheDir keeps what a restart can reuse (the versions index and the catalog's
-	// summaries in versions/, the health report's audit in audit/, as report does).
+	// cacheDir keeps what a restart can reuse (the versions index, the catalog's
+	// summaries and its first page in versions/, the health report's audit in audit/,
+	// as report does).
 	cacheDir  string
 	publicURL string
 	// onDegraded, when set, is told when the embedded registry degrades.
@@ -225,6 +226,7 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}}
 	if build, err := buildID(); err == nil {
 		rs.pages.AuditCache = &history.Cache{Dir: filepath.Join(c.cacheDir, "audit"), Repo: c.repoDir, Branch: branch, Build: build, Log: log}
+		rs.pages.FirstPage, rs.pages.Build = strings.TrimSuffix(cache.Path(), ".idx")+".first.html", build
 	}
 	go rs.load(ctx, primed)
 	return rs, nil

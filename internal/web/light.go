@@ -80,10 +80,13 @@ func (p *Pages) madeAt(head plumbing.Hash) bool {
 // Load makes the pages' snapshot of the current commit now, which lets the light one
 // and its summaries go (at 100,000 subjects they held about 150 MB until the next
 // catalog request): from the full tree, or when the pages do not keep it
-// (Tree.Release) from one pass over the subjects that holds none of them together.
+// (Tree.Release) from one pass over the subjects that holds none of them together;
+// its first catalog page is saved in FirstPage.
 func (p *Pages) Load() error {
-	if _, err := p.current(); err != nil {
+	s, err := p.current()
+	if err != nil {
 		return err
 	}
+	p.saveFirstPage(s)
 	return p.Prime()
 }

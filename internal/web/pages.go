@@ -52,6 +52,11 @@ type Pages struct {
 	// Observed is the lineage serve observed (OpenLineage events) for the lineage
 	// page; nil when it collects none.
 	Observed ObservedLineage
+	// FirstPage, when set, is a file that keeps the catalog's first page of the last
+	// commit whose rows Load read, rendered by the build Build names: after a restart
+	// on that commit GET / is answered from it until the rows are read again
+	// (firstpage.go).
+	FirstPage, Build string
 
 	mu   sync.Mutex
 	snap *snapshot
@@ -62,6 +67,8 @@ type Pages struct {
 	folders *lru.Cache[folderKey, *contract.Subject]
 	// light is the catalog's snapshot while the full tree loads.
 	light light
+	// saved is the first page read from FirstPage.
+	saved firstPage
 	// auditing runs one history audit of the health report at a time; audited is the
 	// last one, which the next commit's extends (health.go).
 	auditing sync.Mutex
@@ -281,6 +288,9 @@ type catalogPage struct {
 }
 
 func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
+	if p.savedFirstPage(w, r) {
+		return
+	}
 	s, err := p.catalogSnapshot()
 	if err != nil {
 		p.unavailable(w, err)
@@ -293,7 +303,11 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 	if p.serveCached(w, r, s, key) {
 		return
 	}
-	f := parseFilter(r.URL.Query())
+	p.renderCached(w, s, key, catalogTmpl, p.catalogData(s, parseFilter(r.URL.Query())))
+}
+
+// catalogData is what the catalog page of s shows at f.
+func (p *Pages) catalogData(s *snapshot, f Filter) catalogPage {
 	res := s.filter(f)
 	d := catalogPage{layout: s.frame("Subjects", "catalog"), Filter: f, Result: res,
 		Domains: s.domains, Owners: s.owners, Formats: s.formats, Subjects: len(s.rows)}
@@ -303,7 +317,7 @@ func (p *Pages) catalog(w http.ResponseWriter, r *http.Request) {
 	if res.Page < res.Pages {
 		d.Next = "/subjects?" + f.Values(res.Page+1).Encode()
 	}
-	p.renderCached(w, s, key, catalogTmpl, d)
+	return d
 }
 
 func (p *Pages) notFound(w http.ResponseWriter, s *snapshot, what string) {
