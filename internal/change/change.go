@@ -8,6 +8,7 @@ package change
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 
 	"github.com/go-git/go-git/v5"
@@ -37,7 +38,7 @@ type Loaded struct {
 	// text of each) a subject's schema file had along the
 	// base's first-parent history, oldest first, the base's own included (nil when
 	// there is no history), for verdict.Input.History.
-	History func(subject string) []checker.Input
+	History func(subject string) []contract.Earlier
 }
 
 // Load finds what changed and loads it on both sides.
@@ -132,7 +133,7 @@ func teamsChanged(base, head contract.Source) bool {
 // earlierVersions reads the distinct earlier canonical forms of the schema files of the
 // changed subjects, along the first-parent history at at: the _TRANSITIVE levels
 // check against them, and every finding can name the version it fails against.
-func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []checker.Input, error) {
+func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []contract.Earlier, error) {
 	bySubject := map[string]*contract.Subject{}
 	var paths []string
 	for _, s := range head.Subjects {
@@ -144,25 +145,25 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	found, err := versions.PathHistory(repo, at, paths)
+	found, err := versions.PathHistoryBeside(repo, at, paths, contract.ContractFile)
 	if err != nil {
 		return nil, fmt.Errorf("read schema history: %w", err)
 	}
-	return func(subject string) []checker.Input {
+	return func(subject string) []contract.Earlier {
 		b := bySubject[subject]
 		if b == nil {
 			return nil
 		}
 		// One entry per canonical form, the first text of each, as the versions index
 		// and a registry number versions: a layout-only change is no version.
-		var out []checker.Input
+		var out []contract.Earlier
 		seen := map[string]bool{}
-		for _, blob := range found[b.SchemaFile] {
-			data, err := gitrepo.ReadBlob(repo.Storer, blob, contract.MaxSchemaBytes)
+		for _, f := range found[b.SchemaFile] {
+			data, err := gitrepo.ReadBlob(repo.Storer, f.Blob, contract.MaxSchemaBytes)
 			if err != nil {
 				continue
 			}
-			key := "blob:" + blob.String()
+			key := "blob:" + f.Blob.String()
 			form, err := checker.Canonical(b.Engine(), data)
 			if err == nil {
 				key = checker.CanonicalKey(form)
@@ -171,7 +172,15 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 				continue
 			}
 			seen[key] = true
-			out = append(out, checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data, Canonical: form})
+			e := contract.Earlier{Input: checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data, Canonical: form}}
+			if !f.Beside.IsZero() {
+				if yml, err := gitrepo.ReadBlob(repo.Storer, f.Beside, contract.MaxYAMLBytes); err == nil {
+					if c := contract.DecodeDataContract(path.Dir(b.SchemaFile)+"/"+contract.ContractFile, yml); c != nil {
+						e.Group, e.GroupKnown = c.Group, true
+					}
+				}
+			}
+			out = append(out, e)
 		}
 		return out
 	}, nil

@@ -109,28 +109,32 @@ func TestCheckOverlayExample(t *testing.T) {
 	checkGolden(t, filepath.Join("..", "check", "amount-to-decimal.md"), md)
 }
 
+// legacyFlag commits order-created's legacy_flag added as an int, then dropped with
+// whatever drop adds and commits, then back as a string.
+func legacyFlag(t *testing.T, dir string, repo *git.Repository, drop func()) {
+	t.Helper()
+	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
+	anchor := `      "name": "amount",`
+	field := func(typ, def string) string {
+		return `      "name": "legacy_flag", "type": "` + typ + `", "default": ` + def + `
+    },
+    {
+`
+	}
+	edit(t, avsc, anchor, field("int", "0")+anchor)
+	commit(t, repo, "add legacy_flag as int")
+	edit(t, avsc, field("int", "0"), "")
+	drop()
+	edit(t, avsc, anchor, field("string", `""`)+anchor)
+	commit(t, repo, "legacy_flag comes back as a string")
+}
+
 // TestCheckTransitiveUsesHistory: a field that comes back with another type passes
 // against the latest version but not against the one before it, which wrote the old
 // type; BACKWARD_TRANSITIVE must catch that from the Git history.
 func TestCheckTransitiveUsesHistory(t *testing.T) {
 	dir, repo := exampleRepo(t)
-	avsc := filepath.Join(dir, "contracts/orders/order-created/order_created.avsc")
-	anchor := `      "name": "amount",`
-	edit(t, avsc, anchor, `      "name": "legacy_flag", "type": "int", "default": 0
-    },
-    {
-`+anchor)
-	commit(t, repo, "add legacy_flag as int")
-	edit(t, avsc, `      "name": "legacy_flag", "type": "int", "default": 0
-    },
-    {
-`, "")
-	commit(t, repo, "drop legacy_flag")
-	edit(t, avsc, anchor, `      "name": "legacy_flag", "type": "string", "default": ""
-    },
-    {
-`+anchor)
-	commit(t, repo, "legacy_flag comes back as a string")
+	legacyFlag(t, dir, repo, func() { commit(t, repo, "drop legacy_flag") })
 	r, _ := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
 	if len(r.Subjects) != 1 || r.Subjects[0].Compatible {
 		t.Fatalf("want the transitive check to fail against the int version: %+v", r.Subjects)
@@ -143,6 +147,32 @@ func TestCheckTransitiveUsesHistory(t *testing.T) {
 	// version 1's text, which is no new version. The finding is against version 2.
 	if f[0].Against != 2 || !strings.Contains(f[0].Message, "version 2") {
 		t.Errorf("against %d: %s", f[0].Against, f[0].Message)
+	}
+}
+
+// TestCheckTransitiveWithinGroup: in a compatibility group the _TRANSITIVE levels
+// compare a version with the earlier versions of the same group only, as Confluent's
+// registry does: legacy_flag comes back as a string in group 2, while the int it was
+// belonged to the versions before the group (versions 1 and 2, read from the
+// contract.yaml beside each in the history).
+func TestCheckTransitiveWithinGroup(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	legacyFlag(t, dir, repo, func() {
+		edit(t, filepath.Join(dir, "contracts/orders/order-created/order_created.avsc"), `"name": "coupon_code"`, `"name": "coupon", "aliases": ["coupon_code"]`)
+		edit(t, filepath.Join(dir, "contracts/orders/order-created/contract.yaml"), "signoff_hours: 24\n",
+			"signoff_hours: 24\ncompatibility_group: {key: application.major.version, value: \"2\"}\n")
+		commit(t, repo, "a new major version")
+	})
+	r, _ := checkJSON(t, "--repo", dir, "--rev", "HEAD", "--against", "HEAD~1")
+	if len(r.Subjects) != 1 {
+		t.Fatalf("subjects: %+v", r.Subjects)
+	}
+	s := r.Subjects[0]
+	if !s.Compatible || len(s.Findings) != 0 {
+		t.Errorf("compared with the versions before the group: compatible %v, findings %+v", s.Compatible, s.Findings)
+	}
+	if !strings.Contains(strings.Join(s.Notes, "\n"), "not compared: they are of another compatibility group than application.major.version=2") {
+		t.Errorf("notes do not say which versions were left out: %q", s.Notes)
 	}
 }
 

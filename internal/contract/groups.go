@@ -7,6 +7,8 @@ import (
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
+
+	"github.com/contractbot/contractbot/checker"
 )
 
 // Group is contract.yaml's `compatibility_group:`: Confluent's compatibility groups.
@@ -134,4 +136,24 @@ func (r Rule) Literals() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Earlier is an earlier version of a subject's schema, as check and the bot read it
+// from the first-parent history: its text, and the compatibility group its
+// contract.yaml declared where the text first appeared (a registry checks a version
+// of a group only against the versions of that group).
+type Earlier struct {
+	checker.Input
+	// Group is that compatibility group (nil for none); GroupKnown is false when the
+	// contract.yaml beside the text could not be read, and the version is then
+	// compared whatever the group.
+	Group      *Group
+	GroupKnown bool
+}
+
+// InGroup reports whether a version of group g (nil: none) is compared with e: a
+// group's versions are compared only with the versions of the same group, and a
+// version of no group with every earlier version, as before.
+func (e Earlier) InGroup(g *Group) bool {
+	return g == nil || !e.GroupKnown || (e.Group != nil && e.Group.Same(g))
 }

@@ -299,21 +299,29 @@ func compareSchemas(in Input, b, h *contract.Subject, sr *SubjectReport) error {
 	}
 	// The earlier versions (one per canonical form), numbered, and the base's number
 	// (0: unknown).
-	var all []checker.Input
+	var all []contract.Earlier
 	if in.History != nil {
 		all = in.History(sr.Subject)
 	}
 	id := identify(eng, b, h, all)
 	id.note(sr)
 	var history []numbered
+	var otherGroups []int
 	for i, hi := range all {
-		if i+1 != id.base {
-			history = append(history, numbered{hi, i + 1})
+		switch {
+		case i+1 == id.base:
+		case !hi.InGroup(h.Group):
+			otherGroups = append(otherGroups, i+1)
+		default:
+			history = append(history, numbered{hi.Input, i + 1})
 		}
 	}
 	baseVersion := id.base
 	if !level.Transitive() {
 		history = nil
+	} else if len(otherGroups) > 0 && !newGroup(b, h) {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s %s not compared: %s of another compatibility group than %s=%s, and a registry compares a version only with its own group's",
+			capitalize(versionRange(otherGroups)), pluralIs(len(otherGroups)), pluralThey(len(otherGroups)), h.Group.Key, h.Group.Value))
 	}
 	next, nerr := h.Schema()
 	old, oerr := b.Schema()
@@ -389,4 +397,25 @@ func removedByChange(base, head *contract.Tree, changed map[string]bool, d contr
 	}
 	b := base.Subject(subj)
 	return b != nil && b.HasFieldPath(d.Field)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func pluralIs(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func pluralThey(n int) string {
+	if n == 1 {
+		return "it is"
+	}
+	return "they are"
 }

@@ -191,9 +191,13 @@ func TestTransitiveHistoryBudget(t *testing.T) {
 		{Path: "big.avsc", Data: version(5, size)},
 		{Path: "big.avsc", Data: base},
 	}
-	in.History = func(subject string) []checker.Input {
+	in.History = func(subject string) []contract.Earlier {
 		if subject == "hostile.long-history-value" {
-			return history
+			out := make([]contract.Earlier, len(history))
+			for i, h := range history {
+				out[i] = contract.Earlier{Input: h}
+			}
+			return out
 		}
 		return nil
 	}

@@ -22,7 +22,7 @@ type identity struct {
 
 // identify compares the canonical forms of the base, the head and the earlier
 // versions (history: one per canonical form, oldest first, numbered from 1).
-func identify(eng checker.Engine, b, h *contract.Subject, history []checker.Input) identity {
+func identify(eng checker.Engine, b, h *contract.Subject, history []contract.Earlier) identity {
 	id := identity{file: h.SchemaFile, latest: len(history)}
 	form := func(text []byte) []byte {
 		c, err := checker.Canonical(eng, text)

@@ -142,7 +142,7 @@ type Input struct {
 	// version): the _TRANSITIVE levels check against them, and findings name the
 	// version they fail against. Nil means the history is unknown; findings then
 	// count the versions compared.
-	History func(subject string) []checker.Input
+	History func(subject string) []contract.Earlier
 	// Author is the pull request's author (a GitHub login, without @).
 	Author  string
 	Reviews []Review

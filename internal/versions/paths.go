@@ -20,6 +20,30 @@ import (
 // _TRANSITIVE levels). A path is followed as named: a subject whose folder moved has
 // its history from the move on.
 func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[string][]plumbing.Hash, error) {
+	found, err := PathHistoryBeside(repo, head, paths, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]plumbing.Hash, len(found))
+	for p, fs := range found {
+		for _, f := range fs {
+			out[p] = append(out[p], f.Blob)
+		}
+	}
+	return out, nil
+}
+
+// Found is one content of a path along the history: its blob, and the blob of the
+// file PathHistoryBeside was asked to read beside it (in the same folder) at the
+// commit where the content first appeared (zero when there was none).
+type Found struct {
+	Blob, Beside plumbing.Hash
+}
+
+// PathHistoryBeside is PathHistory that also reads, where each content first
+// appeared, the file named beside in the same folder ("" for none): the versions of
+// a schema with the contract.yaml that registered each.
+func PathHistoryBeside(repo *git.Repository, head plumbing.Hash, paths []string, beside string) (map[string][]Found, error) {
 	var commits []*object.Commit
 	for h := head; ; {
 		c, err := repo.CommitObject(h)
@@ -32,7 +56,7 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 		}
 		h = c.ParentHashes[0]
 	}
-	out := map[string][]plumbing.Hash{}
+	out := map[string][]Found{}
 	seen := map[string]map[plumbing.Hash]bool{}
 	for _, p := range paths {
 		seen[p] = map[plumbing.Hash]bool{}
@@ -75,7 +99,13 @@ func PathHistory(repo *git.Repository, head plumbing.Hash, paths []string) (map[
 				continue
 			}
 			seen[p][f.Hash] = true
-			out[p] = append(out[p], f.Hash)
+			at := Found{Blob: f.Hash}
+			if beside != "" {
+				if b, ok := gitrepo.Find(es, beside, false); ok && b.Mode.IsFile() {
+					at.Beside = b.Hash
+				}
+			}
+			out[p] = append(out[p], at)
 		}
 	}
 	return out, nil
