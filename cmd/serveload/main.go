@@ -25,7 +25,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -50,6 +52,7 @@ import (
 func main() {
 	bare := flag.String("bare", "", "serve the bodies in `FILE` (written by serveload) on -addr and nothing else")
 	addr := flag.String("addr", "127.0.0.1:0", "with -bare: the address to listen on")
+	asServe := flag.String("as-serve", "", "with -bare: also send serve's three more headers (this `COMMIT`, nosniff, the body's ETag) and take serve's timeouts")
 	var o options
 	flag.StringVar(&o.bin, "bin", "contractbot", "the contractbot binary to run")
 	flag.StringVar(&o.bin2, "bin2", "", "a second contractbot binary (`FILE`) to serve beside the first, warm on a copy of its cache, and load in the same rounds (compare two builds side by side)")
@@ -68,11 +71,12 @@ func main() {
 	flag.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "how long to wait for serve to become idle after it is ready")
 	flag.DurationVar(&o.settle, "settle", 0, "wait this long more once serve is idle, before the heap profile and the load (serve lets its pages' tree go 2 minutes after the last use)")
 	flag.StringVar(&o.pprof, "pprof", "", "pass --pprof-addr `ADDR` to the warm serve and, after the rounds, load each server once more for -profile-seconds and save CPU profiles to -profile (serve's) and beside it (*.bare.pprof, the bare server's); those phases are not in the figures")
+	flag.BoolVar(&o.bareAsServe, "bare-as-serve", false, "load a third server in the same rounds: the bare one with serve's headers and timeouts (bare-as-serve; what is left between it and serve is the process, not the request)")
 	flag.DurationVar(&o.profileFor, "profile-seconds", 10*time.Second, "with -pprof: the length of the profiled phases")
 	flag.StringVar(&o.profile, "profile", "serve.pprof", "where -pprof saves serve's CPU profile")
 	flag.Parse()
 	if *bare != "" {
-		if err := serveBare(*bare, *addr); err != nil {
+		if err := serveBare(*bare, *addr, *asServe); err != nil {
 			fmt.Fprintln(os.Stderr, "serveload:", err)
 			os.Exit(1)
 		}
@@ -98,6 +102,7 @@ type options struct {
 	settle          time.Duration
 	pprof, profile  string
 	profileFor      time.Duration
+	bareAsServe     bool
 }
 
 func run(o options) error {
@@ -168,11 +173,24 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	bareURL, bareProc, err := startBare(work, paths, bodies)
+	bareURL, bareProc, err := startBare(work, paths, bodies, "")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = bareProc.Process.Kill(); _ = bareProc.Wait() }()
+	var likeURL string
+	var likeProc *exec.Cmd
+	if o.bareAsServe {
+		resp, err := http.Get(warm.base + "/registry" + paths[0])
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if likeURL, likeProc, err = startBare(work, paths, bodies, resp.Header.Get("X-Contractbot-Commit")); err != nil {
+			return err
+		}
+		defer func() { _ = likeProc.Process.Kill(); _ = likeProc.Wait() }()
+	}
 	size := 0
 	for _, b := range bodies {
 		size += len(b)
@@ -184,6 +202,9 @@ func run(o options) error {
 		bodies[i], bodies[j] = bodies[j], bodies[i]
 	})
 	targets := []*target{{name: "bare", base: bareURL, pid: bareProc.Process.Pid}}
+	if likeProc != nil {
+		targets = append(targets, &target{name: "bare-as-serve", base: likeURL, pid: likeProc.Process.Pid})
+	}
 	for i, p := range serves {
 		name := "serve"
 		if i > 0 {
@@ -566,7 +587,7 @@ func fetch(u, out string) error {
 }
 
 // startBare starts this program as the bare server of paths and bodies.
-func startBare(work string, paths []string, bodies [][]byte) (string, *exec.Cmd, error) {
+func startBare(work string, paths []string, bodies [][]byte, asServe string) (string, *exec.Cmd, error) {
 	file := filepath.Join(work, "bodies.gob")
 	m := make(map[string][]byte, len(paths))
 	for i, p := range paths {
@@ -587,7 +608,7 @@ func startBare(work string, paths []string, bodies [][]byte) (string, *exec.Cmd,
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(self, "-bare", file, "-addr", "127.0.0.1:"+port)
+	cmd := exec.Command(self, "-bare", file, "-addr", "127.0.0.1:"+port, "-as-serve", asServe)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
@@ -602,8 +623,9 @@ func startBare(work string, paths []string, bodies [][]byte) (string, *exec.Cmd,
 }
 
 // serveBare is the bare handler: one map look-up and one Write, with the registry's
-// content type.
-func serveBare(file, addr string) error {
+// content type. With a commit (-as-serve) it also sends serve's three more headers
+// and takes serve's timeouts (server.NewHTTPServer's), for -bare-as-serve.
+func serveBare(file, addr, commit string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -616,9 +638,13 @@ func serveBare(file, addr string) error {
 	}
 	ct := []string{"application/vnd.schemaregistry.v1+json"}
 	lengths := make(map[string][]string, len(m))
+	tags := make(map[string][]string, len(m))
 	for p, b := range m {
 		lengths[p] = []string{strconv.Itoa(len(b))}
+		sum := sha256.Sum256(b) // serve's ETag of a body
+		tags[p] = []string{`"` + hex.EncodeToString(sum[:16]) + `"`}
 	}
+	commitHeader, nosniff := []string{commit}, []string{"nosniff"}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := m[r.URL.Path]
 		if !ok {
@@ -632,9 +658,15 @@ func serveBare(file, addr string) error {
 		h := w.Header()
 		h["Content-Type"] = ct
 		h["Content-Length"] = lengths[r.URL.Path]
+		if commit != "" {
+			h["X-Contractbot-Commit"], h["X-Content-Type-Options"], h["Etag"] = commitHeader, nosniff, tags[r.URL.Path]
+		}
 		_, _ = w.Write(b)
 	})
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if commit != "" {
+		srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes = 30*time.Second, 30*time.Second, 2*time.Minute, 64<<10
+	}
 	return srv.ListenAndServe()
 }
 
