@@ -20,13 +20,51 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// deltaRepo makes a repository whose packs hold deltas of deltas: files edited over
-// 30 commits, two of them over LargeObject, packed by `git gc --aggressive` (chains up
-// to git's depth of 50), then more commits packed into a second pack and some left
-// loose.
+// deltaRepo returns a copy, for the test to change, of a repository made once per
+// run of the tests by makeDeltaRepo.
 func deltaRepo(t *testing.T) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	deltaOnce.Do(func() {
+		if deltaDir, deltaErr = os.MkdirTemp("", "deltarepo"); deltaErr == nil {
+			makeDeltaRepo(t, deltaDir)
+		}
+	})
+	if deltaErr != nil {
+		t.Fatal(deltaErr)
+	}
+	if _, err := os.Stat(filepath.Join(deltaDir, ".git", "HEAD")); err != nil {
+		t.Fatal("the repository with deltas was not made")
+	}
 	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(deltaDir)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var (
+	deltaOnce sync.Once
+	deltaDir  string
+	deltaErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if deltaDir != "" {
+		_ = os.RemoveAll(deltaDir)
+	}
+	os.Exit(code)
+}
+
+// makeDeltaRepo makes in dir a repository whose packs hold deltas of deltas: files
+// edited over 30 commits, two of them over LargeObject, packed by `git gc --aggressive`
+// (chains up to git's depth of 50), then more commits packed into a second pack and
+// some left loose.
+func makeDeltaRepo(t *testing.T, dir string) {
+	t.Helper()
 	gitCmd(t, dir, "init", "-q", "-b", "main")
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := strings.Fields("id name type record fields default null string long int avro proto json subject domain owner")
@@ -70,7 +108,6 @@ func deltaRepo(t *testing.T) string {
 	}
 	gitCmd(t, dir, "repack", "-q", "-d") // a second pack, of the new objects only
 	commit(34)                           // loose
-	return dir
 }
 
 // allObjects lists every object of the repository with git: hash, type, size.
