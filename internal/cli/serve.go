@@ -185,7 +185,7 @@ type readSide struct {
 type readSideConfig struct {
 	repoDir, branch string
 	// cacheDir keeps what a restart can reuse (the versions index, the catalog's
-	// summaries and its first page in versions/, the health report's audit in audit/,
+	// summaries, rows and first page in versions/, the health report's audit in audit/,
 	// as report does).
 	cacheDir  string
 	publicURL string
@@ -223,7 +223,8 @@ func newReadSide(ctx context.Context, c readSideConfig) (*readSide, error) {
 		Release: 2 * time.Minute}
 	rs := &readSide{reg: reg, under: reg.Under("/registry"), tree: tree,
 		feeds: &web.Feeds{Tree: tree, Log: log, PublicURL: c.publicURL},
-		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries"}}
+		pages: &web.Pages{Tree: tree, Log: log, SummaryCache: strings.TrimSuffix(cache.Path(), ".idx") + ".summaries",
+			RowCache: strings.TrimSuffix(cache.Path(), ".idx") + ".rows"}}
 	if build, err := buildID(); err == nil {
 		rs.pages.AuditCache = &history.Cache{Dir: filepath.Join(c.cacheDir, "audit"), Repo: c.repoDir, Branch: branch, Build: build, Log: log}
 		rs.pages.FirstPage, rs.pages.Build = strings.TrimSuffix(cache.Path(), ".idx")+".first.html", build

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -104,12 +105,16 @@ const eachBatch = 512
 // makes its catalog's rows from it (issue 31: at 100,000 subjects the tree without
 // schemas was about 600 MB live, and serve's peak at start 2.8 GB). No check that
 // needs the whole tree runs: subjects of one name are all passed (Load keeps the one
-// of the first folder), and diagnostics are dropped (Load is the reference). The error
-// is for failures of the source itself.
-func EachSubjectWithoutSchemas(src Source, fn func(*Subject)) error {
+// of the first folder), and diagnostics are dropped (Load is the reference). A folder
+// for which skip (when not nil) is true is not read: its caller knows it already. The
+// error is for failures of the source itself.
+func EachSubjectWithoutSchemas(src Source, skip func(dir string) bool, fn func(*Subject)) error {
 	l := &loader{src: src, noSchemas: true}
 	l.teams = l.loadTeams()
 	dirs := l.subjectDirs()
+	if skip != nil {
+		dirs = slices.DeleteFunc(dirs, func(d subjectDir) bool { return skip(d.dir) })
+	}
 	for from := 0; from < len(dirs) && l.sysErr == nil; from += eachBatch {
 		batch := dirs[from:min(from+eachBatch, len(dirs))]
 		for i, s := range l.loadSubjects(batch) {

@@ -141,7 +141,7 @@ func TestEachSubjectIsTheLoadsSubjects(t *testing.T) {
 	src, err = NewGitSource(r.Git, "HEAD")
 	must(t, err)
 	var got []string
-	must(t, EachSubjectWithoutSchemas(src, func(s *Subject) {
+	must(t, EachSubjectWithoutSchemas(src, nil, func(s *Subject) {
 		got = append(got, s.Dir+" "+s.Subject+" "+s.Owner+" "+strconv.Itoa(len(s.Consumers)))
 	}))
 	var want []string
@@ -158,5 +158,16 @@ func TestEachSubjectIsTheLoadsSubjects(t *testing.T) {
 			t.Errorf("the source still keeps the tree of %s", dir)
 			break
 		}
+	}
+	skipped := whole.Subjects[0].Dir
+	n := 0
+	must(t, EachSubjectWithoutSchemas(src, func(dir string) bool { return dir == skipped }, func(s *Subject) {
+		n++
+		if s.Dir == skipped {
+			t.Errorf("%s was read though skip said it is known", skipped)
+		}
+	}))
+	if n != len(want)-1 {
+		t.Errorf("with one folder skipped, %d subjects passed, want %d", n, len(want)-1)
 	}
 }

@@ -120,6 +120,11 @@ func (r *subjectRows) add(sub *contract.Subject) {
 			outs = append(outs, produce{strings.Clone(out), ref})
 		}
 	}
+	r.keep(sum, outs)
+}
+
+// keep adds a subject's summary and the subjects its consumers produce.
+func (r *subjectRows) keep(sum contract.Summary, outs []produce) {
 	r.sums, r.outs = append(r.sums, sum), append(r.outs, outs)
 }
 

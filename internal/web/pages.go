@@ -52,6 +52,10 @@ type Pages struct {
 	// Observed is the lineage serve observed (OpenLineage events) for the lineage
 	// page; nil when it collects none.
 	Observed ObservedLineage
+	// RowCache, when set, is a file that keeps what the snapshot made without the tree
+	// keeps of each subject folder, by Git tree hash, so that a start reads only the
+	// folders that changed since (rowcache.go).
+	RowCache string
 	// FirstPage, when set, is a file that keeps the catalog's first page of the last
 	// commit whose rows Load read, rendered by the build Build names: after a restart
 	// on that commit GET / is answered from it until the rows are read again
@@ -182,8 +186,29 @@ func (p *Pages) streamSnapshot(head plumbing.Hash) (*snapshot, error) {
 		return nil, err
 	}
 	var r subjectRows
-	if err := contract.EachSubjectWithoutSchemas(src, r.add); err != nil {
+	var dirs []string
+	var trees map[string]string
+	cached := p.readRows()
+	if p.RowCache != "" {
+		if dirs, trees, err = contract.SubjectDirTrees(src); err != nil {
+			return nil, err
+		}
+	}
+	known := func(dir string) bool {
+		_, ok := cached[trees[dir]]
+		return ok && trees[dir] != ""
+	}
+	if err := contract.EachSubjectWithoutSchemas(src, known, r.add); err != nil {
 		return nil, fmt.Errorf("read the subjects at %s: %w", head.String()[:12], err)
+	}
+	read := len(r.sums)
+	for _, dir := range dirs {
+		if known(dir) {
+			r.addCached(dir, cached[trees[dir]])
+		}
+	}
+	if p.RowCache != "" && (read > 0 || len(cached) != len(r.sums)) {
+		p.saveRows(&r, trees)
 	}
 	s := r.snapshot(head, p.Tree)
 	index := make(map[string]string, len(s.rows))

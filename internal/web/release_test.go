@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"encoding/gob"
 	"io"
 	"log/slog"
 	"net/http"
@@ -187,5 +189,55 @@ func TestStreamedSnapshotIsTheTrees(t *testing.T) {
 	if len(got.skeleton.Teams) != len(want.skeleton.Teams) || len(got.skeleton.Entries) != len(want.skeleton.Entries) || len(got.skeleton.Freezes) != len(want.skeleton.Freezes) {
 		t.Errorf("the skeleton has %d teams, %d entries, %d freezes; the tree's %d, %d, %d", len(got.skeleton.Teams), len(got.skeleton.Entries), len(got.skeleton.Freezes),
 			len(want.skeleton.Teams), len(want.skeleton.Entries), len(want.skeleton.Freezes))
+	}
+}
+
+// TestRowCache: with RowCache the streamed snapshot of a restart takes every folder
+// whose tree is unchanged from the cache (a changed entry shows), and is the tree's
+// snapshot when the cache is the one it saved.
+func TestRowCache(t *testing.T) {
+	repo := exampleRepo(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	file := filepath.Join(t.TempDir(), "rows")
+	whole := &Pages{Tree: &Tree{Repo: repo, WithoutSchemas: true}, Log: quiet}
+	want, _, err := whole.currentTree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := func() *snapshot {
+		t.Helper()
+		p := &Pages{Tree: &Tree{Repo: repo, WithoutSchemas: true, Release: time.Hour}, Log: quiet, RowCache: file}
+		s, err := p.current()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, run := range []string{"cold", "warm"} {
+		got := stream()
+		if !reflect.DeepEqual(got.rows, want.rows) || !reflect.DeepEqual(got.producers, want.producers) {
+			t.Errorf("%s: the rows or producers differ from the tree's:\n got %+v %v\nwant %+v %v", run, got.rows, got.producers, want.rows, want.producers)
+		}
+	}
+	p := &Pages{Log: quiet, RowCache: file}
+	rows := p.readRows()
+	if len(rows) != len(want.rows) {
+		t.Fatalf("the cache holds %d folders, want %d", len(rows), len(want.rows))
+	}
+	for h, c := range rows {
+		c.Sum.Topic = "from-the-cache"
+		rows[h] = c
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(rowFile{Format: rowCacheFormat, ByTree: rows}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range stream().rows {
+		if r.Topic != "from-the-cache" {
+			t.Fatalf("%s was read again though its folder is cached", r.Subject)
+		}
 	}
 }

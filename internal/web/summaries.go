@@ -71,33 +71,55 @@ func (p *Pages) summaries(head plumbing.Hash) ([]contract.Summary, error) {
 			f.ByTree[h] = s
 		}
 	}
+	p.writeCacheFile(p.SummaryCache, f, "the catalog's summaries", "every contract.yaml")
+	return out, nil
+}
+
+// writeCacheFile writes v to file (gob, atomically), or warns that the next start
+// reads instead: what is cached, what a start reads without it.
+func (p *Pages) writeCacheFile(file string, v any, what, instead string) {
 	var buf bytes.Buffer
-	err = gob.NewEncoder(&buf).Encode(f)
+	err := gob.NewEncoder(&buf).Encode(v)
 	if err == nil {
-		err = atomicfile.Write(p.SummaryCache, buf.Bytes())
+		err = atomicfile.Write(file, buf.Bytes())
 	}
 	if err != nil {
-		p.Log.Warn("pages: could not save the catalog's summaries; the next start reads every contract.yaml", "file", p.SummaryCache, "err", err)
+		p.Log.Warn("pages: could not save "+what+"; the next start reads "+instead, "file", file, "err", err)
 	}
-	return out, nil
+}
+
+// cacheFile is the content of a cache file of the pages: its layout says whether
+// this build reads it.
+type cacheFile interface{ layout() int }
+
+func (f *summaryFile) layout() int { return f.Format }
+
+// readCacheFile decodes file into f when it is there and of layout want: false when
+// there is none or it cannot be used (a warning says why and that the start reads
+// instead).
+func (p *Pages) readCacheFile(file string, f cacheFile, want int, what, instead string) bool {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err == nil {
+		err = gob.NewDecoder(bytes.NewReader(data)).Decode(f)
+	}
+	if err == nil && f.layout() != want {
+		err = fmt.Errorf("the file has layout %d, this build reads %d", f.layout(), want)
+	}
+	if err != nil {
+		p.Log.Warn("pages: ignoring "+what+"; reading "+instead, "file", file, "err", err)
+		return false
+	}
+	return true
 }
 
 // readSummaries reads SummaryCache: nil when there is none or it cannot be used (a
 // warning says why).
 func (p *Pages) readSummaries() map[string]contract.Summary {
-	data, err := os.ReadFile(p.SummaryCache)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	var f summaryFile
-	if err == nil {
-		err = gob.NewDecoder(bytes.NewReader(data)).Decode(&f)
-	}
-	if err == nil && f.Format != summaryCacheFormat {
-		err = fmt.Errorf("the file has layout %d, this build reads %d", f.Format, summaryCacheFormat)
-	}
-	if err != nil {
-		p.Log.Warn("pages: ignoring the cached summaries; reading every contract.yaml", "file", p.SummaryCache, "err", err)
+	if !p.readCacheFile(p.SummaryCache, &f, summaryCacheFormat, "the cached summaries", "every contract.yaml") {
 		return nil
 	}
 	return f.ByTree
