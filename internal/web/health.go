@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/history"
 	"github.com/contractbot/contractbot/internal/report"
@@ -216,7 +217,7 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 	if done && p.serveCached(w, r, s, key) {
 		return
 	}
-	s, tree, err := p.currentTree() // the whole tree, loaded again if Tree let it go
+	s, tree, err := p.reportTree()
 	if err != nil {
 		p.unavailable(w, err)
 		return
@@ -275,6 +276,24 @@ func (p *Pages) healthReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.render(w, http.StatusOK, healthTmpl, d)
+}
+
+// reportTree returns the snapshot of the current commit and a tree of that commit for
+// the health report (Tree.ForReport: what the report reads of every subject, loaded
+// again if Tree let it go).
+func (p *Pages) reportTree() (*snapshot, *contract.Tree, error) {
+	tree, head, err := p.Tree.ForReport()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := p.current()
+	if err == nil && s.head != head {
+		err = fmt.Errorf("the branch moved from %s while its tree was loading; try again", head.String()[:12])
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, tree, nil
 }
 
 // firstRows returns the first healthRows of rows and counts the others in more.

@@ -137,7 +137,7 @@ func (p *Pages) current() (*snapshot, error) {
 	if s != nil && s.head == head && !(s.versionsPending && p.Tree.versionsReady(head)) {
 		return s, nil
 	}
-	if p.Tree.Release > 0 && p.Tree.Repo != nil && !p.Tree.Ready(head) {
+	if p.Tree.Release > 0 && p.Tree.Repo != nil && !p.Tree.holdsWhole(head) {
 		return p.streamed(head)
 	}
 	s, _, err = p.currentTree()

@@ -241,3 +241,57 @@ func TestRowCache(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthPageFromTheReportsTree: with Tree.Release the health page loads the tree
+// as `contractbot report` does (Tree.ForReport, contract.LoadForReport) and is the
+// same page as with the whole tree; a page that needs the whole tree then loads it.
+func TestHealthPageFromTheReportsTree(t *testing.T) {
+	repo := exampleRepo(t, gmvLong, gmvBackToInt)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	serve := func(tr *Tree) (*Pages, *httptest.Server) {
+		p := &Pages{Tree: tr, Clock: clock.Func(func() time.Time { return pagesNow }), Log: quiet}
+		mux := http.NewServeMux()
+		p.Mount(mux)
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return p, srv
+	}
+	done := func(srv *httptest.Server) string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			_, body := get(t, srv, "/report")
+			if !strings.Contains(plain(body), "Being computed") {
+				return body
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the history audit did not finish within 60 s")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_, kept := serve(&Tree{Repo: repo, WithoutSchemas: true})
+	p, srv := serve(&Tree{Repo: repo, WithoutSchemas: true, Release: time.Hour})
+	want, got := done(kept), done(srv)
+	if got != want {
+		t.Errorf("the health page from the report's tree differs from the whole tree's:\n%s", firstDiff(want, got))
+	}
+	p.Tree.mu.Lock()
+	lean := p.Tree.lean && p.Tree.tree != nil
+	p.Tree.mu.Unlock()
+	if !lean {
+		t.Error("the health page did not load the report's tree")
+	}
+	same := func(path string) {
+		t.Helper()
+		_, w := get(t, kept, path)
+		if _, g := get(t, srv, path); g != w {
+			t.Errorf("%s after the report's tree differs:\n%s", path, firstDiff(w, g))
+		}
+	}
+	same("/teams")
+	same("/lineage")
+	if p.Tree.lean {
+		t.Error("the teams page did not load the whole tree")
+	}
+}

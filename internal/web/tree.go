@@ -69,6 +69,8 @@ type Tree struct {
 	mu   sync.Mutex
 	head plumbing.Hash
 	tree *contract.Tree
+	// lean: tree is ForReport's, not the whole tree.
+	lean bool
 	// used is when the tree was last asked for; release, the timer that lets it go
 	// (armed while a tree is held).
 	used    time.Time
@@ -77,6 +79,9 @@ type Tree struct {
 	// ready is the commit whose tree is loaded, read without waiting for a load
 	// under mu to finish (Ready).
 	ready atomic.Pointer[plumbing.Hash]
+	// whole is the commit whose whole tree was loaded last (nil when the last load was
+	// ForReport's).
+	whole atomic.Pointer[plumbing.Hash]
 	seq   map[string]int
 
 	// ixMu guards ix, the versions index, extended in place as the branch moves.
@@ -131,13 +136,28 @@ func (t *Tree) ReadBlob(h plumbing.Hash) ([]byte, error) {
 // Current returns the tree at the branch's current commit and that commit, loading
 // it when the branch has moved since the last call.
 func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
+	return t.current(false)
+}
+
+// ForReport returns a tree at the branch's current commit for the health report: the
+// loaded tree when one is held, else, when the pages do not keep the tree
+// (Release, WithoutSchemas), one that keeps of each subject what the report reads
+// (contract.LoadForReport, as `contractbot report` loads it), which Current replaces
+// with the whole tree when a page needs it. At 100,000 subjects the health page's load
+// was serve's peak of memory (docs/performance.md).
+func (t *Tree) ForReport() (*contract.Tree, plumbing.Hash, error) {
+	return t.current(t.Release > 0 && t.WithoutSchemas)
+}
+
+// current is Current, or ForReport when lean.
+func (t *Tree) current(lean bool) (*contract.Tree, plumbing.Hash, error) {
 	head, err := t.resolve()
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.tree != nil && head == t.head {
+	if t.tree != nil && head == t.head && (lean || !t.lean) {
 		t.used = time.Now()
 		return t.tree, head, nil
 	}
@@ -150,7 +170,11 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 		// Without schemas the tree reads nothing after its load: it need not keep
 		// the source and every Git tree it read (contract.Releasable).
 		r := contract.NewReleasable(src)
-		tree, err = contract.LoadWithoutSchemas(r)
+		if lean {
+			tree, err = contract.LoadForReport(r)
+		} else {
+			tree, err = contract.LoadWithoutSchemas(r)
+		}
 		r.Release()
 	} else {
 		tree, err = contract.Load(src)
@@ -158,8 +182,13 @@ func (t *Tree) Current() (*contract.Tree, plumbing.Hash, error) {
 	if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("load the contract tree at %s: %w", head.String()[:12], err)
 	}
-	t.head, t.tree, t.seq = head, tree, nil
+	t.head, t.tree, t.lean, t.seq = head, tree, lean, nil
 	t.ready.Store(&head)
+	if lean {
+		t.whole.Store(nil)
+	} else {
+		t.whole.Store(&head)
+	}
 	t.used = time.Now()
 	if t.Release > 0 && !t.armed {
 		t.armed = true
@@ -270,6 +299,13 @@ func (t *Tree) BranchName() string {
 		return "HEAD"
 	}
 	return plumbing.ReferenceName(t.Branch).Short()
+}
+
+// holdsWhole reports whether the whole tree at head was loaded (not ForReport's),
+// without waiting for a load in progress.
+func (t *Tree) holdsWhole(head plumbing.Hash) bool {
+	h := t.whole.Load()
+	return h != nil && *h == head
 }
 
 // Ready reports whether the tree at head is loaded, without waiting for a load in
