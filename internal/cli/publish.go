@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/spf13/cobra"
 
 	"github.com/contractbot/contractbot/internal/events"
@@ -69,7 +68,9 @@ CONTRACTBOT_REGISTRY_PASSWORD, or CONTRACTBOT_REGISTRY_TOKEN. See docs/events.md
 			if err != nil {
 				return err
 			}
-			gitDir := gitDirOf(r)
+			// One record of what was published per repository: a bare repository's
+			// folder, or the Git folder a linked worktree shares with the others.
+			gitDir := r.CommonDir()
 			if statePath == "" {
 				statePath = filepath.Join(gitDir, "contractbot", "published.json")
 			}
@@ -251,14 +252,6 @@ func (b *boundedSink) Send(ctx context.Context, e events.Event) error {
 }
 
 func (b *boundedSink) String() string { return fmt.Sprint(b.Sink) }
-
-// gitDirOf returns the repository's Git folder.
-func gitDirOf(r *gitrepo.Repo) string {
-	if st, ok := r.Storer.(*filesystem.Storage); ok {
-		return st.Filesystem().Root()
-	}
-	return filepath.Join(r.Root, ".git")
-}
 
 // sourceOf names the repository for the events: its origin remote, else its path.
 func sourceOf(r *gitrepo.Repo, path string) string {

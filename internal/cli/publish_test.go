@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/contractbot/contractbot/internal/events"
 	"github.com/contractbot/contractbot/internal/publish/publishtest"
 )
@@ -68,6 +70,21 @@ func TestPublishCommand(t *testing.T) {
 
 	if _, errOut, code := runCLI(t, "publish", "--repo", dir, "--events", "smtp:x"); code != 2 || !strings.Contains(errOut, "file:PATH") {
 		t.Errorf("a bad --events: exit %d, %s", code, errOut)
+	}
+
+	// A bare repository (the bot's clone): its record and events are in its own folder,
+	// not in a .git folder of wherever the command runs.
+	bare := t.TempDir()
+	if _, err := git.PlainClone(bare, true, &git.CloneOptions{URL: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCLI(t, "publish", "--repo", bare, "--embedded"); code != 0 {
+		t.Fatalf("bare: exit %d:\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"published.json", "events.jsonl"} {
+		if _, err := os.Stat(filepath.Join(bare, "contractbot", f)); err != nil {
+			t.Errorf("bare repository: %v", err)
+		}
 	}
 }
 

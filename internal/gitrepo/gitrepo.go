@@ -49,6 +49,10 @@ type Repo struct {
 // Close releases the pack file descriptors.
 func (r *Repo) Close() error { return r.close() }
 
+// CommonDir is the Git folder the repository's worktrees share (its objects and
+// refs): GitDir itself, or for a linked worktree the folder its commondir names.
+func (r *Repo) CommonDir() string { return commonDir(r.GitDir) }
+
 // Open opens the repository that contains path: a working tree (its .git folder is
 // found in path or a parent) or a bare repository.
 func Open(path string) (*Repo, error) { return OpenWithCache(path, DefaultObjectCache) }

@@ -44,6 +44,9 @@ func TestOpen(t *testing.T) {
 	if b.Root != "" {
 		t.Errorf("bare repository with a root %q", b.Root)
 	}
+	if want, _ := filepath.Abs(bare); b.CommonDir() != want {
+		t.Errorf("bare repository's common folder %q, want %q", b.CommonDir(), want)
+	}
 
 	if _, err := Open(t.TempDir()); !errors.Is(err, git.ErrRepositoryNotExists) {
 		t.Errorf("not a repository: %v", err)
@@ -103,4 +106,14 @@ func TestOpenLinkedWorktree(t *testing.T) {
 	if b, err := r.Reference("refs/heads/main", true); err != nil || b.Hash().String() == want {
 		t.Errorf("main %v (%v): the shared refs are not the worktree's", b, err)
 	}
+	if got, wantDir := r.CommonDir(), filepath.Join(main, ".git"); !sameDir(t, got, wantDir) || sameDir(t, r.GitDir, wantDir) {
+		t.Errorf("common folder %q (git folder %q), want %q", got, r.GitDir, wantDir)
+	}
+}
+
+func sameDir(t *testing.T, a, b string) bool {
+	t.Helper()
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
