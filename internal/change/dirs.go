@@ -6,10 +6,7 @@ import (
 	"iter"
 	"slices"
 	"sort"
-	"strings"
 
-	"github.com/contractbot/contractbot/checker"
-	"github.com/contractbot/contractbot/checker/formats"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 )
@@ -127,15 +124,6 @@ func sameContent(a, b contract.Source, dir string) (bool, error) {
 	return true, nil
 }
 
-// importerOf is the engine that reads imports from a file of that name: the one its
-// extension names when that format has imports (checker/formats); nil otherwise.
-func importerOf(name string) checker.Engine {
-	if e, ok := formats.ByExtension(name); ok && e.Describe().Imports {
-		return e
-	}
-	return nil
-}
-
 // anyImportable reports whether one of the folders holds a file another schema can
 // import (a .proto file) in src. A deleted folder counts too: its importers break.
 func anyImportable(src contract.Source, dirs []string) bool {
@@ -145,7 +133,7 @@ func anyImportable(src contract.Source, dirs []string) bool {
 			return true
 		}
 		for _, e := range entries {
-			if importerOf(e.Name) != nil {
+			if contract.ImporterOf(e.Name) != nil {
 				return true
 			}
 		}
@@ -156,41 +144,22 @@ func anyImportable(src contract.Source, dirs []string) bool {
 // WithImporters adds to dirs every subject folder whose schema files (Protobuf) import
 // a file of one of them, directly or through other imports: a change to an imported
 // file changes the importer's schema too (a schema reference, in registry terms).
-// It reads every schema that can import when one of dirs holds a file that can be
-// imported.
+// When one of dirs holds a file that can be imported, it reads the imports of every
+// domain whose Git tree it has not read before (contract.SubjectImports).
 func WithImporters(src contract.Source, dirs []string) ([]string, error) {
 	if !anyImportable(src, dirs) {
 		return dirs, nil // nothing that can be imported changed
 	}
-	all, err := contract.SubjectDirs(src)
+	imports, err := contract.SubjectImports(src) // importer dir -> imported dirs
 	if err != nil {
 		return nil, err
 	}
-	imports := map[string][]string{} // importer dir -> imported dirs
-	for _, dir := range all {
-		entries, err := src.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			eng := importerOf(e.Name)
-			if e.Dir || e.Symlink || eng == nil {
-				continue
-			}
-			data, err := src.ReadFile(dir+"/"+e.Name, contract.MaxSchemaBytes)
-			if err != nil {
-				continue
-			}
-			for _, p := range eng.Imports(data) {
-				if contract.CheckPath(p) != nil {
-					continue
-				}
-				if i := strings.LastIndexByte(p, '/'); i > 0 {
-					imports[dir] = append(imports[dir], contract.ContractsDir+"/"+p[:i])
-				}
-			}
-		}
-	}
+	return withImportersOf(dirs, imports), nil
+}
+
+// withImportersOf adds to dirs the importers of imports (importer dir -> imported
+// dirs) that import one of them, directly or through others, sorted.
+func withImportersOf(dirs []string, imports map[string][]string) []string {
 	in := map[string]bool{}
 	for _, d := range dirs {
 		in[d] = true
@@ -214,7 +183,7 @@ func WithImporters(src contract.Source, dirs []string) ([]string, error) {
 		out = append(out, d)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }
 
 // UpdateIndex returns index (contract.IndexSubjects of base) brought up to date for

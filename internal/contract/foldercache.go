@@ -113,17 +113,7 @@ func parseDomain(block []byte) (domainListing, bool) {
 func cacheDomain(h plumbing.Hash, d domainListing, used bool) {
 	domainFolders.Lock()
 	defer domainFolders.Unlock()
-	if len(domainFolders.byTree) >= maxCachedDomains {
-		for k := range domainFolders.byTree {
-			if !domainFolders.used[k] {
-				delete(domainFolders.byTree, k)
-			}
-		}
-		if len(domainFolders.byTree) >= maxCachedDomains {
-			clear(domainFolders.byTree)
-			clear(domainFolders.used)
-		}
-	}
+	trimCache(domainFolders.byTree, domainFolders.used)
 	domainFolders.byTree[h] = d
 	if used {
 		domainFolders.used[h] = true
@@ -163,9 +153,13 @@ func (g *GitSource) subtrees(dir string) map[string]plumbing.Hash {
 // LoadFolderCache adds to the process's cache of subject folders the domain trees
 // saved in dir by SaveFolderCache; a domain's lines are parsed when it is looked up. A
 // missing or unreadable file is an empty cache. It also names dir as where the subject
-// names of a base are kept (SubjectNames, names.go).
+// names of a base are kept (SubjectNames, names.go), and loads the imports of domain
+// trees saved there (importidx.go).
 func LoadFolderCache(dir string) error {
 	setNamesDir(dir)
+	if err := loadImports(dir); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "subject-folders"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -209,9 +203,13 @@ func LoadFolderCache(dir string) error {
 // SaveFolderCache writes to dir the domain trees this process looked up or read, for
 // LoadFolderCache in a later process; when every domain came from the file, the file
 // stays as it is. It also writes the subject names of a base SubjectNames gathered
-// (names.go). The files are replaced atomically.
+// (names.go), and the imports of domain trees (importidx.go). The files are replaced
+// atomically.
 func SaveFolderCache(dir string) error {
 	if err := saveNames(dir); err != nil {
+		return err
+	}
+	if err := saveImports(dir); err != nil {
 		return err
 	}
 	domainFolders.Lock()
