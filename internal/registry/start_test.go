@@ -118,3 +118,27 @@ func TestVersionKeysAreTheIndexs(t *testing.T) {
 		t.Fatal("no versions")
 	}
 }
+
+// TestEqualBodiesShared: subjects whose GET /config/{s} bodies are equal answer from
+// one body, made once per build, and the bodies are still the ones the handlers send.
+func TestEqualBodiesShared(t *testing.T) {
+	srv, _, _ := newTestServer(t)
+	seen := map[string]*byte{}
+	shared := 0
+	for _, se := range srv.snap.Load().subjects {
+		want := mustJSON(configBody{CompatibilityLevel: se.level, Compatibility: se.level, CompatibilityGroup: se.versions[len(se.versions)-1].group})
+		if se.current > 0 && string(se.configBody) != string(want) {
+			t.Errorf("%s: config body %s, want %s", se.name, se.configBody, want)
+		}
+		if p, ok := seen[string(se.configBody)]; ok {
+			if p != &se.configBody[0] {
+				t.Errorf("%s: an equal config body made twice", se.name)
+			}
+			shared++
+		}
+		seen[string(se.configBody)] = &se.configBody[0]
+	}
+	if shared == 0 {
+		t.Fatal("no two subjects share a config body")
+	}
+}
