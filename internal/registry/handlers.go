@@ -212,7 +212,8 @@ func (s *Server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
 // FileDescriptorProto.
 func (s *Server) schemaOnly(w http.ResponseWriter, r *http.Request, ve *versionEntry) ([]byte, string, bool) {
 	if !serialized(r) || ve.typ != Protobuf {
-		return ve.text(), ve.textTag, true
+		text := ve.text()
+		return text, etagOf(text), true // made per request, as the text is: not kept per version
 	}
 	d, err := s.descriptor(ve)
 	if err != nil {

@@ -54,7 +54,6 @@ type versionEntry struct {
 	body       []byte          // GET /subjects/{s}/versions/{v}
 	schemaAt   int             // where body's last member, "schema":"...", starts
 	bodyTag    string          // etagOf(body)
-	textTag    string          // etagOf(text)
 	norm       string          // canonical(typ, text): the look-up key
 	pb         *descriptorForm // a Protobuf version's serialized form, made on first use
 	group      string          // the compatibility group key its contract.yaml declares (GET /config/{s})
@@ -206,7 +205,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					return nil, fmt.Errorf("the body of %s version %d does not end with its schema", s, v.Version)
 				}
 				ve.norm = normOf(ve.typ, v, data)
-				ve.bodyTag, ve.textTag = etagOf(ve.body), etagOf(data)
+				ve.bodyTag = etagOf(ve.body)
 				ve.latestHeader = latestHeaderOf(ve.body, ve.bodyTag)
 				b.entries[key] = ve
 			}
