@@ -217,3 +217,19 @@ func TestCompat(t *testing.T) {
 		t.Error("unknown rules accepted")
 	}
 }
+
+// TestOneErrorPerCycle: the two sides of one import cycle, as the compiler reports it
+// when both files reach the closing import at once, are one error; another cycle and
+// other errors stay.
+func TestOneErrorPerCycle(t *testing.T) {
+	errs := []error{
+		&checker.InputError{Message: `cycle found in imports: "b.proto" -> "schema.proto" -> "b.proto"`},
+		&checker.InputError{Message: `cycle found in imports: "c.proto" -> "d.proto" -> "c.proto"`},
+		&checker.InputError{Message: `cycle found in imports: "schema.proto" -> "b.proto" -> "schema.proto"`},
+		&checker.InputError{Message: "undefined: Unknown"},
+	}
+	got := oneErrorPerCycle(errs)
+	if len(got) != 3 || !strings.Contains(got[0].Error(), `"b.proto" -> "schema.proto"`) || !strings.Contains(got[1].Error(), "c.proto") {
+		t.Errorf("%v", got)
+	}
+}

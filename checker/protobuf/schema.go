@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -203,10 +204,35 @@ func inputErrors(names *fileNames, errs []error) error {
 		}
 		return a.Column < b.Column
 	})
+	out = oneErrorPerCycle(out)
 	if len(out) == 1 {
 		return out[0]
 	}
 	return errors.Join(out...)
+}
+
+// oneErrorPerCycle keeps the first (by place) of the errors that report one import
+// cycle: files compile in parallel, and when two of a cycle's files reach the import
+// that closes it at once, each reports the cycle from its side.
+func oneErrorPerCycle(errs []error) []error {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(errs, func(err error) bool {
+		_, cycle, ok := strings.Cut(err.Error(), "cycle found in imports:")
+		if !ok {
+			return false
+		}
+		var files []string
+		for _, f := range strings.Split(cycle, "->") {
+			files = append(files, strings.Trim(strings.TrimSpace(f), `"`))
+		}
+		slices.Sort(files)
+		key := strings.Join(slices.Compact(files), "\x00")
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		return false
+	})
 }
 
 // rejectEditions refuses files written with `edition = ...`: the registry semantics
