@@ -135,10 +135,12 @@ func teamsChanged(base, head contract.Source) bool {
 // check against them, and every finding can name the version it fails against.
 func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contract.Tree) (func(string) []contract.Earlier, error) {
 	bySubject := map[string]*contract.Subject{}
+	grouped := map[string]bool{} // the head is in a compatibility group: its history's groups are read
 	var paths []string
 	for _, s := range head.Subjects {
 		if b := base.Subject(s.Subject); b != nil && b.SchemaFile != "" {
 			bySubject[s.Subject] = b
+			grouped[s.Subject] = s.Group != nil
 			paths = append(paths, b.SchemaFile)
 		}
 	}
@@ -173,7 +175,7 @@ func earlierVersions(repo *git.Repository, at plumbing.Hash, base, head *contrac
 			}
 			seen[key] = true
 			e := contract.Earlier{Input: checker.Input{Path: fmt.Sprintf("%s@%d", b.SchemaFile, len(out)+1), Data: data, Canonical: form}}
-			if !f.Beside.IsZero() {
+			if grouped[subject] && !f.Beside.IsZero() {
 				if yml, err := gitrepo.ReadBlob(repo.Storer, f.Beside, contract.MaxYAMLBytes); err == nil {
 					if c := contract.DecodeDataContract(path.Dir(b.SchemaFile)+"/"+contract.ContractFile, yml); c != nil {
 						e.Group, e.GroupKnown = c.Group, true

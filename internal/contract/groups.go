@@ -145,8 +145,9 @@ func (r Rule) Literals() []string {
 type Earlier struct {
 	checker.Input
 	// Group is that compatibility group (nil for none); GroupKnown is false when the
-	// contract.yaml beside the text could not be read, and the version is then
-	// compared whatever the group.
+	// contract.yaml beside the text could not be read, or was not (the head is in no
+	// group, so the groups do not matter), and the version is then compared whatever
+	// the group.
 	Group      *Group
 	GroupKnown bool
 }

@@ -168,11 +168,13 @@ func newDeprecations(b, h *contract.Subject, sr *SubjectReport) {
 		if slices.Contains(reads, "*") {
 			reads = deprecated
 		}
+		told := map[string]bool{} // a field once per consumer, however many of its reads it covers
 		for _, r := range reads {
 			field, d := h.DeprecationOf(r)
-			if d == nil {
+			if d == nil || told[field] {
 				continue
 			}
+			told[field] = true
 			if bf, bd := b.DeprecationOf(r); bf == field && sameDeprecation(bd, d) {
 				continue
 			}

@@ -151,3 +151,16 @@ func TestNewDeprecationTellsItsReaders(t *testing.T) {
 		t.Errorf("teams that sign off are told beside it: FYI %+v, %d sign-offs", r.FYI, len(r.SignOffs))
 	}
 }
+
+// A consumer that reads two fields under one deprecated record is told of the record
+// once.
+func TestNewDeprecationOncePerField(t *testing.T) {
+	repo := newScenarioRepo(t)
+	repo.replace(orderCreatedContract, "fields:\n", "fields:\n  product_info:\n    deprecated: {since: \"2026-12-01\"}\n")
+	repo.commit("deprecate product_info")
+	var got []string
+	for _, d := range Assess(repo.input()).Subjects[0].Deprecated {
+		got = append(got, d.Consumer+":"+strings.Join(d.Fields, ","))
+	}
+	equal(t, "deprecated reads", strings.Join(got, " "), "dwd-order-detail:product_info ods-order-archive:product_info")
+}
