@@ -135,7 +135,7 @@ or the contract files have errors (the meaning before readiness).`,
 	cmd.Flags().StringVar(&token, "token", "", "GitHub token that reads the reviews and writes the comment and status (default $GITHUB_TOKEN)")
 	cmd.Flags().StringVar(&teamsToken, "teams-token", "", "GitHub token that can read the organisation's team members (default $CONTRACTBOT_TEAMS_TOKEN)")
 	cmd.Flags().StringVar(&githubURL, "github-url", "", "GitHub's REST API URL (default $GITHUB_API_URL, else https://api.github.com)")
-	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) and the working tree's folder listings in this folder, so a later check reads only the domains that changed and lists only the folders that changed (two files, about 6 and 8 MB at 100,000 subjects; safe to delete); by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "keep the subject names of each domain folder (by Git tree hash) and the working tree's folder listings in this folder, so a later check reads only the domains that changed and lists only the folders that changed (about 6 and 8 MB at 100,000 subjects; safe to delete), and, when core.fsmonitor names a hook (Watchman's), what the last check found in the working tree, so the next one looks only at what the hook reports changed; by default the repository's Git folder, .git/contractbot (not in GitHub Actions); --cache-dir= keeps none")
 	cmd.Flags().StringVar(&adminTeam, "admin-team", "", "org/slug of the team that signs off changes to the process (teams, freezes, pii marks), as serve's --admin-team (default $CONTRACTBOT_ADMIN_TEAM, else the team platform of teams.yaml)")
 	cmd.Flags().BoolVar(&comment, "comment", true, "in GitHub Actions, keep the sticky comment on the pull request (needs pull-requests: write and CONTRACTBOT_STATE_KEY)")
 	return cmd
@@ -166,7 +166,8 @@ func failed(r *verdict.Report, failOn string) bool {
 // evaluateChange loads what changed between the base and the head and assesses it.
 // With an overlay and no revisions, the base is the working directory as it is and
 // no Git repository is needed (its history is used when there is one). With a
-// cacheDir, the working tree's folder listings are kept there (folder-listings).
+// cacheDir, the working tree's folder listings are kept there (folder-listings), and
+// the file system monitor's baseline (fsmonitor-baseline).
 func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Time, adminTeam string) (*verdict.Report, error) {
 	var files map[string][]byte
 	if overlay != "" {
@@ -193,6 +194,7 @@ func evaluateChange(repoDir, rev, against, overlay, cacheDir string, now time.Ti
 		defer repo.Close()
 		if cacheDir != "" {
 			repo.ListingCache = filepath.Join(cacheDir, "folder-listings")
+			repo.FSMonitorBaseline = filepath.Join(cacheDir, "fsmonitor-baseline")
 		}
 		base, head, err := gitSources(repo, rev, against)
 		if err != nil {

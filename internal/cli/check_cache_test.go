@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,64 @@ func TestCheckCachesInGitFolder(t *testing.T) {
 		}
 		if _, err := os.Stat(cache); err != nil {
 			t.Fatalf("run %d wrote no cache in the Git folder: %v", run, err)
+		}
+	}
+}
+
+// With core.fsmonitor naming a hook, check keeps a baseline beside its other caches
+// and, at the next run, asks the hook what changed since that baseline's token: the
+// report is the one check prints with no cache (and no hook) at all.
+func TestCheckUsesFSMonitorHook(t *testing.T) {
+	dir, repo := exampleRepo(t)
+	avsc := "contracts/orders/order-created/order_created.avsc"
+	edit(t, filepath.Join(dir, avsc), `"name": "amount"`, `"name": "amount_total", "aliases": ["amount"]`)
+	hookDir := t.TempDir()
+	hook := filepath.Join(hookDir, "query-fsmonitor")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >>\"$(dirname \"$0\")/args\"\ncat \"$(dirname \"$0\")/answer\"\n"
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(s string) {
+		if err := os.WriteFile(filepath.Join(hookDir, "answer"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Raw.Section("core").SetOption("fsmonitor", hook)
+	if err := repo.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", "--repo", dir, "--now", "2026-12-01T09:00:00Z"}
+	lastArgs := func() string {
+		data, _ := os.ReadFile(filepath.Join(hookDir, "args"))
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		return lines[len(lines)-1]
+	}
+	for run, step := range []struct {
+		edit           func()
+		answer, called string
+	}{
+		{func() {}, "t1\x00", "2 1"}, // no baseline: a token of the time
+		{func() {}, "t2\x00", "2 t1"},
+		{func() {
+			edit(t, filepath.Join(dir, "contracts/orders/order-created/contract.yaml"), "orders", "orders ")
+		}, "t3\x00contracts/orders/order-created/contract.yaml\x00", "2 t2"},
+	} {
+		step.edit()
+		want, _, wantCode := runCLI(t, append(args, "--cache-dir=")...)
+		answer(step.answer)
+		got, errOut, code := runCLI(t, args...)
+		if got != want || code != wantCode || errOut != "" {
+			t.Fatalf("run %d with the hook: exit %d (want %d)\n%s%s\nwant:\n%s", run, code, wantCode, got, errOut, want)
+		}
+		if a := lastArgs(); !strings.HasPrefix(a, step.called) {
+			t.Errorf("run %d: the hook ran with %q, want %q", run, a, step.called)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", "contractbot", "fsmonitor-baseline")); err != nil {
+			t.Errorf("run %d kept no baseline: %v", run, err)
 		}
 	}
 }

@@ -43,7 +43,11 @@ type Repo struct {
 	// ListingCache is the file where WorktreeDiff keeps the working tree's folder
 	// listings between runs ("": none; see listings.go).
 	ListingCache string
-	close        func() error
+	// FSMonitorBaseline is the file where WorktreeDiff keeps what it found, with the
+	// token of the file system monitor hook that core.fsmonitor names ("": the hook
+	// is not used; see fsmonitor.go).
+	FSMonitorBaseline string
+	close             func() error
 }
 
 // Close releases the pack file descriptors.

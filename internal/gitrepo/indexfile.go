@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
@@ -28,12 +29,22 @@ const maxIndexFile = 1 << 30
 // errIndexFormat says the index is of a kind readIndex leaves to go-git.
 var errIndexFormat = errors.New("an index readIndex does not read")
 
+// indexFile is an index file read by readIndex.
+type indexFile struct {
+	*index.Index
+	// sum is the file's trailing checksum (zero for no file): the same sum, the same
+	// entries, stat data and extensions.
+	sum plumbing.Hash
+	// summed is false for an index read by go-git (sum is not kept).
+	summed bool
+}
+
 // readIndex reads the Git index file at name as go-git's storage does (a missing file
 // is an empty index; ModTime is the file's), or returns errIndexFormat.
-func readIndex(name string) (*index.Index, error) {
+func readIndex(name string) (*indexFile, error) {
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &index.Index{Version: 2}, nil
+		return &indexFile{Index: &index.Index{Version: 2}, summed: true}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -55,7 +66,9 @@ func readIndex(name string) (*index.Index, error) {
 		return nil, err
 	}
 	idx.ModTime = fi.ModTime()
-	return idx, nil
+	out := &indexFile{Index: idx, summed: true}
+	copy(out.sum[:], data[len(data)-sha1.Size:])
+	return out, nil
 }
 
 // Sizes and flags of the index format (Documentation/gitformat-index.txt).

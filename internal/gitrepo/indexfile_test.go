@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -76,6 +77,9 @@ func TestReadIndexAsGoGit(t *testing.T) {
 		}
 		if fi, err := os.Stat(file); err != nil || !got.ModTime.Equal(fi.ModTime()) {
 			t.Errorf("ModTime %v, want the file's (%v)", got.ModTime, err)
+		}
+		if data, err := os.ReadFile(file); err != nil || !bytes.Equal(got.sum[:], data[len(data)-20:]) {
+			t.Errorf("checksum %v, want the file's last 20 bytes (%v)", got.sum, err)
 		}
 	}
 	t.Run("version 2", func(t *testing.T) { check(t, 2) })

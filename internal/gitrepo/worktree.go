@@ -40,6 +40,11 @@ type WorktreeDiff struct {
 	Hashed int
 	// Listed counts the folders listed (not taken from Repo.ListingCache).
 	Listed int
+	// Monitor says how the file system monitor was used: "" (none: core.fsmonitor
+	// names no hook, or Repo.FSMonitorBaseline is not set), "incremental" (only what
+	// the hook reported and the baseline's differing files were looked at), or "full
+	// scan: " and why (fsmonitor.go).
+	Monitor string
 }
 
 // maxHashed is the size above which a file whose stat data changed counts as changed
@@ -50,23 +55,25 @@ const maxHashed = 64 << 20
 // (usually HEAD's). It reads the index but never writes it: a file whose stat data
 // is stale is hashed at every call until Git refreshes the index (`git status`).
 // With r.ListingCache set, a folder unchanged since an earlier call is not listed
-// again (listings.go).
+// again (listings.go). With r.FSMonitorBaseline set and a core.fsmonitor hook in the
+// repository's config, only what the hook reports changed since the last call is
+// looked at (fsmonitor.go).
 func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if r.Root == "" {
 		return nil, errors.New("a bare repository has no working tree")
 	}
 	idx, err := readIndex(filepath.Join(r.GitDir, "index"))
 	if errors.Is(err, errIndexFormat) {
-		idx, err = r.Storer.Index()
+		var gi *index.Index
+		gi, err = r.Storer.Index()
+		idx = &indexFile{Index: gi}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the Git index: %w", err)
 	}
 	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), indexTime: idx.ModTime,
-		paths: map[string]bool{}, dirs: map[string]bool{}}
-	if r.ListingCache != "" && trustedFS(r.Root) {
-		w.cache = openListings(r.ListingCache, r.Root)
-	}
+		paths: map[string]bool{}, dirs: map[string]bool{},
+		stale: map[string]bool{}, wpaths: map[string]bool{}, wdirs: map[string]bool{}}
 	// Entries the index holds at stage 0 and not as intent-to-add, in path order: the
 	// tree the next commit would have.
 	entries := make([]*index.Entry, 0, len(idx.Entries))
@@ -80,28 +87,53 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if !slices.IsSortedFunc(entries, byName) {
 		slices.SortStableFunc(entries, byName)
 	}
-	for _, e := range entries {
-		if err := w.stat(e); err != nil {
+	mon := r.startMonitor(idx, len(entries))
+	if mon != nil && mon.base != nil {
+		if err := w.examine(entries, mon.base, mon.answer); err != nil {
 			return nil, err
 		}
+	} else if err := r.scan(w, entries); err != nil {
+		return nil, err
 	}
 	if err := w.compareTree("", entries, tree); err != nil {
 		return nil, err
 	}
-	if err := w.walk("", entries); err != nil {
-		return nil, err
-	}
-	w.cache.save()
+	mon.save(w)
 	out := &WorktreeDiff{Hashed: w.hashed, Listed: w.listed}
-	for p := range w.paths {
-		out.Paths = append(out.Paths, p)
+	if mon != nil {
+		out.Monitor = mon.reason
 	}
-	for d := range w.dirs {
-		out.Dirs = append(out.Dirs, d)
+	for _, set := range []map[string]bool{w.paths, w.stale, w.wpaths} {
+		for p := range set {
+			out.Paths = append(out.Paths, p)
+		}
+	}
+	for _, set := range []map[string]bool{w.dirs, w.wdirs} {
+		for d := range set {
+			out.Dirs = append(out.Dirs, d)
+		}
 	}
 	slices.Sort(out.Paths)
+	out.Paths = slices.Compact(out.Paths)
 	slices.Sort(out.Dirs)
+	out.Dirs = slices.Compact(out.Dirs)
 	return out, nil
+}
+
+// scan compares every entry's stat data with its file's and lists every folder (those
+// unchanged since r.ListingCache's listing from the cache).
+func (r *Repo) scan(w *worktreeDiffer, entries []*index.Entry) error {
+	if r.ListingCache != "" && trustedFS(r.Root) {
+		w.cache = openListings(r.ListingCache, r.Root)
+	}
+	for _, e := range entries {
+		w.stat(e)
+	}
+	if err := w.walk("", entries, true); err != nil {
+		return err
+	}
+	w.cache.save()
+	return nil
 }
 
 func byName(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) }
@@ -110,55 +142,58 @@ type worktreeDiffer struct {
 	root      string
 	trees     *Trees
 	indexTime time.Time
-	paths     map[string]bool
-	dirs      map[string]bool
-	hashed    int
-	listed    int
-	cache     *listings // nil: every folder is listed
+	// paths and dirs are what the index alone says (its tree against the commit's,
+	// conflicts, intent-to-add); stale are the entries whose file differs, wpaths and
+	// wdirs what the folder listings found: the part a file system monitor's baseline
+	// keeps.
+	paths, dirs          map[string]bool
+	stale, wpaths, wdirs map[string]bool
+	hashed               int
+	listed               int
+	cache                *listings // nil: every folder is listed
 }
 
 // stat compares one entry of the index with the working tree's file: the same stat
 // data means the same content, unless the file was written in the same instant as the
 // index (racy Git: then it is hashed, as Git hashes it).
-func (w *worktreeDiffer) stat(e *index.Entry) error {
+func (w *worktreeDiffer) stat(e *index.Entry) {
 	name := w.abs(e.Name)
 	fi, err := os.Lstat(name)
 	if err != nil {
-		w.paths[e.Name] = true // deleted, or a parent is no longer a folder
-		return nil
+		w.stale[e.Name] = true // deleted, or a parent is no longer a folder
+		return
 	}
 	switch e.Mode {
 	case filemode.Regular, filemode.Executable:
 		if !fi.Mode().IsRegular() || (fi.Mode()&0o111 != 0) != (e.Mode == filemode.Executable) {
-			w.paths[e.Name] = true
-			return nil
+			w.stale[e.Name] = true
+			return
 		}
 	case filemode.Symlink:
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			w.paths[e.Name] = true
-			return nil
+			w.stale[e.Name] = true
+			return
 		}
 	default: // a submodule, or a mode no tree holds: read from the working tree
-		w.paths[e.Name] = true
-		return nil
+		w.stale[e.Name] = true
+		return
 	}
 	if sameStat(e, fi) && fi.ModTime().Before(w.indexTime) {
-		return nil
+		return
 	}
 	if fi.Size() > maxHashed {
-		w.paths[e.Name] = true
-		return nil
+		w.stale[e.Name] = true
+		return
 	}
 	w.hashed++
 	h, err := w.hash(name, fi)
 	if err != nil {
-		w.paths[e.Name] = true // unreadable: the reader reports it
-		return nil             //nolint:nilerr // the working tree's reader reports what it cannot read
+		w.stale[e.Name] = true // unreadable: the working tree's reader reports it
+		return
 	}
 	if h != e.Hash {
-		w.paths[e.Name] = true
+		w.stale[e.Name] = true
 	}
-	return nil
 }
 
 // sameStat compares what Git's index keeps of a file with the file: modification
@@ -349,8 +384,9 @@ func objectName(t plumbing.ObjectType, content []byte) plumbing.Hash {
 }
 
 // walk lists the working tree's folder dir for what the index does not track under
-// it (entries: the index's entries under dir).
-func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
+// it (entries: the index's entries under dir), and with deep the tracked folders
+// below it.
+func (w *worktreeDiffer) walk(dir string, entries []*index.Entry, deep bool) error {
 	kids := children(dir, entries)
 	des, exact, err := w.list(dir, kids)
 	if err != nil || des == nil {
@@ -358,8 +394,8 @@ func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
 	}
 	if exact { // nothing untracked here: only the folders below to walk
 		for c := range kids {
-			if c.dir {
-				if err := w.walk(join(dir, c.name), c.entries); err != nil {
+			if c.dir && deep {
+				if err := w.walk(join(dir, c.name), c.entries, true); err != nil {
 					return err
 				}
 			}
@@ -373,25 +409,28 @@ func (w *worktreeDiffer) walk(dir string, entries []*index.Entry) error {
 	for _, de := range des {
 		p := join(dir, de.name)
 		if dir == "" && de.name == ".git" {
-			w.dirs[p] = true // never tracked: read from the working tree, as it is
+			w.wdirs[p] = true // never tracked: read from the working tree, as it is
 			continue
 		}
 		c, known := tracked[de.name]
 		switch {
 		case de.dir && known && c.dir:
-			if err := w.walk(p, c.entries); err != nil {
+			if !deep {
+				continue
+			}
+			if err := w.walk(p, c.entries, true); err != nil {
 				return err
 			}
 		case de.dir:
-			w.dirs[p] = true
+			w.wdirs[p] = true
 			if err := w.untracked(p); err != nil {
 				return err
 			}
 		case known && c.dir:
-			w.dirs[p] = true // a link or a file where the index has a folder
-			w.paths[p] = true
+			w.wdirs[p] = true // a link or a file where the index has a folder
+			w.wpaths[p] = true
 		case !known:
-			w.paths[p] = true
+			w.wpaths[p] = true
 		}
 	}
 	return nil
@@ -461,9 +500,9 @@ func (w *worktreeDiffer) untracked(dir string) error {
 	}
 	for _, de := range des {
 		p := dir + "/" + de.name
-		w.paths[p] = true
+		w.wpaths[p] = true
 		if de.dir {
-			w.dirs[p] = true
+			w.wdirs[p] = true
 			if err := w.untracked(p); err != nil {
 				return err
 			}
