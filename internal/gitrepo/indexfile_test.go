@@ -2,11 +2,13 @@ package gitrepo
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +125,132 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	}
 	if idx, err := readIndex(filepath.Join(dir, "missing")); err != nil || len(idx.Entries) != 0 {
 		t.Errorf("readIndex of no file: %v entries, %v", idx, err)
+	}
+}
+
+// gitOut runs the git command in dir and returns its output, trimmed.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// cacheTreeNode finds a folder's node in the index's cache-tree (-1: none).
+func cacheTreeOf(tree *cacheTree, dir string) int {
+	node := tree.root()
+	if dir == "" {
+		return node
+	}
+	for part := range strings.SplitSeq(dir, "/") {
+		node = subNode(tree.children(node), part)
+	}
+	return node
+}
+
+// The index's cache-tree as Git writes it: after a commit every folder's tree name
+// is the commit's; a staged edit leaves the folders above it invalid, the others not;
+// and WorktreeDiff computes the tree names of the invalid folders only.
+func TestCacheTree(t *testing.T) {
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q")
+	files := []string{"a/b/c/f.yaml", "a/b/g.yaml", "a/h.yaml", "x/y/z.yaml", "x/y2/z.yaml", "top.yaml", "a-b/i.yaml"}
+	for _, name := range files {
+		writeFile(t, filepath.Join(dir, name), name+"\n")
+	}
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string]int{"": 7, "a": 3, "a/b": 2, "a/b/c": 1, "x": 2, "x/y": 1, "x/y2": 1, "a-b": 1}
+	check := func(invalid ...string) {
+		t.Helper()
+		idx, err := readIndex(filepath.Join(dir, ".git", "index"))
+		if err != nil || idx.tree == nil {
+			t.Fatalf("no cache-tree read: %v", err)
+		}
+		for folder, count := range folders {
+			h, ok := idx.tree.valid(cacheTreeOf(idx.tree, folder), count)
+			if slices.Contains(invalid, folder) {
+				if ok {
+					t.Errorf("folder %q: valid, want invalid", folder)
+				}
+				continue
+			}
+			if want := gitOut(t, dir, "rev-parse", "HEAD:"+folder); !ok || h.String() != want {
+				t.Errorf("folder %q: %v %v, want %s", folder, h, ok, want)
+			}
+		}
+	}
+	check()
+	d, err := r.WorktreeDiff(c.TreeHash)
+	if err != nil || d.TreesHashed != 0 || len(d.Paths) != 0 {
+		t.Errorf("a clean index: %+v (%v), want no tree hashed and no path", d, err)
+	}
+
+	writeFile(t, filepath.Join(dir, "a/b/g.yaml"), "edited\n")
+	gitCmd(t, dir, "add", "a/b/g.yaml")
+	check("", "a", "a/b")
+	d, err = r.WorktreeDiff(c.TreeHash)
+	if err != nil || d.TreesHashed != 3 || !slices.Equal(d.Paths, []string{"a/b/g.yaml"}) {
+		t.Errorf("an edit staged: %+v (%v), want 3 trees hashed and a/b/g.yaml", d, err)
+	}
+
+	// A damaged extension is not used: every tree is hashed, with the same result.
+	file := filepath.Join(dir, ".git", "index")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte("TREE"))
+	data[at+8] = 'q' // the root's name, which must be empty
+	sum := sha1.Sum(data[:len(data)-20])
+	copy(data[len(data)-20:], sum[:])
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = r.WorktreeDiff(c.TreeHash)
+	if err != nil || d.TreesHashed != len(folders) || !slices.Equal(d.Paths, []string{"a/b/g.yaml"}) {
+		t.Errorf("a damaged cache-tree: %+v (%v), want %d trees hashed and a/b/g.yaml", d, err, len(folders))
+	}
+}
+
+// Every cut of a cache-tree extension is read whole or not at all, never past its end.
+func TestCacheTreeCuts(t *testing.T) {
+	var ext []byte
+	ext = append(ext, "\x002 2\n"...)
+	ext = append(ext, bytes.Repeat([]byte{1}, 20)...)
+	ext = append(ext, "a\x00-1 1\n"...)
+	ext = append(ext, "b\x001 0\n"...)
+	ext = append(ext, bytes.Repeat([]byte{2}, 20)...)
+	ext = append(ext, "c\x001 0\n"...)
+	ext = append(ext, bytes.Repeat([]byte{3}, 20)...)
+	whole := decodeCacheTree(string(ext))
+	if whole == nil || len(whole.nodes) != 4 || cacheTreeOf(whole, "a/b") != 2 || cacheTreeOf(whole, "c") != 3 {
+		t.Fatalf("the whole extension: %+v", whole)
+	}
+	if _, ok := whole.valid(cacheTreeOf(whole, "a"), 1); ok {
+		t.Error("an invalid node (-1 entries) is valid")
+	}
+	for n := range len(ext) {
+		if decodeCacheTree(string(ext[:n])) != nil {
+			t.Errorf("the first %d bytes were read as a whole tree", n)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -253,4 +255,42 @@ func TestWorktreeDiffKinds(t *testing.T) {
 	if !slices.Contains(d.Paths, "contracts/teams.yaml") {
 		t.Errorf("a link where a file was: paths %q", d.Paths)
 	}
+}
+
+// runEnd finds where a folder's run of entries ends as a scan entry by entry does.
+func TestRunEnd(t *testing.T) {
+	var names []string
+	for _, d := range []string{"a", "a-b", "a/b", "a/b/c", "a0", "b", "b/c"} {
+		for i := range 1 + len(d)*3 {
+			names = append(names, fmt.Sprintf("%s/%02d", d, i))
+		}
+	}
+	slices.Sort(names)
+	entries := make([]*index.Entry, len(names))
+	for i, n := range names {
+		entries[i] = &index.Entry{Name: n}
+	}
+	for i, e := range entries {
+		for cut := strings.IndexByte(e.Name, '/'); cut >= 0; cut = nextSlash(e.Name, cut) {
+			prefix := e.Name[:cut+1]
+			if i > 0 && strings.HasPrefix(entries[i-1].Name, prefix) {
+				continue // not the run's first entry
+			}
+			want := i
+			for want < len(entries) && strings.HasPrefix(entries[want].Name, prefix) {
+				want++
+			}
+			if got := runEnd(entries, i, prefix); got != want {
+				t.Errorf("runEnd(%d, %q) = %d, want %d", i, prefix, got, want)
+			}
+		}
+	}
+}
+
+func nextSlash(s string, after int) int {
+	i := strings.IndexByte(s[after+1:], '/')
+	if i < 0 {
+		return -1
+	}
+	return after + 1 + i
 }
