@@ -7,8 +7,13 @@
 # One run of each form fills the cache check keeps in .git/contractbot; then, the two
 # sizes alternately, it times `BIN check --rev change --against main` (the commit) and
 # `BIN check` (the working tree), and `git status` for the floor of any comparison of
-# a working tree by stat data. Prints one line per run: size, form, CPU seconds
-# (user + system), wall seconds, max RSS in MB.
+# a working tree by stat data. Then, where watchman is installed, the fsmonitor forms:
+# each repository gets Git's Watchman hook as core.fsmonitor and a watch (`git
+# status` once, then two warm-up checks: the first makes check's baseline), and it
+# times `BIN check` (form fsmonitor) and `git status --short` (form fsstatus) with the
+# hook; at the end the hook is unset and the watches removed. Prints one line per run:
+# size, form, CPU seconds (user + system, the hook's and watchman client's included;
+# the watchman server's not), wall seconds, max RSS in MB.
 set -eu
 bin=${1:?usage: check-scale.sh BIN OUT [RUNS]}
 out=${2:?usage: check-scale.sh BIN OUT [RUNS]}
@@ -30,19 +35,55 @@ for n in 2 100; do
 	"$bin" check --repo "$dir" --rev change --against main "$now" >/dev/null 2>&1 || true
 	"$bin" check --repo "$dir" "$now" >/dev/null 2>&1 || true
 done
-printf '%-5s %-8s %6s %7s %7s\n' size form cpu_s wall_s rss_mb
-for form in commit worktree status; do
+forms="commit worktree status"
+if command -v watchman >/dev/null 2>&1; then
+	forms="$forms fsmonitor fsstatus"
+else
+	echo "no watchman: the fsmonitor forms are not timed (apt-get install watchman)" >&2
+fi
+# monitor on|off: Git's Watchman hook as core.fsmonitor and a watch of each tree.
+monitor() {
+	for n in 2 100; do
+		dir=$out/${n}k
+		if [ "$1" = on ]; then
+			mkdir -p "$dir/.git/hooks"
+			cp /usr/share/git-core/templates/hooks/fsmonitor-watchman.sample "$dir/.git/hooks/query-watchman"
+			chmod +x "$dir/.git/hooks/query-watchman"
+			git -C "$dir" config core.fsmonitor .git/hooks/query-watchman
+			watchman watch "$dir" >/dev/null
+			git -C "$dir" status --short >/dev/null
+			"$bin" check --repo "$dir" "$now" >/dev/null 2>&1 || true
+			"$bin" check --repo "$dir" "$now" >/dev/null 2>&1 || true
+		else
+			git -C "$dir" config --unset core.fsmonitor || true
+			watchman watch-del "$dir" >/dev/null 2>&1 || true
+		fi
+	done
+}
+printf '%-5s %-9s %6s %7s %7s\n' size form cpu_s wall_s rss_mb
+for form in $forms; do
+	if [ "$form" = fsmonitor ]; then
+		# A watch takes one inotify watch a folder: 200,000 at 100,000 subjects.
+		if [ "$(cat /proc/sys/fs/inotify/max_user_watches)" -lt 1048576 ]; then
+			sysctl -qw fs.inotify.max_user_watches=1048576
+		fi
+		monitor on
+	fi
 	i=0
 	while [ $i -lt "$runs" ]; do
 		for n in 2 100; do
 			case $form in
 			commit) set -- "$bin" check --repo "$out/${n}k" --rev change --against main "$now" ;;
 			worktree) set -- "$bin" check --repo "$out/${n}k" "$now" ;;
-			status) set -- git -C "$out/${n}k" status --short ;;
+			status | fsstatus) set -- git -C "$out/${n}k" status --short ;;
+			fsmonitor) set -- "$bin" check --repo "$out/${n}k" "$now" ;;
 			esac
 			/usr/bin/time -q -f '%U %S %e %M' -o "$out/time.txt" "$@" >/dev/null 2>&1 || true
-			awk -v n="${n}k" -v f=$form '{ printf "%-5s %-8s %6.2f %7.2f %7d\n", n, f, $1 + $2, $3, $4 / 1024 }' "$out/time.txt"
+			awk -v n="${n}k" -v f=$form '{ printf "%-5s %-9s %6.2f %7.2f %7d\n", n, f, $1 + $2, $3, $4 / 1024 }' "$out/time.txt"
 		done
 		i=$((i + 1))
 	done
 done
+if [ "${forms%fsstatus}" != "$forms" ]; then
+	monitor off
+fi

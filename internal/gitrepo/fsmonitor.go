@@ -30,10 +30,11 @@ import (
 //
 // Git keeps its token in the index; WorktreeDiff never writes the index, so it keeps
 // a baseline of its own (Repo.FSMonitorBaseline): the token it got before a full
-// scan, the index's checksum, and what that scan found that depends on the working
+// scan, the sum of the index's entries (their stat data too, not the extensions Git
+// rewrites alone), and what that scan found that depends on the working
 // tree (the files whose content differs from the index, and what the folder listings
 // added: files and folders the index does not track, links or files where it has a
-// folder). At the next call, when the index's checksum is the baseline's and the hook
+// folder). At the next call, when the index's entries are the baseline's and the hook
 // answers, only the baseline's differing files and what the hook reports are looked
 // at again; the rest of the working tree is as it was at the baseline. The token is
 // asked for before the scan that makes a baseline, so a change made during the scan is
@@ -169,7 +170,7 @@ const maxBaselineFile = 256 << 20
 
 // baseline is what a full scan (or a later call built on one) found that depends on
 // the working tree, with the hook's token asked for before it and the index's
-// checksum then.
+// entries' sum then.
 type baseline struct {
 	token string
 	index plumbing.Hash
@@ -212,7 +213,7 @@ func readBaseline(file, root string) *baseline {
 }
 
 // encode lays out the baseline file: the header, the working tree's path, the token,
-// the index's checksum, the three lists, and a CRC-32C of all that.
+// the sum of the index's entries, the three lists, and a CRC-32C of all that.
 func (b *baseline) encode(root string) []byte {
 	out := []byte(baselineHeader)
 	str := func(s string) {
@@ -266,7 +267,7 @@ func (r *Repo) startMonitor(idx *indexFile, entries int) *monitorRun {
 		m.reason = "full scan: the hook failed: " + err.Error()
 		return m
 	case !idx.summed:
-		m.reason = "full scan: an index read by go-git, with no checksum kept"
+		m.reason = "full scan: an index read by go-git, with no sum kept"
 		return m
 	case base == nil:
 		m.reason = "full scan: no baseline"

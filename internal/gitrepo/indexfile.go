@@ -35,8 +35,9 @@ var errIndexFormat = errors.New("an index readIndex does not read")
 // indexFile is an index file read by readIndex.
 type indexFile struct {
 	*index.Index
-	// sum is the file's trailing checksum (zero for no file): the same sum, the same
-	// entries, stat data and extensions.
+	// sum is the SHA-1 of the file up to its extensions (zero for no file): the same
+	// sum, the same entries with the same stat data. Git rewrites the extensions alone
+	// (its own file system monitor's token, the untracked cache) more often.
 	sum plumbing.Hash
 	// summed is false for an index read by go-git (sum is not kept).
 	summed bool
@@ -90,9 +91,6 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		return nil, errors.New("not an index file")
 	}
 	body := data[:len(data)-sha1.Size]
-	if sum := sha1.Sum(body); !bytes.Equal(sum[:], data[len(body):]) { //nolint:gosec // Git's checksum
-		return nil, errors.New("its checksum does not match (a damaged file)")
-	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version != 2 && version != 3 {
 		return nil, errIndexFormat
@@ -147,8 +145,15 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		at += (fixed + end - start + 8) &^ 7
 		idx.Entries[i] = e
 	}
+	// The file's checksum, with the sum of its entries on the way.
+	h := sha1.New() //nolint:gosec // Git's checksum
+	h.Write(body[:at])
 	out := &indexFile{Index: idx, summed: true}
-	copy(out.sum[:], data[len(body):])
+	h.Sum(out.sum[:0])
+	h.Write(body[at:])
+	if !bytes.Equal(h.Sum(nil), data[len(body):]) {
+		return nil, errors.New("its checksum does not match (a damaged file)")
+	}
 	// Extensions: a split index keeps its entries in another file; the cache-tree
 	// is read, the others skipped.
 	for at+8 <= len(body) {

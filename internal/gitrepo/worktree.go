@@ -115,7 +115,9 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	}
 	for _, set := range []map[string]bool{w.paths, w.stale, w.wpaths} {
 		for p := range set {
-			out.Paths = append(out.Paths, p)
+			// A copy: an index entry's name keeps the whole index file (40 MB at
+			// 100,000 subjects) in memory for as long as the caller keeps Paths.
+			out.Paths = append(out.Paths, strings.Clone(p))
 		}
 	}
 	for _, set := range []map[string]bool{w.dirs, w.wdirs} {
