@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/contractbot/contractbot/internal/atomicfile"
 )
@@ -310,9 +309,9 @@ func sortedKeys(m map[string]bool) []string {
 // are listed again (not their tracked folders), and a reported folder the index
 // tracks is listed with every folder below it. What the baseline's listings found in
 // the other folders stands. entries are the index's, in path order.
-func (w *worktreeDiffer) examine(entries []*index.Entry, base *baseline, answer *hookAnswer) error {
+func (w *worktreeDiffer) examine(entries []indexEntry, base *baseline, answer *hookAnswer) error {
 	t := sortedEntries(entries)
-	compare := map[string]*index.Entry{}
+	compare := map[string]*indexEntry{}
 	shallow, deep := map[string]bool{}, map[string]bool{}
 	for _, p := range base.stale {
 		if e, ok := t.entry(p); ok {
@@ -326,8 +325,8 @@ func (w *worktreeDiffer) examine(entries []*index.Entry, base *baseline, answer 
 		shallow[t.owner(p)] = true
 		if under := t.under(p); len(under) > 0 { // a folder the index tracks
 			deep[p] = true
-			for _, e := range under {
-				compare[e.Name] = e
+			for i := range under {
+				compare[under[i].Name] = &under[i]
 			}
 		}
 	}
@@ -400,25 +399,25 @@ func parent(p string) string {
 }
 
 // sortedEntries are an index's entries in path order, searched by name.
-type sortedEntries []*index.Entry
+type sortedEntries []indexEntry
 
 // entry is the entry named p.
-func (s sortedEntries) entry(p string) (*index.Entry, bool) {
-	i, ok := slices.BinarySearchFunc(s, p, func(e *index.Entry, p string) int { return strings.Compare(e.Name, p) })
+func (s sortedEntries) entry(p string) (*indexEntry, bool) {
+	i, ok := slices.BinarySearchFunc(s, p, func(e indexEntry, p string) int { return strings.Compare(e.Name, p) })
 	if !ok {
 		return nil, false
 	}
-	return s[i], true
+	return &s[i], true
 }
 
 // under are the entries under the folder dir (all of them for the root): those
 // between dir+"/" and dir+"0", '0' being the byte after '/'.
-func (s sortedEntries) under(dir string) []*index.Entry {
+func (s sortedEntries) under(dir string) []indexEntry {
 	if dir == "" {
 		return s
 	}
 	at := func(p string) int {
-		i, _ := slices.BinarySearchFunc(s, p, func(e *index.Entry, p string) int { return strings.Compare(e.Name, p) })
+		i, _ := slices.BinarySearchFunc(s, p, func(e indexEntry, p string) int { return strings.Compare(e.Name, p) })
 		return i
 	}
 	return s[at(dir+"/"):at(dir+"0")]

@@ -30,6 +30,19 @@ func gitCmd(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// asGoGit is an index's entries as go-git's.
+func asGoGit(f *indexFile) []*index.Entry {
+	out := make([]*index.Entry, len(f.entries))
+	for i := range f.entries {
+		e := &f.entries[i]
+		st := f.stat(e)
+		out[i] = &index.Entry{Hash: e.Hash, Name: e.Name, CreatedAt: st.ctime, ModifiedAt: st.mtime,
+			Dev: st.dev, Inode: st.ino, Mode: e.Mode, UID: st.uid, GID: st.gid, Size: st.size,
+			Stage: index.Stage(e.stage()), SkipWorktree: e.skipWorktree(), IntentToAdd: e.intentToAdd()}
+	}
+	return out
+}
+
 // goGitIndex decodes an index file with go-git's decoder.
 func goGitIndex(t *testing.T, name string) *index.Index {
 	t.Helper()
@@ -72,14 +85,22 @@ func TestReadIndexAsGoGit(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := goGitIndex(t, file)
-		if got.Version != version || want.Version != version {
-			t.Fatalf("versions %d (readIndex) and %d (go-git), want %d", got.Version, want.Version, version)
+		if got.version != version || want.Version != version {
+			t.Fatalf("versions %d (readIndex) and %d (go-git), want %d", got.version, want.Version, version)
 		}
-		if !reflect.DeepEqual(got.Entries, want.Entries) {
-			t.Errorf("readIndex's entries differ from go-git's:\n%v\n%v", got.Entries, want.Entries)
+		if entries := asGoGit(got); !reflect.DeepEqual(entries, want.Entries) {
+			t.Errorf("readIndex's entries differ from go-git's:\n%v\n%v", entries, want.Entries)
 		}
-		if fi, err := os.Stat(file); err != nil || !got.ModTime.Equal(fi.ModTime()) {
-			t.Errorf("ModTime %v, want the file's (%v)", got.ModTime, err)
+		if fi, err := os.Stat(file); err != nil || !got.modTime.Equal(fi.ModTime()) {
+			t.Errorf("modTime %v, want the file's (%v)", got.modTime, err)
+		}
+		// And laid out again from go-git's: the same entries.
+		again, err := indexFromGoGit(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if entries := asGoGit(again); !reflect.DeepEqual(entries, want.Entries) {
+			t.Errorf("the entries laid out again from go-git's differ:\n%v\n%v", entries, want.Entries)
 		}
 	}
 	t.Run("version 2", func(t *testing.T) { check(t, 2) })
@@ -94,18 +115,35 @@ func TestReadIndexAsGoGit(t *testing.T) {
 			t.Fatal(err)
 		}
 		flags := map[string]bool{}
-		for _, e := range idx.Entries {
-			flags[e.Name] = e.IntentToAdd || e.SkipWorktree
+		for _, e := range idx.entries {
+			flags[e.Name] = e.intentToAdd() || e.skipWorktree()
 		}
 		if !flags["new.yaml"] || !flags["na"] {
 			t.Errorf("intent-to-add or skip-worktree not read: %v", flags)
 		}
 	})
 
+	// WorktreeDiff of a version 3 index, and of the same as version 4 (read by go-git).
+	diff := func() *WorktreeDiff {
+		t.Helper()
+		r, tree := openHead(t, dir)
+		d, err := r.WorktreeDiff(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	v3 := diff()
+	if !slices.Contains(v3.Paths, "new.yaml") {
+		t.Errorf("version 3: the intent-to-add file is not a change: %q", v3.Paths)
+	}
 	gitCmd(t, dir, "update-index", "--index-version", "4")
 	t.Run("version 4", func(t *testing.T) {
 		if _, err := readIndex(file); !errors.Is(err, errIndexFormat) {
 			t.Errorf("readIndex of version 4: %v, want errIndexFormat", err)
+		}
+		if v4 := diff(); !slices.Equal(v4.Paths, v3.Paths) || !slices.Equal(v4.Dirs, v3.Dirs) {
+			t.Errorf("version 4: paths %q dirs %q, want version 3's %q and %q", v4.Paths, v4.Dirs, v3.Paths, v3.Dirs)
 		}
 	})
 
@@ -121,9 +159,29 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	if _, err := readIndex(file); err == nil || errors.Is(err, errIndexFormat) {
 		t.Errorf("readIndex of a damaged file: %v, want an error", err)
 	}
-	if idx, err := readIndex(filepath.Join(dir, "missing")); err != nil || len(idx.Entries) != 0 {
+	if idx, err := readIndex(filepath.Join(dir, "missing")); err != nil || len(idx.entries) != 0 {
 		t.Errorf("readIndex of no file: %v entries, %v", idx, err)
 	}
+}
+
+// openHead opens the repository at dir (closed when the test ends) and returns it
+// with its HEAD commit's tree.
+func openHead(t *testing.T, dir string) (*Repo, plumbing.Hash) {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, c.TreeHash
 }
 
 // gitOut runs the git command in dir and returns its output, trimmed.
@@ -163,19 +221,7 @@ func TestCacheTree(t *testing.T) {
 	}
 	gitCmd(t, dir, "add", ".")
 	gitCmd(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = r.Close() }()
-	head, err := r.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := r.CommitObject(head.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tree := openHead(t, dir)
 	folders := map[string]int{"": 7, "a": 3, "a/b": 2, "a/b/c": 1, "x": 2, "x/y": 1, "x/y2": 1, "a-b": 1}
 	check := func(invalid ...string) {
 		t.Helper()
@@ -197,7 +243,7 @@ func TestCacheTree(t *testing.T) {
 		}
 	}
 	check()
-	d, err := r.WorktreeDiff(c.TreeHash)
+	d, err := r.WorktreeDiff(tree)
 	if err != nil || d.TreesHashed != 0 || len(d.Paths) != 0 {
 		t.Errorf("a clean index: %+v (%v), want no tree hashed and no path", d, err)
 	}
@@ -205,7 +251,7 @@ func TestCacheTree(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a/b/g.yaml"), "edited\n")
 	gitCmd(t, dir, "add", "a/b/g.yaml")
 	check("", "a", "a/b")
-	d, err = r.WorktreeDiff(c.TreeHash)
+	d, err = r.WorktreeDiff(tree)
 	if err != nil || d.TreesHashed != 3 || !slices.Equal(d.Paths, []string{"a/b/g.yaml"}) {
 		t.Errorf("an edit staged: %+v (%v), want 3 trees hashed and a/b/g.yaml", d, err)
 	}
@@ -223,7 +269,7 @@ func TestCacheTree(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err = r.WorktreeDiff(c.TreeHash)
+	d, err = r.WorktreeDiff(tree)
 	if err != nil || d.TreesHashed != len(folders) || !slices.Equal(d.Paths, []string{"a/b/g.yaml"}) {
 		t.Errorf("a damaged cache-tree: %+v (%v), want %d trees hashed and a/b/g.yaml", d, err, len(folders))
 	}

@@ -69,25 +69,30 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	idx, err := readIndex(filepath.Join(r.GitDir, "index"))
 	if errors.Is(err, errIndexFormat) {
 		var gi *index.Index
-		gi, err = r.Storer.Index()
-		idx = &indexFile{Index: gi}
+		if gi, err = r.Storer.Index(); err == nil {
+			idx, err = indexFromGoGit(gi)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the Git index: %w", err)
 	}
-	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), indexTime: idx.ModTime,
+	defer idx.close() // every name of it kept is a copy
+	w := &worktreeDiffer{root: r.Root, trees: NewTrees(r.Storer), index: idx, indexTime: idx.modTime,
 		paths: map[string]bool{}, dirs: map[string]bool{},
 		stale: map[string]bool{}, wpaths: map[string]bool{}, wdirs: map[string]bool{},
 		treeNames: map[string]plumbing.Hash{}}
 	// Entries the index holds at stage 0 and not as intent-to-add, in path order: the
-	// tree the next commit would have.
-	entries := make([]*index.Entry, 0, len(idx.Entries))
-	for _, e := range idx.Entries {
-		if e.Stage != 0 || e.IntentToAdd {
-			w.paths[e.Name] = true
-			continue
+	// tree the next commit would have (the index's own slice when that is all of it).
+	entries := idx.entries
+	if slices.ContainsFunc(entries, func(e indexEntry) bool { return e.stage() != 0 || e.intentToAdd() }) {
+		entries = make([]indexEntry, 0, len(idx.entries))
+		for _, e := range idx.entries {
+			if e.stage() != 0 || e.intentToAdd() {
+				w.paths[e.Name] = true
+				continue
+			}
+			entries = append(entries, e)
 		}
-		entries = append(entries, e)
 	}
 	if !slices.IsSortedFunc(entries, byName) {
 		slices.SortStableFunc(entries, byName)
@@ -100,7 +105,7 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	} else if err := r.scan(w, entries); err != nil {
 		return nil, err
 	}
-	if len(entries) == len(idx.Entries) {
+	if len(entries) == len(idx.entries) {
 		// The cache-tree counts every entry: with conflicts or intent-to-add entries
 		// left out, its counts are not the tree's (and Git keeps such folders invalid).
 		w.ctree = idx.tree
@@ -113,16 +118,15 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if mon != nil {
 		out.Monitor = mon.reason
 	}
+	// Copies: an index entry's name is a part of the index file, unmapped on return.
 	for _, set := range []map[string]bool{w.paths, w.stale, w.wpaths} {
 		for p := range set {
-			// A copy: an index entry's name keeps the whole index file (40 MB at
-			// 100,000 subjects) in memory for as long as the caller keeps Paths.
 			out.Paths = append(out.Paths, strings.Clone(p))
 		}
 	}
 	for _, set := range []map[string]bool{w.dirs, w.wdirs} {
 		for d := range set {
-			out.Dirs = append(out.Dirs, d)
+			out.Dirs = append(out.Dirs, strings.Clone(d))
 		}
 	}
 	slices.Sort(out.Paths)
@@ -134,12 +138,12 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 
 // scan compares every entry's stat data with its file's and lists every folder (those
 // unchanged since r.ListingCache's listing from the cache).
-func (r *Repo) scan(w *worktreeDiffer, entries []*index.Entry) error {
+func (r *Repo) scan(w *worktreeDiffer, entries []indexEntry) error {
 	if r.ListingCache != "" && trustedFS(r.Root) {
 		w.cache = openListings(r.ListingCache, r.Root)
 	}
-	for _, e := range entries {
-		w.stat(e)
+	for i := range entries {
+		w.stat(&entries[i])
 	}
 	if err := w.walk("", entries, true); err != nil {
 		return err
@@ -148,11 +152,12 @@ func (r *Repo) scan(w *worktreeDiffer, entries []*index.Entry) error {
 	return nil
 }
 
-func byName(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) }
+func byName(a, b indexEntry) int { return strings.Compare(a.Name, b.Name) }
 
 type worktreeDiffer struct {
 	root      string
 	trees     *Trees
+	index     *indexFile
 	indexTime time.Time
 	// paths and dirs are what the index alone says (its tree against the commit's,
 	// conflicts, intent-to-add); stale are the entries whose file differs, wpaths and
@@ -171,7 +176,7 @@ type worktreeDiffer struct {
 // stat compares one entry of the index with the working tree's file: the same stat
 // data means the same content, unless the file was written in the same instant as the
 // index (racy Git: then it is hashed, as Git hashes it).
-func (w *worktreeDiffer) stat(e *index.Entry) {
+func (w *worktreeDiffer) stat(e *indexEntry) {
 	name := w.abs(e.Name)
 	fi, err := os.Lstat(name)
 	if err != nil {
@@ -193,7 +198,7 @@ func (w *worktreeDiffer) stat(e *index.Entry) {
 		w.stale[e.Name] = true
 		return
 	}
-	if sameStat(e, fi) && fi.ModTime().Before(w.indexTime) {
+	if sameStat(w.index.stat(e), fi) && fi.ModTime().Before(w.indexTime) {
 		return
 	}
 	if fi.Size() > maxHashed {
@@ -214,15 +219,15 @@ func (w *worktreeDiffer) stat(e *index.Entry) {
 // sameStat compares what Git's index keeps of a file with the file: modification
 // time, size, and the inode and change time where the index holds them (go-git's
 // and Git's do; an index written without them is compared on the rest).
-func sameStat(e *index.Entry, fi fs.FileInfo) bool {
-	if !e.ModifiedAt.Equal(fi.ModTime()) || e.Size != uint32(fi.Size()) { //nolint:gosec // the index keeps the size modulo 2^32, as Git does
+func sameStat(e entryStat, fi fs.FileInfo) bool {
+	if !e.mtime.Equal(fi.ModTime()) || e.size != uint32(fi.Size()) { //nolint:gosec // the index keeps the size modulo 2^32, as Git does
 		return false
 	}
 	ino, ctime := inodeAndCtime(fi)
-	if e.Inode != 0 && ino != 0 && e.Inode != ino {
+	if e.ino != 0 && ino != 0 && e.ino != ino {
 		return false
 	}
-	if !e.CreatedAt.IsZero() && !ctime.IsZero() && !e.CreatedAt.Equal(ctime) {
+	if !e.ctime.IsZero() && !ctime.IsZero() && !e.ctime.Equal(ctime) {
 		return false
 	}
 	return true
@@ -253,7 +258,7 @@ func (w *worktreeDiffer) hash(name string, fi fs.FileInfo) (plumbing.Hash, error
 // with the commit's tree of dir (ZeroHash when the commit has none), reading only the
 // commit's trees whose hash differs from the index's. node is dir's in the index's
 // cache-tree (-1: none).
-func (w *worktreeDiffer) compareTree(dir string, entries []*index.Entry, tree plumbing.Hash, node int) error {
+func (w *worktreeDiffer) compareTree(dir string, entries []indexEntry, tree plumbing.Hash, node int) error {
 	if tree.IsZero() {
 		for _, e := range entries {
 			w.paths[e.Name] = true
@@ -334,12 +339,12 @@ func (w *worktreeDiffer) commitFiles(dir string, tree plumbing.Hash) error {
 type child struct {
 	name    string
 	dir     bool
-	entries []*index.Entry
+	entries []indexEntry
 }
 
 // children yields the names directly in dir of entries (all under dir, in path
 // order, where a folder's entries are consecutive).
-func children(dir string, entries []*index.Entry) func(func(child) bool) {
+func children(dir string, entries []indexEntry) func(func(child) bool) {
 	skip := 0
 	if dir != "" {
 		skip = len(dir) + 1
@@ -368,7 +373,7 @@ func children(dir string, entries []*index.Entry) func(func(child) bool) {
 // under prefix) whose names start with prefix: by steps that double, then a binary
 // search, so that a folder of the root is not scanned entry by entry to find its end
 // (400,000 entries at 100,000 subjects).
-func runEnd(entries []*index.Entry, i int, prefix string) int {
+func runEnd(entries []indexEntry, i int, prefix string) int {
 	in := func(j int) bool { return j < len(entries) && strings.HasPrefix(entries[j].Name, prefix) }
 	lo, step := i, 1 // in(lo) holds
 	for in(lo + step) {
@@ -382,7 +387,7 @@ func runEnd(entries []*index.Entry, i int, prefix string) int {
 // treeHash is the name of the tree object Git would write for the entries under dir:
 // the cache-tree's when its node for dir (-1: none) is valid and covers as many
 // entries.
-func (w *worktreeDiffer) treeHash(dir string, entries []*index.Entry, node int) plumbing.Hash {
+func (w *worktreeDiffer) treeHash(dir string, entries []indexEntry, node int) plumbing.Hash {
 	if h, ok := w.ctree.valid(node, len(entries)); ok {
 		return h
 	}
@@ -434,7 +439,7 @@ func objectName(t plumbing.ObjectType, content []byte) plumbing.Hash {
 // walk lists the working tree's folder dir for what the index does not track under
 // it (entries: the index's entries under dir), and with deep the tracked folders
 // below it.
-func (w *worktreeDiffer) walk(dir string, entries []*index.Entry, deep bool) error {
+func (w *worktreeDiffer) walk(dir string, entries []indexEntry, deep bool) error {
 	kids := children(dir, entries)
 	des, exact, err := w.list(dir, kids)
 	if err != nil || des == nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -266,9 +265,9 @@ func TestRunEnd(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	entries := make([]*index.Entry, len(names))
+	entries := make([]indexEntry, len(names))
 	for i, n := range names {
-		entries[i] = &index.Entry{Name: n}
+		entries[i] = indexEntry{Name: n}
 	}
 	for i, e := range entries {
 		for cut := strings.IndexByte(e.Name, '/'); cut >= 0; cut = nextSlash(e.Name, cut) {
