@@ -162,7 +162,7 @@ func cleanPath(p string) bool {
 }
 
 // baselineHeader starts a baseline file; a file that starts otherwise is ignored.
-const baselineHeader = "contractbot fsmonitor-baseline 1\n"
+const baselineHeader = "contractbot fsmonitor-baseline 2\n"
 
 // maxBaselineFile bounds the baseline file read.
 const maxBaselineFile = 256 << 20
@@ -171,11 +171,12 @@ const maxBaselineFile = 256 << 20
 // the working tree, with the hook's token asked for before it and the index's
 // entries' sum then.
 type baseline struct {
-	token string
-	index plumbing.Hash
-	stale []string // files whose content or kind differs from the index's entry
-	paths []string // Paths the folder listings added
-	dirs  []string // Dirs the folder listings added
+	token   string
+	index   plumbing.Hash // the sum of the index's entries
+	trailer plumbing.Hash // the index file's trailing checksum
+	stale   []string      // files whose content or kind differs from the index's entry
+	paths   []string      // Paths the folder listings added
+	dirs    []string      // Dirs the folder listings added
 }
 
 // readBaseline reads the baseline file of the working tree at root; nil when it is
@@ -195,6 +196,7 @@ func readBaseline(file, root string) *baseline {
 	}
 	b := &baseline{token: string(d.bytes(d.uvarint()))}
 	copy(b.index[:], d.bytes(uint64(len(b.index))))
+	copy(b.trailer[:], d.bytes(uint64(len(b.trailer))))
 	for _, list := range []*[]string{&b.stale, &b.paths, &b.dirs} {
 		n := d.uvarint()
 		if n > uint64(len(d.b)) {
@@ -212,7 +214,7 @@ func readBaseline(file, root string) *baseline {
 }
 
 // encode lays out the baseline file: the header, the working tree's path, the token,
-// the sum of the index's entries, the three lists, and a CRC-32C of all that.
+// the sum of the index's entries and its file's checksum, the three lists, and a CRC-32C of all that.
 func (b *baseline) encode(root string) []byte {
 	out := []byte(baselineHeader)
 	str := func(s string) {
@@ -222,6 +224,7 @@ func (b *baseline) encode(root string) []byte {
 	str(root)
 	str(b.token)
 	out = append(out, b.index[:]...)
+	out = append(out, b.trailer[:]...)
 	for _, list := range [][]string{b.stale, b.paths, b.dirs} {
 		out = binary.AppendUvarint(out, uint64(len(list)))
 		for _, s := range list {
@@ -233,18 +236,18 @@ func (b *baseline) encode(root string) []byte {
 
 // monitorRun is one WorktreeDiff's use of the hook.
 type monitorRun struct {
-	file, root string
-	base       *baseline   // the baseline this call builds on (nil: a full scan)
-	answer     *hookAnswer // the hook's answer since base's token
-	token      string      // the token the next baseline is made with ("": none made)
-	index      plumbing.Hash
-	reason     string // WorktreeDiff.Monitor
+	hook, file, root string
+	old              *baseline   // the baseline file's (nil: none, or not usable)
+	base             *baseline   // the baseline this call builds on (nil: a full scan)
+	answer           *hookAnswer // the hook's answer since base's token
+	token            string      // the token the next baseline is made with ("": none made)
+	index, trailer   plumbing.Hash
+	reason           string // WorktreeDiff.Monitor
 }
 
-// startMonitor asks the hook, when core.fsmonitor names one and r keeps a baseline,
-// what changed since the baseline's token (or, with no baseline, only for a token),
-// before anything of the working tree is read; nil when there is no hook.
-func (r *Repo) startMonitor(idx *indexFile, entries int) *monitorRun {
+// openMonitor reads the baseline when core.fsmonitor names a hook and r keeps one;
+// nil when there is no hook.
+func (r *Repo) openMonitor() *monitorRun {
 	if r.FSMonitorBaseline == "" {
 		return nil
 	}
@@ -252,22 +255,41 @@ func (r *Repo) startMonitor(idx *indexFile, entries int) *monitorRun {
 	if hook == "" {
 		return nil
 	}
-	m := &monitorRun{file: r.FSMonitorBaseline, root: r.Root, index: idx.sum}
-	base := readBaseline(m.file, m.root)
+	return &monitorRun{hook: hook, file: r.FSMonitorBaseline, root: r.Root, old: readBaseline(r.FSMonitorBaseline, r.Root)}
+}
+
+// known are the sums of the index file the baseline was made with: when the file's
+// trailing checksum is still that one, it is that file (checked when the baseline was
+// made), and its entries need not be hashed again.
+func (m *monitorRun) known() indexSums {
+	if m == nil || m.old == nil {
+		return indexSums{}
+	}
+	return indexSums{trailer: m.old.trailer, entries: m.old.index}
+}
+
+// start asks the hook what changed since the baseline's token (or, with no baseline,
+// only for a token), before anything of the working tree is read, and says whether
+// this call builds on the baseline.
+func (m *monitorRun) start(idx *indexFile, entries int) {
+	if m == nil {
+		return
+	}
+	base := m.old
 	// With no token of its own, Git's first query passes the time: any token the
 	// hook does not know gets an answer that lists everything, and a token to keep.
 	token := strconv.FormatInt(time.Now().UnixNano(), 10)
 	if base != nil {
 		token = base.token
 	}
-	answer, err := queryHook(r.Root, hook, token)
+	answer, err := queryHook(m.root, m.hook, token)
 	switch {
 	case err != nil:
 		m.reason = "full scan: the hook failed: " + err.Error()
-		return m
+		return
 	case !idx.summed:
 		m.reason = "full scan: an index read by go-git, with no sum kept"
-		return m
+		return
 	case base == nil:
 		m.reason = "full scan: no baseline"
 	case base.index != idx.sum:
@@ -279,8 +301,7 @@ func (r *Repo) startMonitor(idx *indexFile, entries int) *monitorRun {
 	default:
 		m.base, m.answer, m.reason = base, answer, "incremental"
 	}
-	m.token = answer.token
-	return m
+	m.token, m.index, m.trailer = answer.token, idx.sum, idx.trailer
 }
 
 // save writes the next baseline: the token asked for before this call looked at the
@@ -290,7 +311,7 @@ func (m *monitorRun) save(w *worktreeDiffer) {
 	if m == nil || m.token == "" {
 		return
 	}
-	b := &baseline{token: m.token, index: m.index, stale: sortedKeys(w.stale), paths: sortedKeys(w.wpaths), dirs: sortedKeys(w.wdirs)}
+	b := &baseline{token: m.token, index: m.index, trailer: m.trailer, stale: sortedKeys(w.stale), paths: sortedKeys(w.wpaths), dirs: sortedKeys(w.wdirs)}
 	_ = atomicfile.Write(m.file, b.encode(m.root))
 }
 

@@ -80,7 +80,7 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	file := filepath.Join(dir, ".git", "index")
 	check := func(t *testing.T, version uint32) {
 		t.Helper()
-		got, err := readIndex(file)
+		got, err := readIndex(file, indexSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	gitCmd(t, dir, "update-index", "--skip-worktree", "na")
 	t.Run("version 3", func(t *testing.T) {
 		check(t, 3)
-		idx, err := readIndex(file)
+		idx, err := readIndex(file, indexSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	}
 	gitCmd(t, dir, "update-index", "--index-version", "4")
 	t.Run("version 4", func(t *testing.T) {
-		if _, err := readIndex(file); !errors.Is(err, errIndexFormat) {
+		if _, err := readIndex(file, indexSums{}); !errors.Is(err, errIndexFormat) {
 			t.Errorf("readIndex of version 4: %v, want errIndexFormat", err)
 		}
 		if v4 := diff(); !slices.Equal(v4.Paths, v3.Paths) || !slices.Equal(v4.Dirs, v3.Dirs) {
@@ -156,10 +156,10 @@ func TestReadIndexAsGoGit(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readIndex(file); err == nil || errors.Is(err, errIndexFormat) {
+	if _, err := readIndex(file, indexSums{}); err == nil || errors.Is(err, errIndexFormat) {
 		t.Errorf("readIndex of a damaged file: %v, want an error", err)
 	}
-	if idx, err := readIndex(filepath.Join(dir, "missing")); err != nil || len(idx.entries) != 0 {
+	if idx, err := readIndex(filepath.Join(dir, "missing"), indexSums{}); err != nil || len(idx.entries) != 0 {
 		t.Errorf("readIndex of no file: %v entries, %v", idx, err)
 	}
 }
@@ -225,7 +225,7 @@ func TestCacheTree(t *testing.T) {
 	folders := map[string]int{"": 7, "a": 3, "a/b": 2, "a/b/c": 1, "x": 2, "x/y": 1, "x/y2": 1, "a-b": 1}
 	check := func(invalid ...string) {
 		t.Helper()
-		idx, err := readIndex(filepath.Join(dir, ".git", "index"))
+		idx, err := readIndex(filepath.Join(dir, ".git", "index"), indexSums{})
 		if err != nil || idx.tree == nil {
 			t.Fatalf("no cache-tree read: %v", err)
 		}
@@ -309,7 +309,7 @@ func TestIndexSumLeavesOutExtensions(t *testing.T) {
 	file := filepath.Join(dir, ".git", "index")
 	read := func() (plumbing.Hash, []byte) {
 		t.Helper()
-		idx, err := readIndex(file)
+		idx, err := readIndex(file, indexSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,5 +333,46 @@ func TestIndexSumLeavesOutExtensions(t *testing.T) {
 	gitCmd(t, dir, "add", ".")
 	if sum3, _ := read(); sum3 == sum {
 		t.Errorf("an entry changed: the same sum %v", sum3)
+	}
+}
+
+// An index written with index.skipHash (zeros for its checksum) is read, with the
+// same sum of its entries; one whose checksum is known is not hashed again.
+func TestIndexChecksumSkipped(t *testing.T) {
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q")
+	writeFile(t, filepath.Join(dir, "a/b.yaml"), "b\n")
+	gitCmd(t, dir, "add", ".")
+	file := filepath.Join(dir, ".git", "index")
+	idx, err := readIndex(file, indexSums{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := indexSums{trailer: idx.trailer, entries: idx.sum}
+	idx.close()
+	if sums.trailer.IsZero() || sums.entries.IsZero() {
+		t.Fatalf("sums %+v", sums)
+	}
+	// Known: the entries' sum is taken as given.
+	told := indexSums{trailer: sums.trailer, entries: plumbing.NewHash("0123456789012345678901234567890123456789")}
+	if idx, err = readIndex(file, told); err != nil {
+		t.Fatal(err)
+	}
+	if idx.sum != told.entries {
+		t.Errorf("a known file: sum %v, want the one given", idx.sum)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data[len(data)-20:], make([]byte, 20))
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if idx, err = readIndex(file, told); err != nil { // a zero checksum is never known
+		t.Fatal(err)
+	}
+	if idx.sum != sums.entries || len(idx.entries) != 1 {
+		t.Errorf("index.skipHash: %d entries, sum %v, want 1 and %v", len(idx.entries), idx.sum, sums.entries)
 	}
 }

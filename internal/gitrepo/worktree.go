@@ -66,7 +66,8 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if r.Root == "" {
 		return nil, errors.New("a bare repository has no working tree")
 	}
-	idx, err := readIndex(filepath.Join(r.GitDir, "index"))
+	mon := r.openMonitor()
+	idx, err := readIndex(filepath.Join(r.GitDir, "index"), mon.known())
 	if errors.Is(err, errIndexFormat) {
 		var gi *index.Index
 		if gi, err = r.Storer.Index(); err == nil {
@@ -97,7 +98,7 @@ func (r *Repo) WorktreeDiff(tree plumbing.Hash) (*WorktreeDiff, error) {
 	if !slices.IsSortedFunc(entries, byName) {
 		slices.SortStableFunc(entries, byName)
 	}
-	mon := r.startMonitor(idx, len(entries))
+	mon.start(idx, len(entries))
 	if mon != nil && mon.base != nil {
 		if err := w.examine(entries, mon.base, mon.answer); err != nil {
 			return nil, err
