@@ -105,7 +105,9 @@ func (s *Server) getSchemas(w http.ResponseWriter, r *http.Request) {
 			if n > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(ve.body)
+			body, bp := ve.body.borrow()
+			buf.Write(body)
+			giveBack(body, bp)
 			n++
 		}
 	}

@@ -158,16 +158,16 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	if !serialized(r) {
 		if numbered(r) {
-			writeImmutable(w, r, ve.bodyTag, ve.body)
+			writeNumbered(w, r, ve)
 		} else {
 			writeLatest(w, r, ve)
 		}
 		return
 	}
-	body, tag := ve.body, ve.bodyTag
+	body, tag := ve.body.bytes(), ve.bodyTag
 	if ve.typ == Protobuf {
 		var ok bool
-		if body, ok = s.serializedBody(w, ve, ve.body, ve.schemaAt); !ok {
+		if body, ok = s.serializedBody(w, ve, body, ve.schemaAt); !ok {
 			return
 		}
 		tag = etagOf(body)
@@ -181,10 +181,10 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 
 // answer writes a version's body, in the serialized form when r asks for it.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, ve *versionEntry) {
-	body := ve.body
+	body := ve.body.bytes()
 	if serialized(r) {
 		var ok bool
-		if body, ok = s.serializedBody(w, ve, ve.body, ve.schemaAt); !ok {
+		if body, ok = s.serializedBody(w, ve, body, ve.schemaAt); !ok {
 			return
 		}
 	}
@@ -246,14 +246,20 @@ func (s *Server) getByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if serialized(r) && e.first.typ == Protobuf {
-		full := append(bytes.Clone(e.head), e.tail...)
+		full := e.body()
 		body, ok := s.serializedBody(w, e.first, full, bytes.LastIndex(full, schemaMember))
 		if ok {
 			writeImmutable(w, r, etagOf(body), body)
 		}
 		return
 	}
-	writeImmutable(w, r, e.bodyTag, e.head, e.tail)
+	if e.tail != nil {
+		writeImmutable(w, r, e.bodyTag, e.head, e.tail)
+		return
+	}
+	first, bp := e.first.body.borrow()
+	writeImmutable(w, r, e.bodyTag, e.head, first[e.first.schemaAt:])
+	giveBack(first, bp)
 }
 
 func (s *Server) getByIDSchema(w http.ResponseWriter, r *http.Request) {

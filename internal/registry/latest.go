@@ -97,14 +97,19 @@ func writeLatest(w http.ResponseWriter, r *http.Request, ve *versionEntry) {
 		return
 	}
 	h["Content-Length"] = ve.latestHeader[0:1:1]
-	_, _ = w.Write(ve.body)
+	if r.Method == http.MethodHead {
+		return // net/http sends no body for HEAD: none is inflated
+	}
+	body, bp := ve.body.borrow()
+	_, _ = w.Write(body)
+	giveBack(body, bp)
 }
 
 // immutable is the Cache-Control value of writeImmutable, shared by every answer:
 // a handler that adds a value gets a new slice.
 var immutable = []string{ImmutableCacheControl}
 
-// writeNumbered is writeImmutable(w, r, ve.bodyTag, ve.body) with the header values
+// writeNumbered is writeImmutable(w, r, ve.bodyTag, body) with the header values
 // prepared when the snapshot was built.
 func writeNumbered(w http.ResponseWriter, r *http.Request, ve *versionEntry) {
 	h := w.Header()

@@ -69,7 +69,7 @@ func TestLoadThroughput(t *testing.T) {
 	for name, se := range snap.subjects {
 		if !se.deleted {
 			latestPaths = append(latestPaths, "/subjects/"+url.PathEscape(name)+"/versions/latest")
-			size += len(se.versions[len(se.versions)-1].body)
+			size += se.versions[len(se.versions)-1].body.size
 		}
 	}
 	for i, e := range snap.ids {

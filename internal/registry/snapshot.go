@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/compress/s2"
+
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
 	"github.com/contractbot/contractbot/internal/contract"
@@ -51,7 +53,7 @@ type versionEntry struct {
 	typ        SchemaType
 	importPath string // the schema file's path inside contracts/ (Protobuf imports)
 	refs       []Reference
-	body       []byte          // GET /subjects/{s}/versions/{v}
+	body       packed          // GET /subjects/{s}/versions/{v}, compressed (packed.go)
 	schemaAt   int             // where body's last member, "schema":"...", starts
 	bodyTag    string          // etagOf(body)
 	norm       string          // canonical(typ, text): the look-up key
@@ -75,14 +77,23 @@ func refOf(v versions.Version) versionRef {
 }
 
 type idEntry struct {
-	// GET /schemas/ids/{id} is head followed by tail: the same "schema" member ends
-	// the body of the id's first version, so the two bodies share its bytes.
+	// GET /schemas/ids/{id} is head followed by tail or, when tail is nil, by the
+	// "schema" member that ends the body of the id's first version (the same bytes):
+	// the two bodies share them.
 	head, tail   []byte
 	bodyTag      string // etagOf(head + tail)
 	versionsBody []byte
 	subjectsBody []byte
 	uses         int           // len of versionsBody's list (for reuse)
 	first        *versionEntry // the version whose text and references body holds
+}
+
+// body is the whole GET /schemas/ids/{id} body, in a new slice.
+func (e *idEntry) body() []byte {
+	if e.tail != nil {
+		return append(bytes.Clone(e.head), e.tail...)
+	}
+	return append(bytes.Clone(e.head), e.first.body.bytes()[e.first.schemaAt:]...)
 }
 
 // contract is the version's data contract (metadata and ruleSet, nil when it has
@@ -97,8 +108,8 @@ func (ve *versionEntry) contract() (*Metadata, *RuleSet) {
 	if ve.schemaAt < 1 {
 		return nil, nil
 	}
-	head := bytes.TrimSuffix(ve.body[:ve.schemaAt], []byte(","))
-	if err := json.Unmarshal(append(bytes.Clone(head), '}'), &c); err != nil {
+	head := bytes.TrimSuffix(ve.body.bytes()[:ve.schemaAt], []byte(","))
+	if err := json.Unmarshal(append(head, '}'), &c); err != nil {
 		return nil, nil // build made the body: it decodes
 	}
 	return c.Metadata, c.RuleSet
@@ -123,7 +134,7 @@ func (ve *versionEntry) text() []byte { return []byte(ve.schema()) }
 
 // schema is text as a string ("" only if the body lost it, which build rules out).
 func (ve *versionEntry) schema() string {
-	s, _ := schemaOf(ve.body, ve.schemaAt)
+	s, _ := schemaOf(ve.body.bytes(), ve.schemaAt)
 	return s
 }
 
@@ -151,6 +162,11 @@ type builder struct {
 	contractsFile string
 	log           *slog.Logger
 	contracts     *dataContracts
+	// dict is the dictionary version bodies are packed with, made at the first build
+	// with any version (nil until then, and when that build's bodies were too few).
+	dict *s2.Dict
+	// dictMade is set once the dictionary was made (or found impossible).
+	dictMade bool
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -164,6 +180,11 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		defer func() { b.contracts = nil }()
 	}
 	names := ix.Subjects()
+	if !b.dictMade {
+		if err := b.makeDict(ix, names, text); err != nil {
+			return nil, err
+		}
+	}
 	same := bodies{}
 	snap := &snapshot{head: ix.Head, commit: []string{ix.Head}, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
 	var current []string
@@ -194,10 +215,10 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				}
 				meta, rules, group := b.dataContract(v)
 				ve.group = group
-				ve.body = mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
+				body := mustJSON(Schema{Subject: s, Version: v.Version, ID: v.ID, SchemaType: typeForRequest(ve.typ), References: ve.refs,
 					Metadata: meta, RuleSet: rules, Schema: string(data)})
-				ve.schemaAt = bytes.LastIndex(ve.body, schemaMember)
-				back, err := schemaOf(ve.body, ve.schemaAt)
+				ve.schemaAt = bytes.LastIndex(body, schemaMember)
+				back, err := schemaOf(body, ve.schemaAt)
 				if err != nil {
 					return nil, fmt.Errorf("read the schema of %s version %d back from its body: %w", s, v.Version, err)
 				}
@@ -205,8 +226,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					return nil, fmt.Errorf("the body of %s version %d does not end with its schema", s, v.Version)
 				}
 				ve.norm = normOf(ve.typ, v, data)
-				ve.bodyTag = etagOf(ve.body)
-				ve.latestHeader = latestHeaderOf(ve.body, ve.bodyTag)
+				ve.bodyTag = etagOf(body)
+				ve.latestHeader = latestHeaderOf(body, ve.bodyTag)
+				ve.body = pack(b.dict, body)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -260,9 +282,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		subs = dedupe(subs)
 		meta, rules := first.contract()
 		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Metadata: meta, RuleSet: rules, Schema: first.schema()})
-		head, tail := body, []byte(nil)
-		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && bytes.Equal(body[at:], first.body[first.schemaAt:]) {
-			head, tail = same.of(body[:at]), first.body[first.schemaAt:]
+		head, tail := body, body[len(body):] // the whole body, in head (tail not nil: not shared)
+		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && at <= len(body) && bytes.Equal(body[at:], first.body.bytes()[first.schemaAt:]) {
+			head, tail = same.of(body[:at]), nil
 		}
 		snap.ids[i] = &idEntry{
 			head:         head,
@@ -279,6 +301,31 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		b.contracts.save()
 	}
 	return snap, nil
+}
+
+// makeDict makes the dictionary bodies are packed with from the latest versions of up
+// to dictSamples subjects spread over names (their bodies without metadata: what
+// bodies have most in common is the JSON of their schemas). Once made it is kept:
+// a version's packed body never changes.
+func (b *builder) makeDict(ix *versions.Index, names []string, text func(versions.Version) ([]byte, error)) error {
+	var samples [][]byte
+	step := max(1, len(names)/dictSamples)
+	for i := 0; i < len(names); i += step {
+		h := ix.BySubject[names[i]]
+		if len(h.Versions) == 0 {
+			continue
+		}
+		v := h.Versions[len(h.Versions)-1]
+		data, err := text(v)
+		if err != nil {
+			return err
+		}
+		samples = append(samples, mustJSON(Schema{Subject: names[i], Version: v.Version, ID: v.ID, SchemaType: typeForRequest(TypeOf(v.Format)), Schema: string(data)}))
+	}
+	if len(samples) > 0 {
+		b.dict, b.dictMade = makeDict(samples), true
+	}
+	return nil
 }
 
 // dataContract is the data contract of a version: contract.yaml's owner, tier, topic
