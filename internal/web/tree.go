@@ -234,7 +234,9 @@ func (t *Tree) Calendar() (*contract.Tree, error) {
 // letGo drops the loaded tree when it has not been asked for in Release, else looks
 // again when it would be. The memory goes back to the system at once: left to the
 // collector's pace, an idle serve kept the tree's pages (hundreds of MB at 100,000
-// subjects) until its next forced collection and the scavenger after it.
+// subjects) until its next forced collection and the scavenger after it. The pages
+// of the Git packs loading it mapped leave serve's resident set too (they stay in
+// the page cache).
 func (t *Tree) letGo() {
 	t.mu.Lock()
 	if idle := time.Since(t.used); t.tree != nil && idle < t.Release {
@@ -247,6 +249,7 @@ func (t *Tree) letGo() {
 	t.mu.Unlock()
 	if held {
 		debug.FreeOSMemory()
+		gitrepo.DropMappedPages()
 	}
 }
 
