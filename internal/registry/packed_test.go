@@ -24,7 +24,7 @@ func TestPackedRoundTrip(t *testing.T) {
 		[]byte(`{}`),
 		samples[3],
 		[]byte(strings.Repeat(`{"name":"f","type":"string"},`, 20_000)), // 600 KB: over maxPooled
-		bytes.Repeat([]byte{0xff, 0x00, 0x7f}, 5000),                      // nothing like the dictionary
+		bytes.Repeat([]byte{0xff, 0x00, 0x7f}, 5000),                    // nothing like the dictionary
 	}
 	for _, d := range []struct {
 		name string
