@@ -46,10 +46,7 @@ func residentKB(t *testing.T, suffix string) int {
 func TestDropMappedPages(t *testing.T) {
 	dir := deltaRepo(t)
 	gitDir := filepath.Join(dir, ".git")
-	var hashes []plumbing.Hash
-	for _, line := range allObjects(t, gitDir) {
-		hashes = append(hashes, plumbing.NewHash(strings.Fields(line)[0]))
-	}
+	hashes := objectHashes(t, gitDir)
 	ps := newPacks(filepath.Join(gitDir, "objects"), 1<<20)
 	defer ps.close()
 	read := func() map[plumbing.Hash][]byte {

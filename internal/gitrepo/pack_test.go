@@ -120,6 +120,16 @@ func allObjects(t *testing.T, gitDir string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
+// objectHashes is the hash of every object of the repository, as git lists them.
+func objectHashes(t *testing.T, gitDir string) []plumbing.Hash {
+	t.Helper()
+	var hashes []plumbing.Hash
+	for _, line := range allObjects(t, gitDir) {
+		hashes = append(hashes, plumbing.NewHash(strings.Fields(line)[0]))
+	}
+	return hashes
+}
+
 // sameAsGoGit reads every object of a repository from its packs and compares each
 // with go-git's read, byte for byte, and with git's type and size. It returns how
 // many objects were in the packs.
@@ -257,10 +267,7 @@ func packsOf(t *testing.T, gitDir string) []string {
 func TestPacksReadConcurrently(t *testing.T) {
 	dir := deltaRepo(t)
 	gitDir := filepath.Join(dir, ".git")
-	var hashes []plumbing.Hash
-	for _, line := range allObjects(t, gitDir) {
-		hashes = append(hashes, plumbing.NewHash(strings.Fields(line)[0]))
-	}
+	hashes := objectHashes(t, gitDir)
 	ps := newPacks(filepath.Join(gitDir, "objects"), 1<<20) // a small cache: evictions
 	defer ps.close()
 	var wg sync.WaitGroup
