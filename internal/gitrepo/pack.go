@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -34,6 +36,9 @@ type packs struct {
 	loaded  bool
 	list    []*packFile
 	retired []*packFile // packs forgotten by reset, unmapped at close
+	// listed is the pack folder's modification time when list was made: another
+	// process (git fetch, git gc) that adds or removes a pack changes it.
+	listed time.Time
 }
 
 // errNotInPacks is an object this reader does not have or will not read: the caller
@@ -60,6 +65,9 @@ func (s *packs) packList() []*packFile {
 		return s.list
 	}
 	s.loaded = true
+	if fi, err := os.Stat(s.dir); err == nil {
+		s.listed = fi.ModTime()
+	}
 	names, _ := filepath.Glob(filepath.Join(s.dir, "pack-*.idx"))
 	for _, name := range names {
 		p, err := openPack(strings.TrimSuffix(name, ".idx"))
@@ -77,9 +85,31 @@ func (s *packs) packList() []*packFile {
 func (s *packs) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.resetLocked()
+}
+
+func (s *packs) resetLocked() {
 	s.retired = append(s.retired, s.list...)
 	s.list, s.loaded = nil, false
 	s.bases.clear()
+}
+
+// changed forgets the packs, and reports true, when the pack folder changed since
+// they were listed: another process wrote or removed a pack (a long-running serve
+// beside a git fetch or a git gc), and an object missing from the packs listed may be
+// in a new one. One stat of the folder, on a miss only.
+func (s *packs) changed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		return false
+	}
+	fi, err := os.Stat(s.dir)
+	if err != nil || fi.ModTime().Equal(s.listed) {
+		return false
+	}
+	s.resetLocked()
+	return true
 }
 
 func (s *packs) close() error {
@@ -96,9 +126,14 @@ func (s *packs) close() error {
 
 // find returns the pack holding h and the offset of its entry.
 func (s *packs) find(h plumbing.Hash) (*packFile, int64, bool) {
-	for _, p := range s.packList() {
-		if off, ok := p.find(h); ok {
-			return p, off, true
+	for range 2 {
+		for _, p := range s.packList() {
+			if off, ok := p.find(h); ok {
+				return p, off, true
+			}
+		}
+		if !s.changed() {
+			break
 		}
 	}
 	return nil, 0, false

@@ -377,3 +377,41 @@ func TestApplyDelta(t *testing.T) {
 		}
 	}
 }
+
+// A pack written by another process (git fetch, git gc) after the packs were listed
+// is found: a miss looks at the pack folder again when it changed.
+func TestPacksSeeAnotherProcessesPack(t *testing.T) {
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q")
+	commit := func(name string) plumbing.Hash {
+		writeFile(t, filepath.Join(dir, name), name+"\n")
+		gitCmd(t, dir, "add", ".")
+		gitCmd(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", name)
+		out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plumbing.NewHash(strings.TrimSpace(string(out)))
+	}
+	first := commit("a.yaml")
+	gitCmd(t, dir, "repack", "-a", "-d", "-q")
+	ps := newPacks(filepath.Join(dir, ".git", "objects"), 1<<20)
+	defer ps.close()
+	if _, err := ps.object(plumbing.AnyObject, first); err != nil {
+		t.Fatalf("the first commit, packed: %v", err)
+	}
+	second := commit("b.yaml")
+	if _, err := ps.object(plumbing.AnyObject, second); !errors.Is(err, errNotInPacks) {
+		t.Fatalf("a loose commit: %v, want errNotInPacks", err)
+	}
+	gitCmd(t, dir, "repack", "-a", "-d", "-q") // one new pack of both; the old one removed
+	for _, h := range []plumbing.Hash{second, first} {
+		o, err := ps.object(plumbing.AnyObject, h)
+		if err != nil {
+			t.Fatalf("commit %s after another process repacked: %v", h, err)
+		}
+		if o.Type() != plumbing.CommitObject {
+			t.Errorf("commit %s read as a %s", h, o.Type())
+		}
+	}
+}
