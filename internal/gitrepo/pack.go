@@ -70,6 +70,10 @@ func (s *packs) packList() []*packFile {
 	}
 	names, _ := filepath.Glob(filepath.Join(s.dir, "pack-*.idx"))
 	for _, name := range names {
+		if p := s.unretire(filepath.Base(strings.TrimSuffix(name, ".idx"))); p != nil {
+			s.list = append(s.list, p) // its name is its content's hash: the same pack
+			continue
+		}
 		p, err := openPack(strings.TrimSuffix(name, ".idx"))
 		if err != nil {
 			continue // left to go-git, which reports what is wrong with it
@@ -77,6 +81,18 @@ func (s *packs) packList() []*packFile {
 		s.list = append(s.list, p)
 	}
 	return s.list
+}
+
+// unretire takes back a pack forgotten by reset whose name is name, if there is one,
+// so that a pack still in the folder is not mapped twice.
+func (s *packs) unretire(name string) *packFile {
+	for i, p := range s.retired {
+		if p.name == name {
+			s.retired = append(s.retired[:i], s.retired[i+1:]...)
+			return p
+		}
+	}
+	return nil
 }
 
 // reset forgets the packs (a fetch wrote one, or go-git was told to reindex): they

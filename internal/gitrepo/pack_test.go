@@ -404,6 +404,18 @@ func TestPacksSeeAnotherProcessesPack(t *testing.T) {
 	if _, err := ps.object(plumbing.AnyObject, second); !errors.Is(err, errNotInPacks) {
 		t.Fatalf("a loose commit: %v, want errNotInPacks", err)
 	}
+	// Another file in the pack folder changes its time: a miss lists the packs again
+	// and keeps the one still there, not mapping it twice.
+	mapped := ps.packList()
+	if err := os.WriteFile(filepath.Join(dir, ".git", "objects", "pack", "tmp_pack_x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.object(plumbing.AnyObject, second); !errors.Is(err, errNotInPacks) {
+		t.Fatalf("a loose commit: %v, want errNotInPacks", err)
+	}
+	if again := ps.packList(); len(again) != 1 || again[0] != mapped[0] || len(ps.retired) != 0 {
+		t.Errorf("listed again: %d packs, the same one %v, %d retired; want the one pack kept", len(again), len(again) == 1 && again[0] == mapped[0], len(ps.retired))
+	}
 	gitCmd(t, dir, "repack", "-a", "-d", "-q") // one new pack of both; the old one removed
 	for _, h := range []plumbing.Hash{second, first} {
 		o, err := ps.object(plumbing.AnyObject, h)
