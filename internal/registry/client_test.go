@@ -77,6 +77,9 @@ func TestClientRetries(t *testing.T) {
 			w.WriteHeader(401)
 			_, _ = w.Write([]byte(`{"error_code":401,"message":"Unauthorized"}`))
 		}, nil, IsUnauthorized, 1},
+		// The timeouts below are long enough for a request to reach the fake and an
+		// answer to come back on a loaded machine under -race (30 and 50 ms flaked once
+		// at a load of 20): an attempt that never reached the fake is not counted.
 		{"a slow answer is a timeout, retried", func(n int32, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				select {
@@ -86,13 +89,13 @@ func TestClientRetries(t *testing.T) {
 				return
 			}
 			ok(w)
-		}, []Option{WithTimeout(50 * time.Millisecond)}, nil, 2},
+		}, []Option{WithTimeout(500 * time.Millisecond)}, nil, 2},
 		{"always slow: gives up", func(_ int32, w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(2 * time.Second):
 			case <-r.Context().Done():
 			}
-		}, []Option{WithTimeout(30 * time.Millisecond), WithRetry(2, time.Millisecond)}, func(err error) bool {
+		}, []Option{WithTimeout(300 * time.Millisecond), WithRetry(2, time.Millisecond)}, func(err error) bool {
 			return errors.Is(err, errAttemptTimeout)
 		}, 3},
 	} {
