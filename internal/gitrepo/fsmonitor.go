@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -311,17 +312,8 @@ func (m *monitorRun) save(w *worktreeDiffer) {
 	if m == nil || m.token == "" {
 		return
 	}
-	b := &baseline{token: m.token, index: m.index, trailer: m.trailer, stale: sortedKeys(w.stale), paths: sortedKeys(w.wpaths), dirs: sortedKeys(w.wdirs)}
+	b := &baseline{token: m.token, index: m.index, trailer: m.trailer, stale: slices.Sorted(maps.Keys(w.stale)), paths: slices.Sorted(maps.Keys(w.wpaths)), dirs: slices.Sorted(maps.Keys(w.wdirs))}
 	_ = atomicfile.Write(m.file, b.encode(m.root))
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // examine builds on a baseline: the baseline's differing files are compared again,
@@ -387,7 +379,7 @@ func (w *worktreeDiffer) examine(entries []indexEntry, base *baseline, answer *h
 		dirs map[string]bool
 		deep bool
 	}{{shallow, false}, {deep, true}} {
-		for _, dir := range sortedKeys(again.dirs) {
+		for _, dir := range slices.Sorted(maps.Keys(again.dirs)) {
 			if w.reached(dir) {
 				if err := w.walk(dir, t.under(dir), again.deep); err != nil {
 					return err
