@@ -42,10 +42,14 @@ type packed struct {
 }
 
 // pack compresses body. The encoders write into a buffer of the worst case's size,
-// larger than the body: data is a copy of just what they wrote (kept, the buffer
-// would have been a third more than the body it packs).
-func pack(dict *s2.Dict, body []byte) packed {
-	buf := make([]byte, s2.MaxEncodedLen(len(body)))
+// larger than the body (scratch, grown as needed and reused by the next call): data
+// is a copy of just what they wrote (kept, the buffer would have been a third more
+// than the body it packs).
+func pack(dict *s2.Dict, body []byte, scratch *[]byte) packed {
+	if n := s2.MaxEncodedLen(len(body)); cap(*scratch) < n {
+		*scratch = make([]byte, n)
+	}
+	buf := (*scratch)[:cap(*scratch)]
 	var data []byte
 	if dict != nil {
 		data = dict.EncodeBetter(buf, body)

@@ -101,14 +101,20 @@ func (e *idEntry) body() []byte {
 // answer with, not also as structures (at 100,000 subjects they were 92 MB). The
 // members before "schema" are decoded, not the schema text.
 func (ve *versionEntry) contract() (*Metadata, *RuleSet) {
+	return contractOf(ve.body.bytes(), ve.schemaAt)
+}
+
+// contractOf is the data contract in a version's body whose "schema" member starts at
+// at (body is changed: pass one that is not kept).
+func contractOf(body []byte, at int) (*Metadata, *RuleSet) {
 	var c struct {
 		Metadata *Metadata `json:"metadata"`
 		RuleSet  *RuleSet  `json:"ruleSet"`
 	}
-	if ve.schemaAt < 1 {
+	if at < 1 {
 		return nil, nil
 	}
-	head := bytes.TrimSuffix(ve.body.bytes()[:ve.schemaAt], []byte(","))
+	head := bytes.TrimSuffix(body[:at], []byte(","))
 	if err := json.Unmarshal(append(head, '}'), &c); err != nil {
 		return nil, nil // build made the body: it decodes
 	}
@@ -167,6 +173,8 @@ type builder struct {
 	dict *s2.Dict
 	// dictMade is set once the dictionary was made (or found impossible).
 	dictMade bool
+	// scratch is the encoder's buffer, reused from body to body (pack).
+	scratch []byte
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -228,7 +236,7 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				ve.norm = normOf(ve.typ, v, data)
 				ve.bodyTag = etagOf(body)
 				ve.latestHeader = latestHeaderOf(body, ve.bodyTag)
-				ve.body = pack(b.dict, body)
+				ve.body = pack(b.dict, body, &b.scratch)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -280,10 +288,15 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		}
 		sort.Strings(subs)
 		subs = dedupe(subs)
-		meta, rules := first.contract()
-		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Metadata: meta, RuleSet: rules, Schema: first.schema()})
+		// The first version's body, inflated once: its schema member, its data contract
+		// and its schema text are read from it.
+		fb := first.body.bytes()
+		member := fb[first.schemaAt:] // contractOf writes only before it
+		text, _ := schemaOf(fb, first.schemaAt)
+		meta, rules := contractOf(fb, first.schemaAt)
+		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Metadata: meta, RuleSet: rules, Schema: text})
 		head, tail := body, body[len(body):] // the whole body, in head (tail not nil: not shared)
-		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && at <= len(body) && bytes.Equal(body[at:], first.body.bytes()[first.schemaAt:]) {
+		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && bytes.Equal(body[at:], member) {
 			head, tail = same.of(body[:at]), nil
 		}
 		snap.ids[i] = &idEntry{
