@@ -10,10 +10,11 @@ import (
 
 // Version bodies are kept compressed (S2 with a dictionary made from the repository's
 // own bodies) and inflated per answer into a pooled buffer. At 100,000 subjects the
-// bodies were 370 MB of serve's 627 MB live heap; packed they are 18 MB on the
-// generated repository (a repository whose schemas are less alike packs less, as a
-// real one will), and inflating one costs about as much as copying it twice
-// (docs/performance.md, "The embedded registry at 100,000 subjects").
+// bodies were 370 MB of serve's 627 MB live heap; the latest ones, 337 MB, pack into
+// 27 MB on the generated repository (one whose schemas are less alike packs less:
+// without a dictionary, 119 MB), and inflating one costs about as much as copying it
+// twice (BenchmarkPacked; docs/performance.md, "The embedded registry at 100,000
+// subjects").
 
 // dictBytes is the most of the sample a dictionary is made from (S2's largest
 // dictionary is 64 KiB).
