@@ -210,4 +210,26 @@ func TestCacheSharesStrings(t *testing.T) {
 			same("the map's key and the version's subject", subject, v.Subject)
 		}
 	}
+	// Every string is in one block, each once: the block spans no more than the
+	// distinct strings' bytes (strings apart would be scattered over the heap).
+	lo, hi, distinct, n := uintptr(0), uintptr(0), map[string]bool{}, 0
+	ix.eachString(func(s *string) {
+		if *s == "" {
+			return
+		}
+		n++
+		start := uintptr(unsafe.Pointer(unsafe.StringData(*s)))
+		if lo == 0 || start < lo {
+			lo = start
+		}
+		hi = max(hi, start+uintptr(len(*s)))
+		distinct[*s] = true
+	})
+	size := 0
+	for s := range distinct {
+		size += len(s)
+	}
+	if n < 20 || hi-lo != uintptr(size) {
+		t.Errorf("%d strings (%d distinct, %d bytes) span %d bytes; want one block of their size", n, len(distinct), size, hi-lo)
+	}
 }
