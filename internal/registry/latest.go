@@ -116,8 +116,3 @@ func writeNumbered(w http.ResponseWriter, r *http.Request, ve *versionEntry) {
 	h["Cache-Control"] = immutable[:1:1]
 	writeLatest(w, r, ve)
 }
-
-// latestHeaderOf is a version's Content-Length and ETag values, prepared once.
-func latestHeaderOf(body []byte, tag string) []string {
-	return []string{strconv.Itoa(len(body)), tag}
-}

@@ -1,11 +1,12 @@
 package registry
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
+
+	"github.com/contractbot/contractbot/internal/block"
 )
 
 // Version bodies are kept compressed (S2 with a dictionary made from the repository's
@@ -44,9 +45,9 @@ type packed struct {
 
 // pack compresses body. The encoders write into a buffer of the worst case's size,
 // larger than the body (scratch, grown as needed and reused by the next call): data
-// is a copy of just what they wrote (kept, the buffer would have been a third more
-// than the body it packs).
-func pack(dict *s2.Dict, body []byte, scratch *[]byte) packed {
+// is a copy in into of just what they wrote (kept, the buffer would have been a third
+// more than the body it packs).
+func pack(dict *s2.Dict, body []byte, scratch *[]byte, into *block.Block) packed {
 	if n := s2.MaxEncodedLen(len(body)); cap(*scratch) < n {
 		*scratch = make([]byte, n)
 	}
@@ -57,7 +58,7 @@ func pack(dict *s2.Dict, body []byte, scratch *[]byte) packed {
 	} else {
 		data = s2.EncodeBetter(buf, body)
 	}
-	return packed{data: bytes.Clone(data), dict: dict, size: len(body)}
+	return packed{data: into.Bytes(data), dict: dict, size: len(body)}
 }
 
 // into inflates the body into dst's storage (growing it when it is too small) and

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/contractbot/contractbot/internal/block"
 	"github.com/contractbot/contractbot/internal/gitrepo"
 	"github.com/contractbot/contractbot/internal/synth"
 )
@@ -44,7 +45,7 @@ func BenchmarkPacked(b *testing.B) {
 		latest, raw = append(latest, p), append(raw, body)
 		rawBytes += len(body)
 		dictBytes += len(p.data)
-		plainBytes += len(pack(nil, body, &scratch).data)
+		plainBytes += len(pack(nil, body, &scratch, &block.Block{}).data)
 	}
 	if len(latest) == 0 {
 		b.Fatal("no latest version")

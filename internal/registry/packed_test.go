@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/contractbot/contractbot/internal/block"
 )
 
 // Bodies come back byte for byte, packed with a dictionary or without, from empty to
@@ -17,6 +19,7 @@ func TestPackedRoundTrip(t *testing.T) {
 	}
 	dict := makeDict(samples)
 	var scratch []byte // one encoder buffer for every body, as a build has
+	var blk block.Block
 	if dict == nil {
 		t.Fatal("no dictionary from 80 samples")
 	}
@@ -30,7 +33,7 @@ func TestPackedRoundTrip(t *testing.T) {
 	for _, d := range []struct {
 		name string
 		p    func([]byte) packed
-	}{{"dictionary", func(b []byte) packed { return pack(dict, b, &scratch) }}, {"none", func(b []byte) packed { return pack(nil, b, &scratch) }}} {
+	}{{"dictionary", func(b []byte) packed { return pack(dict, b, &scratch, &blk) }}, {"none", func(b []byte) packed { return pack(nil, b, &scratch, &blk) }}} {
 		var wg sync.WaitGroup
 		for i, b := range bodies {
 			p := d.p(b)
@@ -53,7 +56,7 @@ func TestPackedRoundTrip(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	if p := pack(dict, samples[7], &scratch); cap(p.data) >= len(samples[7])/2 {
+	if p := pack(dict, samples[7], &scratch, &blk); cap(p.data) >= len(samples[7])/2 {
 		t.Errorf("a body like the dictionary's samples packed into %d bytes (capacity %d) of its %d; want less than half", len(p.data), cap(p.data), len(samples[7]))
 	}
 }

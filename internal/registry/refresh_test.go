@@ -191,3 +191,54 @@ func TestRefreshRewrittenHistory(t *testing.T) {
 		t.Errorf("versions after a refused rewrite: %s", rec.Body.String())
 	}
 }
+
+// TestRefreshBoundsTheSnapshotBlock: a refresh keeps the bodies of what did not
+// change and writes new ones for what did into the snapshot block, so the bodies it
+// replaced stay there; once the block has taken as much again as the last full build
+// did, the next build starts a new block (every subject made anew) and the old one
+// goes with the old snapshot. Across many commits the block stays under twice a full
+// build's bytes plus one build, and every answer stays right.
+func TestRefreshBoundsTheSnapshotBlock(t *testing.T) {
+	dir, repo := testRepo(t)
+	srv, err := NewServer(Source{Repo: repo, Branch: "master"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := NewClient(ts.URL)
+	ctx := context.Background()
+	before, _ := c.GetLatest(ctx, "orders.order-created-value")
+	first := srv.b.snapBytes
+	path := filepath.Join(dir, "contracts/orders/order-status-changed/contract.yaml")
+	levels := []string{"BACKWARD", "FULL"}
+	newBlocks, most := 0, int64(0)
+	last := first
+	for i := range 60 {
+		edit(t, path, "compatibility: "+levels[i%2]+"\n", "compatibility: "+levels[(i+1)%2]+"\n")
+		commitAll(t, repo, "order-status-changed: "+levels[(i+1)%2], i%60)
+		if changed, err := srv.Refresh(); err != nil || !changed {
+			t.Fatalf("commit %d: Refresh %v %v", i, changed, err)
+		}
+		if srv.b.snapBytes != last {
+			newBlocks, last = newBlocks+1, srv.b.snapBytes
+		}
+		most = max(most, srv.b.snapBytes.Len())
+		if lvl, err := c.GetConfig(ctx, "orders.order-status-changed-value"); err != nil || lvl != levels[(i+1)%2] {
+			t.Fatalf("commit %d: level %q %v, want %s", i, lvl, err, levels[(i+1)%2])
+		}
+	}
+	if newBlocks == 0 {
+		t.Fatalf("60 refreshes, block at %d bytes after a full build of %d: never a new block", srv.b.snapBytes.Len(), srv.b.fullBytes)
+	}
+	if full := first.Len(); most > 3*full {
+		t.Errorf("the snapshot block reached %d bytes; a full build takes %d (want at most about twice that and one build)", most, full)
+	}
+	after, err := c.GetLatest(ctx, "orders.order-created-value")
+	if err != nil || after.ID != before.ID || after.Schema != before.Schema {
+		t.Errorf("order-created after the new blocks: %+v, %v; want %+v", after, err, before)
+	}
+	if byID, err := c.GetByID(ctx, before.ID); err != nil || byID.Schema != before.Schema {
+		t.Errorf("id %d after the new blocks: %+v, %v", before.ID, byID, err)
+	}
+}

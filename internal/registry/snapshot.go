@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/s2"
 
 	"github.com/contractbot/contractbot/checker"
 	"github.com/contractbot/contractbot/checker/formats"
+	"github.com/contractbot/contractbot/internal/block"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -61,7 +63,7 @@ type versionEntry struct {
 	group      string          // the compatibility group key its contract.yaml declares (GET /config/{s})
 	// latestHeader is Content-Length and ETag of body: the header values of the
 	// answer when it is the subject's latest version (writeLatest).
-	latestHeader []string
+	latestHeader [2]string
 }
 
 // versionRef is what the registry reads of a version's versions.Version: a copy of
@@ -175,6 +177,63 @@ type builder struct {
 	dictMade bool
 	// scratch is the encoder's buffer, reused from body to body (pack).
 	scratch []byte
+	// keep holds the version entries' bytes and strings (packed bodies, ETags,
+	// lengths), as entries never change; snapBytes holds the snapshots' own bodies
+	// (a subject's versions and config, an id's), which a later build replaces for
+	// what changed; the bodies it replaced stay in the block until the next full
+	// build, made once snapBytes has taken as much again as that build did (so the
+	// block is at most twice what the snapshot uses). Blocks, not an object per value:
+	// serve keeps a snapshot for hours and every collection visits its objects (package
+	// block). entryChunk and subjectChunk hand out entries the same way.
+	keep, snapBytes *block.Block
+	fullBytes       int64 // snapBytes.Len() after the last full build
+	entryChunk      []versionEntry
+	subjectChunk    []subjectEntry
+	idChunk         []idEntry
+}
+
+// chunkOf is how many entries one allocation holds.
+const chunkOf = 256
+
+// newVersion returns a zero entry from b's chunk.
+func (b *builder) newVersion() *versionEntry {
+	if len(b.entryChunk) == 0 {
+		b.entryChunk = make([]versionEntry, chunkOf)
+	}
+	ve := &b.entryChunk[0]
+	b.entryChunk = b.entryChunk[1:]
+	return ve
+}
+
+func (b *builder) newSubject() *subjectEntry {
+	if len(b.subjectChunk) == 0 {
+		b.subjectChunk = make([]subjectEntry, chunkOf)
+	}
+	se := &b.subjectChunk[0]
+	b.subjectChunk = b.subjectChunk[1:]
+	return se
+}
+
+func (b *builder) newID() *idEntry {
+	if len(b.idChunk) == 0 {
+		b.idChunk = make([]idEntry, chunkOf)
+	}
+	e := &b.idChunk[0]
+	b.idChunk = b.idChunk[1:]
+	return e
+}
+
+// beginBuild starts a build's snapshot bodies: in snapBytes, or in a new block with
+// every subject and id made anew (no reuse of prev) once snapBytes has taken as much
+// since the last full build as that build did.
+func (b *builder) beginBuild() {
+	if b.keep == nil {
+		b.keep = &block.Block{}
+	}
+	if b.snapBytes == nil || b.snapBytes.Len()-b.fullBytes > b.fullBytes {
+		b.snapBytes, b.prev = &block.Block{}, nil
+		b.subjectChunk, b.idChunk = nil, nil // their entries may belong to the old snapshot
+	}
 }
 
 // build makes a snapshot of ix. text returns a version's schema text; it is called
@@ -188,12 +247,14 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		defer func() { b.contracts = nil }()
 	}
 	names := ix.Subjects()
+	b.beginBuild()
+	full := b.prev == nil
 	if !b.dictMade {
 		if err := b.makeDict(ix, names, text); err != nil {
 			return nil, err
 		}
 	}
-	same := bodies{}
+	same := bodies{m: map[string][]byte{}, blk: b.snapBytes}
 	snap := &snapshot{head: ix.Head, commit: []string{ix.Head}, subjects: make(map[string]*subjectEntry, len(names)), ids: make([]*idEntry, len(ix.Schemas))}
 	var current []string
 	for _, s := range names {
@@ -205,7 +266,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 			}
 			continue
 		}
-		se := &subjectEntry{name: s, folder: h.Folder, deleted: h.Current == 0}
+		se := b.newSubject()
+		*se = subjectEntry{name: s, folder: h.Folder, deleted: h.Current == 0}
 		se.level = levelAt(ix, h)
 		nums := make([]int, 0, len(h.Versions))
 		for _, v := range h.Versions {
@@ -216,7 +278,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 				if err != nil {
 					return nil, err
 				}
-				ve = &versionEntry{v: refOf(v), typ: TypeOf(v.Format), importPath: importPathOf(v.Path)}
+				ve = b.newVersion()
+				*ve = versionEntry{v: refOf(v), typ: TypeOf(v.Format), importPath: importPathOf(v.Path)}
 				ve.refs = referencesOf(v)
 				if ve.typ == Protobuf {
 					ve.pb = &descriptorForm{}
@@ -234,9 +297,9 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 					return nil, fmt.Errorf("the body of %s version %d does not end with its schema", s, v.Version)
 				}
 				ve.norm = normOf(ve.typ, v, data)
-				ve.bodyTag = etagOf(body)
-				ve.latestHeader = latestHeaderOf(body, ve.bodyTag)
-				ve.body = pack(b.dict, body, &b.scratch)
+				ve.bodyTag = b.keep.String(etagOf(body))
+				ve.latestHeader = [2]string{b.keep.String(strconv.Itoa(len(body))), ve.bodyTag}
+				ve.body = pack(b.dict, body, &b.scratch, b.keep)
 				b.entries[key] = ve
 			}
 			se.versions = append(se.versions, ve)
@@ -257,8 +320,8 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 			current = append(current, s)
 		}
 	}
-	snap.listBody = mustJSON(nonNil(current))
-	snap.listAllBody = mustJSON(nonNil(names))
+	snap.listBody = b.snapBytes.Bytes(mustJSON(nonNil(current)))
+	snap.listAllBody = b.snapBytes.Bytes(mustJSON(nonNil(names)))
 	snap.configBody = levelBody(DefaultLevel)
 	for i, e := range ix.Schemas {
 		uses := make([]SubjectVersion, 0, len(e.Uses))
@@ -295,21 +358,28 @@ func (b *builder) build(ix *versions.Index, text func(versions.Version) ([]byte,
 		text, _ := schemaOf(fb, first.schemaAt)
 		meta, rules := contractOf(fb, first.schemaAt)
 		body := mustJSON(Schema{SchemaType: typeForRequest(first.typ), References: first.refs, Metadata: meta, RuleSet: rules, Schema: text})
-		head, tail := body, body[len(body):] // the whole body, in head (tail not nil: not shared)
+		var head, tail []byte
 		if at := bytes.LastIndex(body, schemaMember); at >= 0 && first.schemaAt >= 0 && bytes.Equal(body[at:], member) {
-			head, tail = same.of(body[:at]), nil
+			head = same.of(body[:at])
+		} else {
+			head, tail = same.blk.Bytes(body), []byte{} // the whole body, in head (tail not nil: not shared)
 		}
-		snap.ids[i] = &idEntry{
+		e := b.newID()
+		*e = idEntry{
 			head:         head,
 			tail:         tail,
-			bodyTag:      etagOf(body),
-			versionsBody: mustJSON(uses),
-			subjectsBody: mustJSON(subs),
+			bodyTag:      same.blk.String(etagOf(body)),
+			versionsBody: same.of(mustJSON(uses)),
+			subjectsBody: same.of(mustJSON(subs)),
 			uses:         len(uses),
 			first:        first,
 		}
+		snap.ids[i] = e
 	}
 	b.prev = snap
+	if full {
+		b.fullBytes = b.snapBytes.Len()
+	}
 	if b.contracts != nil {
 		b.contracts.save()
 	}
@@ -456,20 +526,23 @@ func levelBody(level string) []byte {
 // GET /config/{s} and GET /subjects/{s}/versions, and most ids the same head before
 // their "schema" member. At 100,000 subjects the copies were about 18 MB of the heap.
 // Bodies are never written to once built.
-type bodies map[string][]byte
+type bodies struct {
+	m   map[string][]byte
+	blk *block.Block // where the copies are kept
+}
 
 const maxShared = 256
 
 // of returns the body equal to b made earlier in the build, else a copy of b, kept.
-func (m bodies) of(b []byte) []byte {
+func (s bodies) of(b []byte) []byte {
 	if len(b) > maxShared {
-		return bytes.Clone(b) // rarely repeated; the map would hold a second copy
+		return s.blk.Bytes(b) // rarely repeated; the map would hold a second copy
 	}
-	if s, ok := m[string(b)]; ok {
-		return s
+	if c, ok := s.m[string(b)]; ok {
+		return c
 	}
-	c := bytes.Clone(b)
-	m[string(c)] = c
+	c := s.blk.Bytes(b)
+	s.m[string(c)] = c
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/contractbot/contractbot/internal/block"
 	"github.com/contractbot/contractbot/internal/contract"
 	"github.com/contractbot/contractbot/internal/versions"
 )
@@ -140,13 +141,24 @@ func (r *subjectRows) snapshot(head plumbing.Hash, t *Tree) *snapshot {
 		return cmp.Or(strings.Compare(r.sums[a].Subject, r.sums[b].Subject), strings.Compare(r.sums[a].Dir, r.sums[b].Dir))
 	})
 	sums := make([]contract.Summary, 0, len(order))
+	// The producers' names are kept for as long as the snapshot, in one block: the
+	// rows' strings are one string already (setRows), and serve keeps a snapshot for
+	// hours while every collection visits its objects (package block).
+	var blk block.Block
+	outs := map[string]string{}
 	for _, i := range order {
 		if len(sums) > 0 && sums[len(sums)-1].Subject == r.sums[i].Subject {
 			continue // a duplicate: Load reports it and keeps the first
 		}
 		sums = append(sums, r.sums[i])
 		for _, o := range r.outs[i] {
-			s.producers[o.out] = append(s.producers[o.out], o.ref)
+			out, ok := outs[o.out]
+			if !ok {
+				out = blk.String(o.out)
+				outs[out] = out
+			}
+			ref := producerRef{blk.String(o.ref.subject), blk.String(o.ref.file)}
+			s.producers[out] = append(s.producers[out], ref)
 		}
 	}
 	r.sums, r.outs = nil, nil
