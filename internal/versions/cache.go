@@ -103,6 +103,7 @@ func (c *Cache) Index(repo *git.Repository, head plumbing.Hash) (ix *Index, rest
 		return nil, false, err
 	}
 	c.save(ix)
+	ix.share() // as a restored index's: its strings in one block, for the process that keeps it
 	return ix, false, nil
 }
 

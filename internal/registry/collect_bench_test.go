@@ -1,0 +1,52 @@
+package registry
+
+import (
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/contractbot/contractbot/internal/gitrepo"
+	"github.com/contractbot/contractbot/internal/synth"
+	"github.com/contractbot/contractbot/internal/versions"
+)
+
+// BenchmarkCollect measures what the embedded registry costs every collection of the
+// process that serves it: a registry started as serve starts it (from the versions
+// cache of an earlier start) on a generated repository (cmd/synthrepo's generator,
+// seed 1, 20% Protobuf), then forced collections with it live: ns/op is one
+// collection, objects the live heap's objects and MB/live its bytes. The mark phase
+// visits every live object, and serve collects every few seconds under load
+// (docs/performance.md, "The embedded registry at 100,000 subjects").
+//
+//	CONTRACTBOT_BENCH_SUBJECTS=100000 go test ./internal/registry -run '^$' -bench Collect -benchtime 10x
+func BenchmarkCollect(b *testing.B) {
+	subjects := envInt("CONTRACTBOT_BENCH_SUBJECTS", 2000)
+	dir := filepath.Join(b.TempDir(), "repo")
+	if _, err := synth.Generate(dir, synth.Options{Subjects: subjects, Commits: 20, Seed: 1, ProtobufShare: 0.2}); err != nil {
+		b.Fatal(err)
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	cache := &versions.Cache{Dir: b.TempDir(), Repo: dir, Branch: "refs/heads/main"}
+	if _, err := NewServer(Source{Repo: r.Repository, Cache: cache}); err != nil { // writes the cache
+		b.Fatal(err)
+	}
+	srv, err := NewServer(Source{Repo: r.Repository, Cache: cache}) // starts from it, as serve's warm start
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/objects:objects"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	b.ResetTimer()
+	for b.Loop() {
+		runtime.GC()
+	}
+	b.ReportMetric(float64(sample[0].Value.Uint64()), "objects")
+	b.ReportMetric(float64(sample[1].Value.Uint64())/1e6, "MB/live")
+	runtime.KeepAlive(srv)
+}
