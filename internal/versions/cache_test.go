@@ -232,4 +232,30 @@ func TestCacheSharesStrings(t *testing.T) {
 	if n < 20 || hi-lo != uintptr(size) {
 		t.Errorf("%d strings (%d distinct, %d bytes) span %d bytes; want one block of their size", n, len(distinct), size, hi-lo)
 	}
+	// The structures are laid out in arrays too (compact): the subjects' versions
+	// one after another, each slice's capacity its length (an append copies it).
+	var prev *Version
+	apart := 0
+	for _, h := range ix.BySubject {
+		if cap(h.Versions) != len(h.Versions) {
+			t.Errorf("%s: versions of capacity %d, length %d", h.Versions[0].Subject, cap(h.Versions), len(h.Versions))
+		}
+		if len(h.Versions) == 0 {
+			continue
+		}
+		first := &h.Versions[0]
+		if prev != nil {
+			d := uintptr(unsafe.Pointer(first)) - uintptr(unsafe.Pointer(prev))
+			if uintptr(unsafe.Pointer(first)) < uintptr(unsafe.Pointer(prev)) {
+				d = -d
+			}
+			if d > 64*unsafe.Sizeof(Version{}) {
+				apart++
+			}
+		}
+		prev = first
+	}
+	if apart > 0 {
+		t.Errorf("%d subjects' versions are far from the subject's before them; want one array", apart)
+	}
 }

@@ -40,6 +40,58 @@ func (ix *Index) share() {
 			*s = seen[*s]
 		}
 	})
+	ix.compact()
+}
+
+// compact lays the index's structures out in a few arrays, for the same reason share
+// puts its strings in one block: decoded, each subject's history, its versions, each
+// folder's state and each id's uses were an allocation apart, 720,000 objects at
+// 100,000 subjects once the strings were shared. Every slice keeps its length as its
+// capacity, so that an append (Extend) copies it instead of writing over the next one's.
+func (ix *Index) compact() {
+	nv, nf, nr, ni, nu := 0, 0, 0, 0, 0
+	for _, h := range ix.BySubject {
+		nv, nf = nv+len(h.Versions), nf+len(h.Folders)
+		for _, v := range h.Versions {
+			nr, ni = nr+len(v.References), ni+len(v.Imports)
+		}
+	}
+	for _, e := range ix.Schemas {
+		nr, nu = nr+len(e.References), nu+len(e.Uses)
+	}
+	vs, strs := make([]Version, 0, nv), make([]string, 0, nf+ni)
+	refs, uses := make([]Reference, 0, nr), make([]SubjectVersion, 0, nu)
+	histories := make([]SubjectHistory, 0, len(ix.BySubject))
+	for subject, h := range ix.BySubject {
+		histories = append(histories, *h)
+		c := &histories[len(histories)-1]
+		c.Versions, c.Folders = into(&vs, h.Versions), into(&strs, h.Folders)
+		for i := range c.Versions {
+			v := &c.Versions[i]
+			v.References, v.Imports = into(&refs, v.References), into(&strs, v.Imports)
+		}
+		ix.BySubject[subject] = c // histories never grows past its capacity: c stays
+	}
+	for i := range ix.Schemas {
+		e := &ix.Schemas[i]
+		e.References, e.Uses = into(&refs, e.References), into(&uses, e.Uses)
+	}
+	folders := make([]FolderState, 0, len(ix.Folders))
+	for folder, f := range ix.Folders {
+		folders = append(folders, *f)
+		ix.Folders[folder] = &folders[len(folders)-1]
+	}
+}
+
+// into appends xs to *all (whose capacity is enough) and returns them there, capacity
+// limited; nil or empty xs are returned as they are.
+func into[T any](all *[]T, xs []T) []T {
+	if len(xs) == 0 {
+		return xs
+	}
+	at := len(*all)
+	*all = append(*all, xs...)
+	return (*all)[at:len(*all):len(*all)]
 }
 
 // eachString calls fn with every string of the index that share shares (the maps'
