@@ -2,14 +2,11 @@ package registry
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"testing"
 
-	"github.com/contractbot/contractbot/internal/gitrepo"
-	"github.com/contractbot/contractbot/internal/synth"
 	"github.com/contractbot/contractbot/internal/versions"
 )
 
@@ -26,16 +23,7 @@ import (
 //
 // CONTRACTBOT_BENCH_HEAPPROFILE=FILE also writes a heap profile with the registry live.
 func BenchmarkCollect(b *testing.B) {
-	subjects := envInt("CONTRACTBOT_BENCH_SUBJECTS", 2000)
-	dir := filepath.Join(b.TempDir(), "repo")
-	if _, err := synth.Generate(dir, synth.Options{Subjects: subjects, Commits: 20, Seed: 1, ProtobufShare: 0.2}); err != nil {
-		b.Fatal(err)
-	}
-	r, err := gitrepo.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
+	dir, r := generatedRepo(b)
 	cache := &versions.Cache{Dir: b.TempDir(), Repo: dir, Branch: "refs/heads/main"}
 	if _, err := NewServer(Source{Repo: r.Repository, Cache: cache}); err != nil { // writes the cache
 		b.Fatal(err)

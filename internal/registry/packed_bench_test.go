@@ -18,16 +18,7 @@ import (
 //
 //	CONTRACTBOT_BENCH_SUBJECTS=100000 go test ./internal/registry -run '^$' -bench Packed -benchtime 3x
 func BenchmarkPacked(b *testing.B) {
-	subjects := envInt("CONTRACTBOT_BENCH_SUBJECTS", 2000)
-	dir := filepath.Join(b.TempDir(), "repo")
-	if _, err := synth.Generate(dir, synth.Options{Subjects: subjects, Commits: 20, Seed: 1, ProtobufShare: 0.2}); err != nil {
-		b.Fatal(err)
-	}
-	r, err := gitrepo.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
+	_, r := generatedRepo(b)
 	srv, err := NewServer(Source{Repo: r.Repository})
 	if err != nil {
 		b.Fatal(err)
@@ -70,4 +61,20 @@ func BenchmarkPacked(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(raw)), "ns/body")
 	})
+}
+
+// generatedRepo is a repository of CONTRACTBOT_BENCH_SUBJECTS subjects (2,000 when
+// unset) made by cmd/synthrepo's generator (seed 1, 20 commits, 20% Protobuf), open
+// until the benchmark ends, and its folder.
+func generatedRepo(b *testing.B) (string, *gitrepo.Repo) {
+	dir := filepath.Join(b.TempDir(), "repo")
+	if _, err := synth.Generate(dir, synth.Options{Subjects: envInt("CONTRACTBOT_BENCH_SUBJECTS", 2000), Commits: 20, Seed: 1, ProtobufShare: 0.2}); err != nil {
+		b.Fatal(err)
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = r.Close() })
+	return dir, r
 }

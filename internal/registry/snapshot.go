@@ -195,31 +195,19 @@ type builder struct {
 // chunkOf is how many entries one allocation holds.
 const chunkOf = 256
 
-// newVersion returns a zero entry from b's chunk.
-func (b *builder) newVersion() *versionEntry {
-	if len(b.entryChunk) == 0 {
-		b.entryChunk = make([]versionEntry, chunkOf)
-	}
-	ve := &b.entryChunk[0]
-	b.entryChunk = b.entryChunk[1:]
-	return ve
-}
+// newVersion, newSubject and newID return zero entries from b's chunks.
+func (b *builder) newVersion() *versionEntry { return take(&b.entryChunk) }
+func (b *builder) newSubject() *subjectEntry { return take(&b.subjectChunk) }
+func (b *builder) newID() *idEntry           { return take(&b.idChunk) }
 
-func (b *builder) newSubject() *subjectEntry {
-	if len(b.subjectChunk) == 0 {
-		b.subjectChunk = make([]subjectEntry, chunkOf)
+// take returns the first entry of *chunk and drops it from there, after making a
+// chunk of chunkOf when it is empty.
+func take[T any](chunk *[]T) *T {
+	if len(*chunk) == 0 {
+		*chunk = make([]T, chunkOf)
 	}
-	se := &b.subjectChunk[0]
-	b.subjectChunk = b.subjectChunk[1:]
-	return se
-}
-
-func (b *builder) newID() *idEntry {
-	if len(b.idChunk) == 0 {
-		b.idChunk = make([]idEntry, chunkOf)
-	}
-	e := &b.idChunk[0]
-	b.idChunk = b.idChunk[1:]
+	e := &(*chunk)[0]
+	*chunk = (*chunk)[1:]
 	return e
 }
 
