@@ -41,6 +41,9 @@ func (ix *Index) share() {
 		}
 	})
 	ix.compact()
+	// The maps derived on first need hold strings of their own (a built index has
+	// them already): made again from the shared ones when next needed.
+	ix.keyID, ix.canon, ix.pathSubject = nil, nil, nil
 }
 
 // compact lays the index's structures out in a few arrays, for the same reason share
