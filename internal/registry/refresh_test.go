@@ -21,14 +21,7 @@ import (
 // TestRefresh: a new commit on the branch is served after Refresh (and by Follow),
 // with ids unchanged, while readers keep reading.
 func TestRefresh(t *testing.T) {
-	dir, repo := testRepo(t)
-	srv, err := NewServer(Source{Repo: repo, Branch: "master"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	c, _ := NewClient(ts.URL)
+	dir, repo, srv, c := servedRepo(t)
 	ctx := context.Background()
 	before, _ := c.GetLatest(ctx, "orders.order-created-value")
 	if changed, err := srv.Refresh(); err != nil || changed {
@@ -199,14 +192,7 @@ func TestRefreshRewrittenHistory(t *testing.T) {
 // goes with the old snapshot. Across many commits the block stays under twice a full
 // build's bytes plus one build, and every answer stays right.
 func TestRefreshBoundsTheSnapshotBlock(t *testing.T) {
-	dir, repo := testRepo(t)
-	srv, err := NewServer(Source{Repo: repo, Branch: "master"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	c, _ := NewClient(ts.URL)
+	dir, repo, srv, c := servedRepo(t)
 	ctx := context.Background()
 	before, _ := c.GetLatest(ctx, "orders.order-created-value")
 	first := srv.b.snapBytes
@@ -241,4 +227,19 @@ func TestRefreshBoundsTheSnapshotBlock(t *testing.T) {
 	if byID, err := c.GetByID(ctx, before.ID); err != nil || byID.Schema != before.Schema {
 		t.Errorf("id %d after the new blocks: %+v, %v", before.ID, byID, err)
 	}
+}
+
+// servedRepo is testRepo's repository, its registry on its master branch served over
+// HTTP until the test ends, and a client of it.
+func servedRepo(t *testing.T) (string, *git.Repository, *Server, *Client) {
+	t.Helper()
+	dir, repo := testRepo(t)
+	srv, err := NewServer(Source{Repo: repo, Branch: "master"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	c, _ := NewClient(ts.URL)
+	return dir, repo, srv, c
 }

@@ -210,8 +210,9 @@ func TestCacheSharesStrings(t *testing.T) {
 			same("the map's key and the version's subject", subject, v.Subject)
 		}
 	}
-	// Every string is in one block, each once: the block spans no more than the
-	// distinct strings' bytes (strings apart would be scattered over the heap).
+	// Every string is in a block, each once: the fixture's few fit in one, which spans
+	// no more than the distinct strings' bytes (strings apart would be scattered over
+	// the heap).
 	lo, hi, distinct, n := uintptr(0), uintptr(0), map[string]bool{}, 0
 	ix.eachString(func(s *string) {
 		if *s == "" {

@@ -1,39 +1,31 @@
 package versions
 
-import "unsafe"
+import "github.com/contractbot/contractbot/internal/block"
 
-// share makes the index's equal strings one string, and puts every such string in one
-// block of memory. A decoded cache holds a copy of every string it read (gob), while
-// most of them repeat: a subject's name in its versions, ids and folder; a blob,
-// canonical key and data contract in the version, its id and its folder; the commit of
-// every version a commit made; formats, levels and paths. At 100,000 subjects the
+// share makes the index's equal strings one string, and puts every such string in
+// shared blocks of memory (package block). A decoded cache holds a copy of every
+// string it read (gob), while most of them repeat: a subject's name in its versions,
+// ids and folder; a blob, canonical key and data contract in the version, its id and
+// its folder; the commit of every version a commit made; formats, levels and paths. At 100,000 subjects the
 // decoded index's strings were 90 MB of serve's heap; shared, 37 MB in 755,000
-// strings. The one block is for the collector: serve keeps the index for hours, and
+// strings. The blocks are for the collector: serve keeps the index for hours, and
 // every collection visited each of those strings (its span, its mark bit), 27% of the
 // live heap's objects; pointers into one block are visited as one object
 // (docs/performance.md, "The embedded registry at 100,000 subjects").
 //
-// The block lives as long as any of its strings: an index Extend adds to allocates
-// its new strings apart, and a caller that keeps one of the index's strings after the
-// index is gone keeps the block (about 40% of the strings' size is what the index
-// repeats, so the block is much smaller than the strings it replaced).
+// A block lives as long as any of its strings: an index Extend adds to allocates its
+// new strings apart, and a caller that keeps one of the index's strings after the
+// index is gone keeps that string's block (256 KiB).
 func (ix *Index) share() {
 	seen := map[string]string{}
-	size := 0
 	ix.eachString(func(s *string) {
-		if *s == "" {
-			return
-		}
-		if _, ok := seen[*s]; !ok {
+		if *s != "" {
 			seen[*s] = *s
-			size += len(*s)
 		}
 	})
-	block := make([]byte, 0, size)
+	var blk block.Block
 	for k := range seen {
-		at := len(block)
-		block = append(block, k...)
-		seen[k] = unsafe.String(&block[at], len(k)) // block is never written again
+		seen[k] = blk.String(k)
 	}
 	ix.eachString(func(s *string) {
 		if *s != "" {
@@ -47,7 +39,7 @@ func (ix *Index) share() {
 }
 
 // compact lays the index's structures out in a few arrays, for the same reason share
-// puts its strings in one block: decoded, each subject's history, its versions, each
+// puts its strings in blocks: decoded, each subject's history, its versions, each
 // folder's state and each id's uses were an allocation apart, 720,000 objects at
 // 100,000 subjects once the strings were shared. Every slice keeps its length as its
 // capacity, so that an append (Extend) copies it instead of writing over the next one's.
